@@ -1,0 +1,3 @@
+from aws_data_mcp.cli import main
+
+main()

@@ -1,0 +1,138 @@
+"""The stable error vocabulary shared by `resources/read` and `get_resource`.
+
+Both paths raise `ResourceFailure`; each edge renders it its own way (JSON-RPC
+error `data`, or a tool result with `isError`), so the two always agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    ReadTimeoutError,
+)
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+
+
+class ErrorCode(StrEnum):
+    INVALID_URI = "invalid_uri"
+    NOT_FOUND = "not_found"
+    AUTHENTICATION_REQUIRED = "authentication_required"
+    ACCESS_DENIED = "access_denied"
+    THROTTLED = "throttled"
+    UPSTREAM_UNAVAILABLE = "upstream_unavailable"
+    TIMEOUT = "timeout"
+    INVALID_ARGUMENT = "invalid_argument"
+    INTERNAL = "internal"
+
+
+RESOURCE_NOT_FOUND = -32002
+"""The MCP specification's JSON-RPC code for an unknown resource."""
+AUTHENTICATION_ERROR = -32001
+
+JSONRPC_CODES: dict[ErrorCode, int] = {
+    ErrorCode.INVALID_URI: INVALID_PARAMS,
+    ErrorCode.INVALID_ARGUMENT: INVALID_PARAMS,
+    ErrorCode.NOT_FOUND: RESOURCE_NOT_FOUND,
+    ErrorCode.AUTHENTICATION_REQUIRED: AUTHENTICATION_ERROR,
+}
+RETRYABLE = frozenset({ErrorCode.THROTTLED, ErrorCode.UPSTREAM_UNAVAILABLE, ErrorCode.TIMEOUT})
+
+_THROTTLING_CODES = frozenset(
+    {"Throttling", "ThrottlingException", "TooManyRequestsException", "RequestLimitExceeded", "SlowDown"}
+)
+_ACCESS_DENIED_CODES = frozenset({"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "Forbidden"})
+_AUTH_CODES = frozenset(
+    {"ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId", "UnrecognizedClientException",
+     "SignatureDoesNotMatch", "InvalidAccessKeyId", "IncompleteSignature"}
+)
+_NOT_FOUND_CODES = frozenset(
+    {"EntityNotFoundException", "NoSuchEntity", "NoSuchBucket", "ResourceNotFoundException", "InvalidRequestException"}
+)
+
+
+@dataclass
+class ResourceFailure(Exception):
+    """A failure a client can act on: a stable code, what happened, and how to recover."""
+
+    code: ErrorCode
+    message: str
+    details: list[str] = field(default_factory=list)
+    valid_uris: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)
+
+    @property
+    def retryable(self) -> bool:
+        return self.code in RETRYABLE
+
+    @property
+    def jsonrpc_code(self) -> int:
+        return JSONRPC_CODES.get(self.code, INTERNAL_ERROR)
+
+    def payload(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "error": self.code.value,
+            "message": self.message,
+            "details": self.details,
+            "retryable": self.retryable,
+        }
+        if self.code in (ErrorCode.INVALID_URI, ErrorCode.NOT_FOUND):
+            body["valid_uris"] = self.valid_uris
+        return body
+
+
+def authentication_required(reason: str) -> ResourceFailure:
+    return ResourceFailure(
+        ErrorCode.AUTHENTICATION_REQUIRED,
+        f"No caller credentials: {reason}",
+        details=[
+            "Read auth://status to see how this server resolves credentials.",
+            "Locally: configure the AWS credential chain (aws configure / aws sso login / AWS_PROFILE).",
+            "Hosted: connect with the deployment's auth mode (an OIDC bearer token or SigV4 through a proxy).",
+        ],
+    )
+
+
+def from_aws_error(exc: BaseException, action: str) -> ResourceFailure:
+    """Map a botocore failure of `action` (e.g. "athena:GetWorkGroup") to the stable vocabulary.
+
+    The AWS message is kept only for the error code families where it carries no
+    credential material; authentication messages are replaced wholesale.
+    """
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        aws_code = str(error.get("Code", ""))
+        aws_message = str(error.get("Message", ""))
+        if aws_code in _THROTTLING_CODES:
+            return ResourceFailure(ErrorCode.THROTTLED, f"{action} was throttled by AWS after retries",
+                                   details=["Retry after a few seconds."])
+        if aws_code in _ACCESS_DENIED_CODES:
+            return ResourceFailure(
+                ErrorCode.ACCESS_DENIED,
+                f"Access denied: the caller is not allowed {action}",
+                details=[f"Grant the caller's IAM identity the action {action} on the resource.", aws_message],
+            )
+        if aws_code in _AUTH_CODES:
+            return ResourceFailure(
+                ErrorCode.AUTHENTICATION_REQUIRED,
+                f"AWS rejected the caller's credentials ({aws_code})",
+                details=["Refresh the credentials (e.g. aws sso login) and retry."],
+            )
+        if aws_code in _NOT_FOUND_CODES:
+            return ResourceFailure(ErrorCode.NOT_FOUND, f"{action}: {aws_message or aws_code}")
+        return ResourceFailure(ErrorCode.UPSTREAM_UNAVAILABLE, f"{action} failed: {aws_code}",
+                               details=["Retry later; if it persists, check the AWS service health."])
+    if isinstance(exc, ConnectTimeoutError | ReadTimeoutError):
+        return ResourceFailure(ErrorCode.TIMEOUT, f"{action} did not answer in time", details=["Retry later."])
+    if isinstance(exc, EndpointConnectionError | BotoCoreError):
+        return ResourceFailure(ErrorCode.UPSTREAM_UNAVAILABLE, f"{action} could not reach AWS: {type(exc).__name__}",
+                               details=["Check network access to the AWS endpoint and retry."])
+    return ResourceFailure(ErrorCode.INTERNAL, f"{action} failed unexpectedly")

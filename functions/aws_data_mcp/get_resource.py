@@ -1,0 +1,53 @@
+"""The `get_resource` tool: resources for clients that cannot read resources themselves.
+
+It calls the same `ResourceReader` as `resources/read`, so a URI gives the same
+bytes on both paths; errors become tool results with `isError` and the same codes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult, TextContent
+
+from aws_data_mcp.errors import ResourceFailure
+from aws_data_mcp.observability import bind_request
+from aws_data_mcp.reader import to_json
+from aws_data_mcp.resources import registry
+
+if TYPE_CHECKING:
+    from aws_data_mcp.server import DataMCPServer
+
+
+def _description() -> str:
+    families = ", ".join(sorted({f"{spec.category}://" for spec in registry}))
+    static = next(spec.uri for spec in registry.static())
+    template = next(spec.uri for spec in registry.templates())
+    return (
+        "Read any resource of this server by URI, for clients that cannot read MCP resources themselves. "
+        "Call with no uri to discover every resource and template (uri or uriTemplate, description, parameters, "
+        f"what it requires). URI families: {families}. Examples: get_resource(uri=\"{static}\"); templated: "
+        f"get_resource(uri=\"{template.replace('{template}', 'dataset')}\"). Returns exactly what resources/read "
+        "returns; errors carry a stable code, recovery steps and the nearest valid URIs."
+    )
+
+
+def _text_result(text: str, structured: dict[str, Any] | None = None, is_error: bool = False) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured,
+                          is_error=is_error)
+
+
+@registry.tool(name="get_resource", title="Get resource", description=_description())
+async def get_resource(ctx: Context, uri: str | None = None) -> CallToolResult:
+    bind_request("tools/call", uri)
+    if uri is None or not uri.strip():
+        discovery = registry.discovery()
+        return _text_result(to_json(discovery), discovery)
+    server = cast("DataMCPServer", ctx.mcp_server)
+    try:
+        reading = await server.reader.read(uri, lambda: server.caller_for(ctx.request_context))
+    except ResourceFailure as failure:
+        payload = failure.payload()
+        return _text_result(to_json(payload), payload, is_error=True)
+    return _text_result(reading.text)

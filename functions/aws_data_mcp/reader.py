@@ -1,0 +1,136 @@
+"""Reading one URI: the single code path behind both `resources/read` and `get_resource`.
+
+Because both edges call `ResourceReader.read`, they return the same bytes and the
+same error codes by construction.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+from urllib.parse import parse_qsl
+
+import anyio
+from botocore.exceptions import BotoCoreError, ClientError
+
+from aws_data_mcp.config import Settings
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, from_aws_error
+from aws_data_mcp.identity import Caller
+from aws_data_mcp.observability import logger, record_read
+from aws_data_mcp.registry import Registry, ResourceRequest, ResourceSpec
+
+MAX_URI_LENGTH = 2048
+
+
+@dataclass(frozen=True)
+class Reading:
+    spec: ResourceSpec
+    text: str
+
+
+def to_json(value: Any) -> str:
+    """The one JSON rendering every resource uses: compact, UTF-8, dates in ISO 8601."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_json_default)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+class ResourceReader:
+    def __init__(self, registry: Registry, settings: Settings) -> None:
+        self.registry = registry
+        self.settings = settings
+        self._categories = {spec.category for spec in registry}
+
+    def canonical(self, raw: str) -> str:
+        """Forgive what is unambiguous (whitespace, scheme case, `auth/status`), never guess."""
+        uri = raw.strip()
+        if "://" in uri:
+            scheme, rest = uri.split("://", 1)
+            return f"{scheme.lower()}://{rest}"
+        head, sep, rest = uri.partition("/")
+        if sep and head.lower() in self._categories:
+            return f"{head.lower()}://{rest}"
+        return uri
+
+    def _invalid(self, uri: str, code: ErrorCode, message: str) -> ResourceFailure:
+        return ResourceFailure(
+            code,
+            message,
+            details=["Call get_resource() with no uri, or list resources, to see every valid URI."],
+            valid_uris=self.registry.nearest(uri),
+        )
+
+    def resolve(self, raw: str) -> tuple[ResourceSpec, Mapping[str, str], Mapping[str, str]]:
+        """The spec, template arguments and query parameters for a URI, or a typed failure."""
+        if not isinstance(raw, str) or not raw.strip():
+            raise self._invalid("", ErrorCode.INVALID_URI, "A resource URI is required, e.g. auth://status")
+        if len(raw) > MAX_URI_LENGTH:
+            raise self._invalid(raw[:100], ErrorCode.INVALID_URI, f"URI longer than {MAX_URI_LENGTH} characters")
+        uri = self.canonical(raw)
+        base, _, query_text = uri.partition("?")
+        if "://" not in base:
+            raise self._invalid(base, ErrorCode.INVALID_URI,
+                                f"{raw.strip()!r} is not a resource URI (expected scheme://path)")
+        if base.split("://", 1)[0] not in self._categories:
+            raise self._invalid(base, ErrorCode.INVALID_URI, f"Unknown URI scheme in {base!r}")
+        match = self.registry.match(base)
+        if match is None:
+            raise self._invalid(base, ErrorCode.NOT_FOUND, f"No resource at {base!r}")
+        return match.spec, match.args, dict(parse_qsl(query_text))
+
+    async def read(self, raw: str, resolve_caller: Callable[[], Caller]) -> Reading:
+        """Read `raw` as the caller `resolve_caller()` returns; its JSON text, or a `ResourceFailure`."""
+        started = time.perf_counter()
+        spec: ResourceSpec | None = None
+        try:
+            spec, args, query = self.resolve(raw)
+            text = await self._read(spec, args, query, resolve_caller)
+        except ResourceFailure as failure:
+            record_read(spec.uri if spec else "unknown", time.perf_counter() - started, failure.code.value)
+            raise
+        record_read(spec.uri, time.perf_counter() - started, None)
+        return Reading(spec, text)
+
+    async def _read(
+        self,
+        spec: ResourceSpec,
+        args: Mapping[str, str],
+        query: Mapping[str, str],
+        resolve_caller: Callable[[], Caller],
+    ) -> str:
+        if spec.requires != "none" or spec.aws_calls:
+            caller = resolve_caller()
+            if spec.requires != "none":
+                caller.require_session()
+        else:
+            caller = Caller(self.settings.auth_mode, None, self.settings.region, "not needed by this resource")
+        request = ResourceRequest(args, query, caller, self.settings, self.registry)
+        try:
+            if spec.aws_calls:
+                # boto3 is blocking: run it off the event loop, bounded by the request budget.
+                with anyio.fail_after(self.settings.request_timeout_seconds):
+                    result = await anyio.to_thread.run_sync(spec.resolver, request, abandon_on_cancel=True)
+            else:
+                result = spec.resolver(request)
+        except ResourceFailure:
+            raise
+        except TimeoutError as exc:
+            raise ResourceFailure(ErrorCode.TIMEOUT, f"{spec.uri} did not complete within "
+                                  f"{self.settings.request_timeout_seconds:g} s", details=["Retry later."]) from exc
+        except (ClientError, BotoCoreError) as exc:
+            operation = getattr(exc, "operation_name", "")
+            action = next((a for a in spec.aws_calls if operation and a.endswith(":" + operation)), spec.uri)
+            raise from_aws_error(exc, action) from exc
+        except Exception as exc:
+            logger.exception("resolver failed", extra={"resource": spec.uri})
+            raise ResourceFailure(ErrorCode.INTERNAL, f"Internal error while reading {spec.uri}",
+                                  details=["This is a server bug; the logs carry the details."]) from exc
+        return to_json(result)

@@ -1,0 +1,203 @@
+"""The resource registry: the single source of truth for every URI this server knows.
+
+`resources/list`, `resources/templates/list`, completion, `get_resource` discovery,
+`info://capabilities` and the README's resource table all read from here, so adding
+a resource is one `@registry.resource(...)` beside its resolver.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal
+
+from mcp.server.mcpserver.resources import ResourceSecurity
+from mcp.shared.uri_template import UriTemplate
+
+from aws_data_mcp.errors import ErrorCode, ResourceFailure
+
+if TYPE_CHECKING:
+    from aws_data_mcp.config import Settings
+    from aws_data_mcp.identity import Caller
+
+Requirement = Literal["none", "auth", "admin"]
+MIME_JSON = "application/json"
+
+
+@dataclass(frozen=True)
+class ResourceRequest:
+    """What a resolver gets: template arguments, query parameters and the caller. Never a token."""
+
+    args: Mapping[str, str]
+    query: Mapping[str, str]
+    caller: Caller
+    settings: Settings
+    registry: Registry
+
+
+Resolver = Callable[[ResourceRequest], Mapping[str, Any]]
+Completer = Callable[["Caller", str], Sequence[str]]
+"""Offers values for one template argument, given the caller and the typed prefix."""
+
+
+@dataclass(frozen=True)
+class ResourceSpec:
+    uri: str
+    """A static URI, or an RFC 6570 template."""
+    name: str
+    title: str
+    description: str
+    requires: Requirement
+    resolver: Resolver
+    aws_calls: tuple[str, ...] = ()
+    completions: Mapping[str, Completer] = field(default_factory=dict)
+    mime_type: str = MIME_JSON
+
+    @property
+    def category(self) -> str:
+        return self.uri.split("://", 1)[0]
+
+    @cached_property
+    def template(self) -> UriTemplate | None:
+        parsed = UriTemplate.parse(self.uri)
+        return parsed if parsed.variable_names else None
+
+    @property
+    def is_template(self) -> bool:
+        return self.template is not None
+
+    def describe(self) -> dict[str, Any]:
+        """The discovery entry shared by `get_resource()` and `info://capabilities`."""
+        template = self.template
+        entry: dict[str, Any] = {"uriTemplate" if template else "uri": self.uri}
+        entry |= {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "mimeType": self.mime_type,
+            "isTemplate": template is not None,
+            "parameters": list(template.variable_names) if template else [],
+            "requires": self.requires,
+            "category": self.category,
+            "awsCalls": list(self.aws_calls),
+        }
+        return entry
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    description: str
+    fn: Callable[..., Any]
+    read_only: bool = True
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "title": self.title, "description": self.description, "readOnly": self.read_only}
+
+
+@dataclass(frozen=True)
+class Match:
+    spec: ResourceSpec
+    args: Mapping[str, str]
+
+
+class Registry:
+    """Holds resource and tool specs; lists come out sorted so clients and prompt caches can reuse them."""
+
+    def __init__(self, security: ResourceSecurity | None = None) -> None:
+        self._resources: dict[str, ResourceSpec] = {}
+        self._tools: dict[str, ToolSpec] = {}
+        self._templates: dict[str, UriTemplate] = {}
+        self._security = security or ResourceSecurity()
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str,
+        title: str,
+        description: str,
+        requires: Requirement = "none",
+        aws_calls: Sequence[str] = (),
+        completions: Mapping[str, Completer] | None = None,
+    ) -> Callable[[Resolver], Resolver]:
+        def register(resolver: Resolver) -> Resolver:
+            self.add(ResourceSpec(uri, name, title, description, requires, resolver, tuple(aws_calls),
+                                  dict(completions or {})))
+            return resolver
+
+        return register
+
+    def add(self, spec: ResourceSpec) -> None:
+        if spec.uri in self._resources:
+            raise ValueError(f"resource {spec.uri!r} is registered twice")
+        template = spec.template
+        if template is not None:
+            unknown = set(spec.completions) - set(template.variable_names)
+            if unknown:
+                raise ValueError(f"completions for unknown arguments {sorted(unknown)} of {spec.uri!r}")
+            self._templates[spec.uri] = template
+        self._resources[spec.uri] = spec
+
+    def tool(self, *, name: str, title: str, description: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            if name in self._tools:
+                raise ValueError(f"tool {name!r} is registered twice")
+            self._tools[name] = ToolSpec(name, title, description, fn)
+            return fn
+
+        return register
+
+    def static(self) -> list[ResourceSpec]:
+        return sorted((s for s in self._resources.values() if s.uri not in self._templates), key=lambda s: s.uri)
+
+    def templates(self) -> list[ResourceSpec]:
+        return sorted((s for s in self._resources.values() if s.uri in self._templates), key=lambda s: s.uri)
+
+    def tools(self) -> list[ToolSpec]:
+        return sorted(self._tools.values(), key=lambda t: t.name)
+
+    def __iter__(self) -> Iterator[ResourceSpec]:
+        return iter([*self.static(), *self.templates()])
+
+    def get(self, uri: str) -> ResourceSpec | None:
+        return self._resources.get(uri)
+
+    def match(self, uri: str) -> Match | None:
+        """The spec serving `uri`: an exact static URI first, then the SDK's RFC 6570 matching.
+
+        Raises `invalid_argument` when a template matches but an argument fails the
+        SDK's path-safety checks (traversal, absolute paths, NUL), however encoded.
+        """
+        spec = self._resources.get(uri)
+        if spec is not None and uri not in self._templates:
+            return Match(spec, {})
+        for template_uri, template in sorted(self._templates.items()):
+            params = template.match(uri)
+            if params is None:
+                continue
+            rejected = self._security.validate(params)
+            if rejected is not None:
+                raise ResourceFailure(
+                    ErrorCode.INVALID_ARGUMENT,
+                    f"Argument {rejected!r} of {template_uri} is not a safe value",
+                    details=["Template arguments are names, not paths: no '..', no leading '/', no NUL."],
+                )
+            args = {k: v if isinstance(v, str) else ",".join(v) for k, v in params.items()}
+            return Match(self._resources[template_uri], args)
+        return None
+
+    def nearest(self, uri: str) -> list[str]:
+        """Every URI and template, the most similar to `uri` first."""
+        known = [s.uri for s in self]
+        return sorted(known, key=lambda k: (-difflib.SequenceMatcher(None, uri.lower(), k).ratio(), k))
+
+    def discovery(self) -> dict[str, Any]:
+        return {
+            "resources": [s.describe() for s in self.static()],
+            "templates": [s.describe() for s in self.templates()],
+            "tools": [t.describe() for t in self.tools()],
+        }

@@ -1,0 +1,95 @@
+"""auth://: who the caller is, and what the server's filesystem allows."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TypedDict
+
+from aws_data_mcp.aws import client
+from aws_data_mcp.errors import ResourceFailure, from_aws_error
+from aws_data_mcp.registry import ResourceRequest
+from aws_data_mcp.resources import registry
+
+
+class AuthStatus(TypedDict):
+    authenticated: bool
+    auth_mode: str
+    region: str
+    principal_arn: str | None
+    account: str | None
+    user_id: str | None
+    credential_expiry: str | None
+    reason: str | None
+
+
+@registry.resource(
+    "auth://status",
+    name="auth-status",
+    title="Authentication status",
+    description="Whether caller credentials were resolved: principal ARN, account, user id, auth mode, "
+    "credential expiry and region. Never a secret; reports 'not authenticated' cleanly.",
+    aws_calls=["sts:GetCallerIdentity"],
+)
+def auth_status(request: ResourceRequest) -> AuthStatus:
+    caller = request.caller
+    status = AuthStatus(
+        authenticated=False, auth_mode=caller.auth_mode, region=caller.region, principal_arn=None,
+        account=None, user_id=None, credential_expiry=None, reason=caller.unauthenticated_reason,
+    )
+    if caller.session is None:
+        return status
+    try:
+        identity = client(caller.session, "sts", request.settings).get_caller_identity()
+    except Exception as exc:  # any failure here is reported, not raised: this resource answers everyone
+        failure = exc if isinstance(exc, ResourceFailure) else from_aws_error(exc, "sts:GetCallerIdentity")
+        return status | {"reason": failure.message}
+    credentials = caller.session.get_credentials()
+    expiry = getattr(credentials, "_expiry_time", None)
+    return status | {
+        "authenticated": True,
+        "principal_arn": identity["Arn"],
+        "account": identity["Account"],
+        "user_id": identity["UserId"],
+        "credential_expiry": expiry.isoformat() if expiry else None,
+        "reason": None,
+    }
+
+
+class FilesystemStatus(TypedDict):
+    temp_dir: str
+    temp_writable: bool
+    temp_free_bytes: int | None
+    home: str
+    home_writable: bool
+    root_read_only: bool
+
+
+def _writable(path: str) -> bool:
+    return os.path.isdir(path) and os.access(path, os.W_OK)
+
+
+@registry.resource(
+    "auth://filesystem/status",
+    name="filesystem-status",
+    title="Server filesystem",
+    description="The server's filesystem: writable temp dir and its free space, whether home is writable, "
+    "and whether the root is read-only (as on Lambda).",
+)
+def filesystem_status(request: ResourceRequest) -> FilesystemStatus:
+    temp_dir = tempfile.gettempdir()
+    home = str(Path.home())
+    try:
+        free: int | None = shutil.disk_usage(temp_dir).free
+    except OSError:
+        free = None
+    return FilesystemStatus(
+        temp_dir=temp_dir,
+        temp_writable=_writable(temp_dir),
+        temp_free_bytes=free,
+        home=home,
+        home_writable=_writable(home),
+        root_read_only=not os.access("/", os.W_OK),
+    )

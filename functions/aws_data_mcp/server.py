@@ -1,0 +1,148 @@
+"""The MCP server: the SDK's `MCPServer`, with the resource methods served from our registry.
+
+Why override the SDK's resource handlers: `MCPServer` lists resources without
+cursors, cannot hand a static resource its request (so no caller), and maps every
+failure to a bare code. Serving `resources/*` from the registry gives cursors, a
+stable sorted order, the caller seam and the shared error vocabulary; everything
+else (tools, JSON-RPC, transports, templates matching) stays the SDK's.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
+
+import anyio
+from mcp.server.context import ServerRequestContext
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INVALID_PARAMS,
+    CompleteRequestParams,
+    CompleteResult,
+    Completion,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    PaginatedRequestParams,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    ResourceTemplateReference,
+    TextResourceContents,
+    ToolAnnotations,
+)
+
+from aws_data_mcp.config import Settings
+from aws_data_mcp.errors import ResourceFailure
+from aws_data_mcp.identity import Caller, resolve_caller
+from aws_data_mcp.observability import bind_request
+from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.registry import Registry, ResourceSpec
+
+T = TypeVar("T")
+MAX_COMPLETIONS = 100
+
+
+def request_scope(ctx: ServerRequestContext[Any, Any] | None) -> Mapping[str, Any] | None:
+    """The ASGI scope of the HTTP request behind `ctx` (None under stdio)."""
+    request = getattr(ctx, "request", None) if ctx is not None else None
+    return getattr(request, "scope", None)
+
+
+def _encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"offset": offset}).encode()).decode()
+
+
+def _page(items: Sequence[T], cursor: str | None, size: int) -> tuple[Sequence[T], str | None]:
+    offset = 0
+    if cursor:
+        try:
+            offset = int(json.loads(base64.urlsafe_b64decode(cursor.encode()))["offset"])
+        except (ValueError, KeyError, TypeError, binascii.Error) as exc:
+            raise MCPError(code=INVALID_PARAMS, message="Invalid cursor: pass back a nextCursor unchanged") from exc
+        if not 0 <= offset <= len(items):
+            raise MCPError(code=INVALID_PARAMS, message="Invalid cursor: out of range")
+    end = offset + size
+    return items[offset:end], _encode_cursor(end) if end < len(items) else None
+
+
+def _resource(spec: ResourceSpec) -> Resource:
+    return Resource(uri=spec.uri, name=spec.name, title=spec.title, description=spec.description,
+                    mime_type=spec.mime_type, _meta={"requires": spec.requires, "category": spec.category})
+
+
+def _resource_template(spec: ResourceSpec) -> ResourceTemplate:
+    return ResourceTemplate(uri_template=spec.uri, name=spec.name, title=spec.title, description=spec.description,
+                            mime_type=spec.mime_type, _meta={"requires": spec.requires, "category": spec.category})
+
+
+class DataMCPServer(MCPServer[Any]):
+    def __init__(self, registry: Registry, settings: Settings) -> None:
+        super().__init__(
+            name="aws-data-mcp",
+            title="AWS data estate",
+            version=settings.version,
+            instructions=(
+                "Read-only views of the caller's AWS data estate (Athena, Glue tables, S3 permissions, IAM, SSO). "
+                "Read resources directly, or call get_resource() to discover them and get_resource(uri=...) to read."
+            ),
+            log_level="WARNING",
+            # Streaming (subscriptions/listen) only where the transport can hold a stream open.
+            subscriptions=False if settings.hosted else None,
+        )
+        self.registry = registry
+        self.settings = settings
+        self.reader = ResourceReader(registry, settings)
+        self._lowlevel_server.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
+        for tool in registry.tools():
+            self.add_tool(tool.fn, name=tool.name, title=tool.title, description=tool.description,
+                          annotations=ToolAnnotations(read_only_hint=tool.read_only, idempotent_hint=True,
+                                                      open_world_hint=True))
+
+    def caller_for(self, ctx: ServerRequestContext[Any, Any] | None) -> Caller:
+        return resolve_caller(request_scope(ctx), self.settings)
+
+    async def _handle_list_resources(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListResourcesResult:
+        page, cursor = _page(self.registry.static(), params.cursor if params else None, self.settings.list_page_size)
+        return ListResourcesResult(resources=[_resource(s) for s in page], next_cursor=cursor)
+
+    async def _handle_list_resource_templates(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListResourceTemplatesResult:
+        page, cursor = _page(self.registry.templates(), params.cursor if params else None,
+                             self.settings.list_page_size)
+        return ListResourceTemplatesResult(resource_templates=[_resource_template(s) for s in page],
+                                           next_cursor=cursor)
+
+    async def _handle_read_resource(
+        self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
+    ) -> ReadResourceResult:
+        bind_request("resources/read", params.uri)
+        try:
+            reading = await self.reader.read(params.uri, lambda: self.caller_for(ctx))
+        except ResourceFailure as failure:
+            raise MCPError(code=failure.jsonrpc_code, message=failure.message, data=failure.payload()) from None
+        return ReadResourceResult(
+            contents=[TextResourceContents(uri=params.uri, text=reading.text, mime_type=reading.spec.mime_type)]
+        )
+
+    async def _complete(self, ctx: ServerRequestContext[Any], params: CompleteRequestParams) -> CompleteResult:
+        """Complete a template argument with real values (template names, databases, the caller's workflows)."""
+        values: list[str] = []
+        if isinstance(params.ref, ResourceTemplateReference):
+            spec = self.registry.get(params.ref.uri)
+            completer = spec.completions.get(params.argument.name) if spec else None
+            if completer is not None:
+                try:
+                    caller = self.caller_for(ctx)
+                    values = sorted(await anyio.to_thread.run_sync(completer, caller, params.argument.value))
+                except ResourceFailure:
+                    values = []  # completion is a hint: an unauthenticated caller just gets none
+        return CompleteResult(completion=Completion(values=values[:MAX_COMPLETIONS], total=len(values),
+                                                    has_more=len(values) > MAX_COMPLETIONS))
