@@ -10,7 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +75,8 @@ def _invoke(event_file: Path) -> dict[str, Any]:
     from aws_data_mcp.handler import lambda_handler
 
     event = json.loads(event_file.read_text(encoding="utf-8"))
-    response = lambda_handler(event, LocalLambdaContext())
+    with redirect_stdout(sys.stderr):  # EMF metric lines go to the log stream, not into the printed response
+        response = lambda_handler(event, LocalLambdaContext())
     body = response.get("body") or ""
     if response.get("isBase64Encoded"):
         body = base64.b64decode(body).decode("utf-8", "replace")

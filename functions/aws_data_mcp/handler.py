@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from mangum import Mangum
 
@@ -24,4 +25,5 @@ asgi_handler = Mangum(app, lifespan="off")
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    metrics.add_metric(name="Invocations", unit=MetricUnit.Count, value=1)
     return asgi_handler(event, context)

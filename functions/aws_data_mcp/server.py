@@ -95,7 +95,7 @@ class DataMCPServer(MCPServer[Any]):
             subscriptions=False if settings.hosted else None,
         )
         self.registry = registry
-        self.settings = settings
+        self.config = settings
         self.reader = ResourceReader(registry, settings)
         self._lowlevel_server.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
         for tool in registry.tools():
@@ -104,19 +104,19 @@ class DataMCPServer(MCPServer[Any]):
                                                       open_world_hint=True))
 
     def caller_for(self, ctx: ServerRequestContext[Any, Any] | None) -> Caller:
-        return resolve_caller(request_scope(ctx), self.settings)
+        return resolve_caller(request_scope(ctx), self.config)
 
     async def _handle_list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourcesResult:
-        page, cursor = _page(self.registry.static(), params.cursor if params else None, self.settings.list_page_size)
+        page, cursor = _page(self.registry.static(), params.cursor if params else None, self.config.list_page_size)
         return ListResourcesResult(resources=[_resource(s) for s in page], next_cursor=cursor)
 
     async def _handle_list_resource_templates(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourceTemplatesResult:
         page, cursor = _page(self.registry.templates(), params.cursor if params else None,
-                             self.settings.list_page_size)
+                             self.config.list_page_size)
         return ListResourceTemplatesResult(resource_templates=[_resource_template(s) for s in page],
                                            next_cursor=cursor)
 
