@@ -15,7 +15,7 @@ from mangum import Mangum
 
 from aws_data_mcp.app import create_http_app
 from aws_data_mcp.config import Settings
-from aws_data_mcp.observability import logger, metrics
+from aws_data_mcp.observability import end_invocation_scope, invocation_scope, logger, metrics
 
 app = create_http_app(Settings.from_env(default_mode="lambda"))
 # lifespan "off": the app holds its own session manager open (see transport/http.py).
@@ -26,4 +26,8 @@ asgi_handler = Mangum(app, lifespan="off")
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     metrics.add_metric(name="Invocations", unit=MetricUnit.Count, value=1)
-    return asgi_handler(event, context)
+    token = invocation_scope()
+    try:
+        return asgi_handler(event, context)
+    finally:
+        end_invocation_scope(token)

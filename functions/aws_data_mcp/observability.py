@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from contextvars import ContextVar, Token
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
@@ -22,7 +23,7 @@ metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
 
 _QUIET_LOGGERS = ("mcp", "httpx", "httpx2", "botocore", "boto3", "urllib3", "uvicorn.access", "mangum", "sse_starlette")
 _LOCAL_CONTEXT_KEYS = ("mcp_method", "mcp_uri", "correlation_id")
-_emit_metrics = False
+_in_invocation: ContextVar[bool] = ContextVar("in_lambda_invocation", default=False)
 
 
 def _human_line(record: dict[str, Any]) -> str:
@@ -38,8 +39,6 @@ def _human_line(record: dict[str, Any]) -> str:
 
 def configure(hosted: bool, level: str = "INFO") -> None:
     """Set the log style for this process and quiet the SDK's per-request INFO noise."""
-    global _emit_metrics
-    _emit_metrics = hosted
     if not hosted:
         logger.registered_formatter.json_serializer = _human_line
     logger.setLevel(level)
@@ -52,9 +51,18 @@ def bind_request(method: str | None, uri: str | None) -> None:
     logger.append_keys(mcp_method=method, mcp_uri=uri)
 
 
+def invocation_scope() -> Token[bool]:
+    """Mark the current context as one Lambda invocation, whose metrics the handler flushes as EMF."""
+    return _in_invocation.set(True)
+
+
+def end_invocation_scope(token: Token[bool]) -> None:
+    _in_invocation.reset(token)
+
+
 def record_read(uri_key: str, seconds: float, error_code: str | None) -> None:
     """Requests, latency per URI (template, not concrete values) and errors by code, as EMF."""
-    if not _emit_metrics:
+    if not _in_invocation.get():
         return
     metrics.add_dimension(name="uri", value=uri_key)
     metrics.add_metric(name="Requests", unit=MetricUnit.Count, value=1)

@@ -1,0 +1,35 @@
+# The two commands a newcomer needs: `make demo` and `make test`. Each installs what it needs first.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install demo serve test lint bench build clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install  ## serve http://127.0.0.1:8000/mcp against an embedded emulated AWS account
+	$(PY) -m aws_data_mcp demo
+
+serve: install  ## serve http://127.0.0.1:8000/mcp with your own AWS credentials
+	$(PY) -m aws_data_mcp serve
+
+lint: install
+	$(PY) -m ruff check .
+
+test: lint  ## lint, then the whole test suite on every core
+	$(PY) -m pytest -n auto
+
+bench: install  ## performance ratios against baselines measured in the same run
+	$(PY) benchmarks/run.py
+
+build:  ## sam build (needs aws-sam-cli; the layer builds for Lambda with pip --platform, no Docker)
+	sam build
+
+clean:
+	rm -rf $(VENV) .aws-sam
