@@ -61,7 +61,7 @@ def auth_status(request: ResourceRequest) -> AuthStatus:
 class FilesystemStatus(TypedDict):
     temp_dir: str
     temp_writable: bool
-    temp_free_bytes: int | None
+    temp_free_mib: int | None
     home: str
     home_writable: bool
     root_read_only: bool
@@ -82,13 +82,13 @@ def filesystem_status(request: ResourceRequest) -> FilesystemStatus:
     temp_dir = tempfile.gettempdir()
     home = str(Path.home())
     try:
-        free: int | None = shutil.disk_usage(temp_dir).free
+        free: int | None = shutil.disk_usage(temp_dir).free // 1_048_576
     except OSError:
         free = None
     return FilesystemStatus(
         temp_dir=temp_dir,
         temp_writable=_writable(temp_dir),
-        temp_free_bytes=free,
+        temp_free_mib=free,
         home=home,
         home_writable=_writable(home),
         root_read_only=not os.access("/", os.W_OK),

@@ -1,0 +1,422 @@
+"""The embedded emulated AWS account behind demo mode.
+
+``DemoAccount`` runs moto's ``ThreadedMotoServer`` in this process on 127.0.0.1 (a free
+port), seeds it with the demo data lake (``seed.py``) using moto's default "anything
+goes" access, then switches on moto's IAM enforcement so that the demo caller (an IAM
+user with a real policy) is held to it: listing the ``finance-restricted`` workgroup works,
+describing it is denied, exactly as on AWS.
+
+Process-wide effects (moto keeps its state and settings per process), all undone by
+``stop()``:
+
+* moto's IAM enforcement (``moto.settings.INITIAL_NO_AUTH_ACTION_COUNT``) is switched on
+  while the account runs. It applies to every moto use in the process, including
+  ``mock_aws`` in other tests, so only one ``DemoAccount`` may run per process and it
+  should not overlap other moto mocks.
+* moto's backends are reset on start and on stop (they are process-global).
+* a few demo extensions are installed on moto's response classes (see
+  ``_MOTO_EXTENSIONS``): Athena requests are authorised against the workgroup's ARN
+  (moto checks every Athena action against ``*``, so a resource-scoped Deny would never
+  match), ``BatchGetQueryExecution`` exists (moto 5.2.5 lacks it), query executions report
+  the states/statistics/errors the seed gave them, and JSON-protocol services (Athena,
+  Glue, SSO Admin) return ``AccessDeniedException`` as JSON instead of moto's XML error.
+* the ``werkzeug`` and ``moto`` loggers are raised to WARNING (request lines and moto's
+  debug dumps of signed headers stay out of the logs).
+
+No environment variable is read or written; ``caller_environment()`` returns a dict for the
+caller to apply.
+"""
+
+import logging
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Mapping
+from types import TracebackType
+from typing import Any, Self
+
+import boto3
+from moto import settings
+from moto.athena.responses import AthenaResponse
+from moto.core.authorization import ActionAuthenticatorMixin
+from moto.core.exceptions import (
+    AccessDeniedError,
+    InvalidClientTokenIdError,
+    JsonRESTError,
+    SignatureDoesNotMatchError,
+)
+from moto.core.responses import BaseResponse
+from moto.server import ThreadedMotoServer
+
+from .seed import DEMO_CALLER_USER, EXECUTION_DETAILS_ATTR, DemoInventory, seed_data_lake
+
+DEMO_REGION = "us-east-1"
+
+# Variables that would override or spoil the caller environment if left in place
+# (a session token makes moto reject the IAM user's key; a profile may carry its own endpoint).
+CONFLICTING_ENVIRONMENT: tuple[str, ...] = (
+    "AWS_PROFILE",
+    "AWS_DEFAULT_PROFILE",
+    "AWS_SESSION_TOKEN",
+    "AWS_SECURITY_TOKEN",
+    "AWS_ROLE_ARN",
+    "AWS_ROLE_SESSION_NAME",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS",
+)
+CONFLICTING_ENVIRONMENT_PREFIXES: tuple[str, ...] = ("AWS_ENDPOINT_URL_",)  # per-service endpoints win over ours
+
+_QUIET_LOGGERS = ("werkzeug", "moto")
+_TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+
+_lock = threading.Lock()
+_active: "DemoAccount | None" = None
+
+
+# --------------------------------------------------------------------------- moto extensions
+
+def _athena_determine_resource(self: AthenaResponse) -> str:
+    """The ARN an Athena request acts on, so IAM statements scoped to a workgroup apply."""
+    try:
+        workgroup = self._get_param("WorkGroup")
+        if not workgroup and (execution_id := self._get_param("QueryExecutionId")):
+            execution = self.athena_backend.executions.get(execution_id)
+            workgroup = execution.workgroup.name if execution is not None and execution.workgroup else None
+    except Exception:  # a malformed body is the handler's business, not the authoriser's
+        return "*"
+    if not workgroup or not isinstance(workgroup, str):
+        return "*"
+    return f"arn:{self.partition}:athena:{self.region}:{self.current_account}:workgroup/{workgroup}"
+
+
+def _statement_type(query: str) -> str:
+    first = query.lstrip().split(None, 1)[0].upper() if query.strip() else ""
+    if first in {"ALTER", "CREATE", "DROP", "MSCK"}:
+        return "DDL"
+    if first in {"DESCRIBE", "SHOW", "EXPLAIN"}:
+        return "UTILITY"
+    return "DML"
+
+
+def _execution_document(execution_id: str, execution: Any) -> dict[str, Any]:
+    """A QueryExecution as Athena returns it, including the seed's state details."""
+    details: dict[str, Any] = getattr(execution, EXECUTION_DETAILS_ATTR, None) or {}
+    state = execution.status
+    status: dict[str, Any] = {"State": state, "SubmissionDateTime": execution.start_time}
+    if state in _TERMINAL_STATES and execution.end_time is not None:
+        status["CompletionDateTime"] = execution.end_time
+    if details.get("StateChangeReason"):
+        status["StateChangeReason"] = details["StateChangeReason"]
+    if details.get("AthenaError"):
+        status["AthenaError"] = details["AthenaError"]
+    statistics = details.get("Statistics") or {
+        "EngineExecutionTimeInMillis": 0,
+        "DataScannedInBytes": 0,
+        "TotalExecutionTimeInMillis": 0,
+        "QueryQueueTimeInMillis": 0,
+        "ServicePreProcessingTimeInMillis": 0,
+        "QueryPlanningTimeInMillis": 0,
+        "ServiceProcessingTimeInMillis": 0,
+        "ResultReuseInformation": {"ReusedPreviousResult": False},
+    }
+    document: dict[str, Any] = {
+        "QueryExecutionId": execution_id,
+        "Query": execution.query,
+        "StatementType": _statement_type(execution.query or ""),
+        "ResultConfiguration": execution.config or {},
+        "ResultReuseConfiguration": {"ResultReuseByAgeConfiguration": {"Enabled": False}},
+        "QueryExecutionContext": execution.context or {},
+        "Status": status,
+        "Statistics": statistics,
+        "WorkGroup": execution.workgroup.name if execution.workgroup else "primary",
+        "EngineVersion": {"SelectedEngineVersion": "AUTO", "EffectiveEngineVersion": "Athena engine version 3"},
+    }
+    if execution.execution_parameters is not None:
+        document["ExecutionParameters"] = execution.execution_parameters
+    return document
+
+
+def _athena_get_query_execution(self: AthenaResponse) -> str:
+    """GetQueryExecution with state reason, error and statistics; unknown ids are a 400, not a 500."""
+    import json
+
+    execution_id = self._get_param("QueryExecutionId")
+    if execution_id not in self.athena_backend.executions:
+        raise JsonRESTError("InvalidRequestException", f"QueryExecution {execution_id} was not found")
+    execution = self.athena_backend.get_query_execution(execution_id)
+    return json.dumps({"QueryExecution": _execution_document(execution_id, execution)})
+
+
+def _athena_batch_get_query_execution(self: AthenaResponse) -> str:
+    """BatchGetQueryExecution, which moto 5.2.5 does not implement."""
+    import json
+
+    execution_ids = self._get_param("QueryExecutionIds") or []
+    if not 1 <= len(execution_ids) <= 50:
+        raise JsonRESTError("InvalidRequestException", "QueryExecutionIds must contain between 1 and 50 ids")
+    found, unprocessed = [], []
+    for execution_id in execution_ids:
+        if execution_id in self.athena_backend.executions:
+            execution = self.athena_backend.get_query_execution(execution_id)
+            found.append(_execution_document(execution_id, execution))
+        else:
+            unprocessed.append(
+                {
+                    "QueryExecutionId": execution_id,
+                    "ErrorCode": "InvalidRequestException",
+                    "ErrorMessage": f"QueryExecution {execution_id} was not found",
+                }
+            )
+    return json.dumps({"QueryExecutions": found, "UnprocessedQueryExecutionIds": unprocessed})
+
+
+_moto_authorize = ActionAuthenticatorMixin._authenticate_and_authorize_normal_action
+
+
+def _authorize_with_protocol_errors(self: BaseResponse, resource: str = "*") -> None:
+    """moto's IAM check, with errors shaped like the service's protocol (JSON for Athena/Glue/SSO)."""
+    try:
+        _moto_authorize(self, resource)
+    except (AccessDeniedError, InvalidClientTokenIdError, SignatureDoesNotMatchError) as error:
+        if not self.headers.get("X-Amz-Target"):  # query/XML protocols already get the right shape
+            raise
+        if isinstance(error, AccessDeniedError):
+            suffix = f" on resource: {resource}" if resource != "*" else ""
+            raise JsonRESTError("AccessDeniedException", f"{error.message}{suffix}") from error
+        if isinstance(error, InvalidClientTokenIdError):
+            raise JsonRESTError("UnrecognizedClientException", error.message) from error
+        raise JsonRESTError("InvalidSignatureException", error.message) from error
+
+
+_MISSING = object()
+_MOTO_EXTENSIONS: tuple[tuple[type, str, Callable[..., Any]], ...] = (
+    (AthenaResponse, "_determine_resource", _athena_determine_resource),
+    (AthenaResponse, "get_query_execution", _athena_get_query_execution),
+    (AthenaResponse, "batch_get_query_execution", _athena_batch_get_query_execution),
+    (BaseResponse, "_authenticate_and_authorize_normal_action", _authorize_with_protocol_errors),
+)
+
+
+class _ProcessState:
+    """What a running DemoAccount changes in the process, saved so stop() can restore it exactly."""
+
+    def __init__(self) -> None:
+        self._auth_count: float = settings.INITIAL_NO_AUTH_ACTION_COUNT
+        self._request_count: int = ActionAuthenticatorMixin.request_count
+        self._log_levels = {name: logging.getLogger(name).level for name in _QUIET_LOGGERS}
+        self._originals = [(cls, name, cls.__dict__.get(name, _MISSING)) for cls, name, _ in _MOTO_EXTENSIONS]
+
+    def apply(self) -> None:
+        for name in _QUIET_LOGGERS:
+            logging.getLogger(name).setLevel(logging.WARNING)
+        for cls, name, function in _MOTO_EXTENSIONS:
+            setattr(cls, name, function)
+        self.disable_enforcement()
+
+    @staticmethod
+    def disable_enforcement() -> None:
+        settings.INITIAL_NO_AUTH_ACTION_COUNT = float("inf")
+
+    @staticmethod
+    def enable_enforcement() -> None:
+        settings.INITIAL_NO_AUTH_ACTION_COUNT = 0
+        ActionAuthenticatorMixin.request_count = 0
+
+    def restore(self) -> None:
+        settings.INITIAL_NO_AUTH_ACTION_COUNT = self._auth_count
+        ActionAuthenticatorMixin.request_count = self._request_count
+        for cls, name, original in self._originals:
+            if original is _MISSING:
+                if name in cls.__dict__:
+                    delattr(cls, name)
+            else:
+                setattr(cls, name, original)
+        for name, level in self._log_levels.items():
+            logging.getLogger(name).setLevel(level)
+
+
+# --------------------------------------------------------------------------- the account
+
+class DemoAccount:
+    """An emulated AWS account (moto, in-process) seeded with the demo data lake.
+
+    Use as a context manager or call ``start()``/``stop()``. While running, act as the demo
+    caller with ``caller_environment()`` (environment variables) or ``caller_session()``.
+    """
+
+    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, region: str = DEMO_REGION) -> None:
+        self._host = host
+        self._requested_port = port
+        self._region = region
+        self._server: ThreadedMotoServer | None = None
+        self._process_state: _ProcessState | None = None
+        self._endpoint_url: str | None = None
+        self._inventory: DemoInventory | None = None
+        self._access_key_id: str | None = None
+        self._secret_access_key: str | None = None
+        self.startup_seconds: float | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> Self:
+        """Start moto, seed the data lake, then enforce IAM for the demo caller."""
+        global _active
+        with _lock:
+            if _active is not None:
+                raise RuntimeError("a DemoAccount is already running in this process (moto state is process-wide)")
+            _active = self
+        began = time.perf_counter()
+        try:
+            self._process_state = _ProcessState()
+            self._process_state.apply()
+            self._server = ThreadedMotoServer(ip_address=self._host, port=self._requested_port, verbose=False)
+            self._server.start()
+            host, port = self._server.get_host_and_port()
+            self._endpoint_url = f"http://{host}:{port}"
+            self._post_moto_api("/moto-api/reset")
+
+            admin = boto3.Session(
+                aws_access_key_id="demo-seed", aws_secret_access_key="demo-seed", region_name=self._region
+            )
+            self._inventory = seed_data_lake(admin, self._endpoint_url)
+            key = admin.client("iam", endpoint_url=self._endpoint_url).create_access_key(UserName=DEMO_CALLER_USER)
+            self._access_key_id = key["AccessKey"]["AccessKeyId"]
+            self._secret_access_key = key["AccessKey"]["SecretAccessKey"]
+
+            self._process_state.enable_enforcement()
+        except BaseException:
+            self.stop()
+            raise
+        self.startup_seconds = time.perf_counter() - began
+        return self
+
+    def stop(self) -> None:
+        """Stop moto, forget the caller's key and put every process-wide setting back."""
+        global _active
+        if _active is not self:
+            return
+        try:
+            if self._process_state is not None:
+                self._process_state.disable_enforcement()
+            if self._server is not None:
+                if self._endpoint_url is not None:
+                    try:
+                        self._post_moto_api("/moto-api/reset")
+                    except OSError:
+                        pass  # best effort: the server may already be unreachable
+                self._server.stop()
+                listener = getattr(self._server, "_server", None)  # moto's stop() leaves the socket open
+                if listener is not None:
+                    listener.server_close()
+        finally:
+            if self._process_state is not None:
+                self._process_state.restore()
+            self._server = None
+            self._process_state = None
+            self._endpoint_url = None
+            self._access_key_id = None
+            self._secret_access_key = None
+            with _lock:
+                _active = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- what callers use -------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        """Whether the emulated account is serving."""
+        return self._server is not None and self._secret_access_key is not None
+
+    @property
+    def endpoint_url(self) -> str:
+        """Base URL of the moto server (every service on one endpoint)."""
+        self._require_running()
+        assert self._endpoint_url is not None
+        return self._endpoint_url
+
+    @property
+    def region(self) -> str:
+        """Region the demo data lives in."""
+        return self._region
+
+    @property
+    def inventory(self) -> DemoInventory:
+        """What was seeded (no secrets)."""
+        if self._inventory is None:
+            raise RuntimeError("the demo account has not been started")
+        return self._inventory
+
+    @property
+    def account_id(self) -> str:
+        """The emulated account's id."""
+        return self.inventory.account_id
+
+    @property
+    def caller_arn(self) -> str:
+        """ARN of the demo caller (an IAM user)."""
+        return self.inventory.caller_arn
+
+    def caller_environment(self) -> dict[str, str]:
+        """Environment variables that make boto3 (>= 1.28) act as the demo caller against this account.
+
+        Apply them after removing ``CONFLICTING_ENVIRONMENT`` (see ``merged_environment``).
+        """
+        self._require_running()
+        assert self._access_key_id is not None and self._secret_access_key is not None
+        return {
+            "AWS_ENDPOINT_URL": self.endpoint_url,
+            "AWS_ACCESS_KEY_ID": self._access_key_id,
+            "AWS_SECRET_ACCESS_KEY": self._secret_access_key,
+            "AWS_DEFAULT_REGION": self._region,
+            "AWS_REGION": self._region,
+        }
+
+    def merged_environment(self, base: Mapping[str, str]) -> dict[str, str]:
+        """``base`` (e.g. ``os.environ``) without conflicting AWS settings, plus the caller environment."""
+        cleaned = {
+            name: value
+            for name, value in base.items()
+            if name not in CONFLICTING_ENVIRONMENT and not name.startswith(CONFLICTING_ENVIRONMENT_PREFIXES)
+        }
+        return {**cleaned, **self.caller_environment()}
+
+    def caller_session(self) -> boto3.Session:
+        """A boto3 Session with the demo caller's credentials; pass ``endpoint_url`` to its clients."""
+        environment = self.caller_environment()
+        return boto3.Session(
+            aws_access_key_id=environment["AWS_ACCESS_KEY_ID"],
+            aws_secret_access_key=environment["AWS_SECRET_ACCESS_KEY"],
+            region_name=self._region,
+        )
+
+    def caller_client(self, service: str) -> Any:
+        """A boto3 client for ``service`` acting as the demo caller against this account."""
+        return self.caller_session().client(service, endpoint_url=self.endpoint_url)
+
+    def __repr__(self) -> str:
+        caller = self._inventory.caller_arn if self._inventory is not None else None
+        return f"DemoAccount(endpoint_url={self._endpoint_url!r}, region={self._region!r}, caller={caller!r})"
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _require_running(self) -> None:
+        if not self.running:
+            raise RuntimeError("the demo account is not running; call start() or use it as a context manager")
+
+    def _post_moto_api(self, path: str) -> None:
+        assert self._endpoint_url is not None
+        request = urllib.request.Request(f"{self._endpoint_url}{path}", data=b"", method="POST")
+        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - local moto endpoint only
+            response.read()

@@ -1,0 +1,62 @@
+"""auth://status under the local credential chain, with moto standing in for STS."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+
+from aws_data_mcp.config import Settings
+from aws_data_mcp.identity import resolve_caller
+from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.resources import registry
+
+LOCAL = Settings(mode="local")
+
+
+def read(uri: str, settings: Settings = LOCAL) -> dict:
+    reader = ResourceReader(registry, settings)
+    reading = anyio.run(reader.read, uri, lambda: resolve_caller(None, settings))
+    return json.loads(reading.text)
+
+
+@pytest.mark.usefixtures("aws")
+def test_status_reports_the_caller_identity_and_no_secret() -> None:
+    status = read("auth://status")
+    assert status["authenticated"] is True
+    assert status["auth_mode"] == "local"
+    assert status["account"] == "123456789012"
+    assert status["principal_arn"].startswith("arn:aws:")
+    assert "testing" not in json.dumps(status)  # the access key id and secret of the test env
+
+
+@pytest.mark.usefixtures("aws", "no_credentials")
+def test_status_without_credentials_is_a_clean_not_authenticated() -> None:
+    status = read("auth://status")
+    assert status == status | {"authenticated": False, "principal_arn": None, "account": None}
+    assert "no credentials" in status["reason"]
+
+
+def test_status_when_sts_rejects_the_credentials_reports_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No moto here: point STS at a closed loopback port so the call fails fast, never reaching AWS.
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
+    status = read("auth://status", Settings(mode="local", max_attempts=1, aws_call_timeout_seconds=1))
+    assert status["authenticated"] is False
+    assert "sts:GetCallerIdentity" in status["reason"]
+
+
+def test_hosted_status_makes_no_aws_call_and_refuses_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr("botocore.client.BaseClient._make_api_call",
+                        lambda self, name, params: calls.append(name))
+    status = read("auth://status", Settings(mode="lambda", auth_mode="iam"))
+    assert status["authenticated"] is False and status["auth_mode"] == "iam"
+    assert calls == []
+
+
+def test_filesystem_status_describes_the_temp_dir() -> None:
+    status = read("auth://filesystem/status")
+    assert status["temp_writable"] is True
+    assert isinstance(status["temp_free_mib"], int)
+    assert set(status) >= {"home_writable", "root_read_only"}
