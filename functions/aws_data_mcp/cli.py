@@ -115,8 +115,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     stdio.add_argument("--demo", action="store_true", help="against the embedded emulated AWS account")
     invoke = commands.add_parser("invoke", help="run the Lambda handler on an API Gateway event file")
     invoke.add_argument("event", type=Path)
+    commands.add_parser("resource-table", help="print the README's resource table from the live registry")
     args = parser.parse_args(argv)
 
+    if args.command == "resource-table":
+        from aws_data_mcp.get_resource import registry
+
+        print(registry.markdown_table(), end="")
+        return
     if args.command == "invoke":
         print(json.dumps(_invoke(args.event), indent=2))
         return

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def _description() -> str:
     families = ", ".join(sorted({f"{spec.category}://" for spec in registry}))
-    static = next(spec.uri for spec in registry.static())
+    static = min((spec.uri for spec in registry.static()), key=len)
     template = next(spec.uri for spec in registry.templates())
     return (
         "Read any resource of this server by URI, for clients that cannot read MCP resources themselves. "

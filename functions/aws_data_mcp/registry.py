@@ -195,6 +195,16 @@ class Registry:
         known = [s.uri for s in self]
         return sorted(known, key=lambda k: (-difflib.SequenceMatcher(None, uri.lower(), k).ratio(), k))
 
+    def markdown_table(self) -> str:
+        """The README's resource table, so the docs cannot drift from what is served."""
+        rows = ["| URI | what it returns | AWS calls (as the caller) | requires |", "|---|---|---|---|"]
+        for spec in self:
+            calls = ", ".join(spec.aws_calls) or "none"
+            rows.append(f"| `{spec.uri}` | {spec.description} | {calls} | {spec.requires} |")
+        rows += ["", "| tool | what it does |", "|---|---|"]
+        rows += [f"| `{tool.name}` | {tool.description} |" for tool in self.tools()]
+        return "\n".join(rows) + "\n"
+
     def discovery(self) -> dict[str, Any]:
         return {
             "resources": [s.describe() for s in self.static()],

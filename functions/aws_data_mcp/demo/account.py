@@ -27,6 +27,7 @@ No environment variable is read or written; ``caller_environment()`` returns a d
 caller to apply.
 """
 
+import json
 import logging
 import threading
 import time
@@ -36,6 +37,7 @@ from types import TracebackType
 from typing import Any, Self
 
 import boto3
+from botocore.config import Config
 from moto import settings
 from moto.athena.responses import AthenaResponse
 from moto.core.authorization import ActionAuthenticatorMixin
@@ -70,6 +72,10 @@ CONFLICTING_ENVIRONMENT_PREFIXES: tuple[str, ...] = ("AWS_ENDPOINT_URL_",)  # pe
 
 _QUIET_LOGGERS = ("werkzeug", "moto")
 _TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+
+# The endpoint is local: never route it through a proxy from the environment.
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+_NO_PROXY_CONFIG = Config(proxies={})
 
 _lock = threading.Lock()
 _active: "DemoAccount | None" = None
@@ -140,8 +146,6 @@ def _execution_document(execution_id: str, execution: Any) -> dict[str, Any]:
 
 def _athena_get_query_execution(self: AthenaResponse) -> str:
     """GetQueryExecution with state reason, error and statistics; unknown ids are a 400, not a 500."""
-    import json
-
     execution_id = self._get_param("QueryExecutionId")
     if execution_id not in self.athena_backend.executions:
         raise JsonRESTError("InvalidRequestException", f"QueryExecution {execution_id} was not found")
@@ -151,8 +155,6 @@ def _athena_get_query_execution(self: AthenaResponse) -> str:
 
 def _athena_batch_get_query_execution(self: AthenaResponse) -> str:
     """BatchGetQueryExecution, which moto 5.2.5 does not implement."""
-    import json
-
     execution_ids = self._get_param("QueryExecutionIds") or []
     if not 1 <= len(execution_ids) <= 50:
         raise JsonRESTError("InvalidRequestException", "QueryExecutionIds must contain between 1 and 50 ids")
@@ -281,7 +283,8 @@ class DemoAccount:
                 aws_access_key_id="demo-seed", aws_secret_access_key="demo-seed", region_name=self._region
             )
             self._inventory = seed_data_lake(admin, self._endpoint_url)
-            key = admin.client("iam", endpoint_url=self._endpoint_url).create_access_key(UserName=DEMO_CALLER_USER)
+            iam = admin.client("iam", endpoint_url=self._endpoint_url, config=_NO_PROXY_CONFIG)
+            key = iam.create_access_key(UserName=DEMO_CALLER_USER)
             self._access_key_id = key["AccessKey"]["AccessKeyId"]
             self._secret_access_key = key["AccessKey"]["SecretAccessKey"]
 
@@ -390,6 +393,9 @@ class DemoAccount:
             for name, value in base.items()
             if name not in CONFLICTING_ENVIRONMENT and not name.startswith(CONFLICTING_ENVIRONMENT_PREFIXES)
         }
+        for name in ("NO_PROXY", "no_proxy"):  # keep a configured proxy away from the local endpoint
+            if cleaned.get(name):
+                cleaned[name] = f"{cleaned[name]},{self._host}"
         return {**cleaned, **self.caller_environment()}
 
     def caller_session(self) -> boto3.Session:
@@ -403,7 +409,7 @@ class DemoAccount:
 
     def caller_client(self, service: str) -> Any:
         """A boto3 client for ``service`` acting as the demo caller against this account."""
-        return self.caller_session().client(service, endpoint_url=self.endpoint_url)
+        return self.caller_session().client(service, endpoint_url=self.endpoint_url, config=_NO_PROXY_CONFIG)
 
     def __repr__(self) -> str:
         caller = self._inventory.caller_arn if self._inventory is not None else None
@@ -418,5 +424,5 @@ class DemoAccount:
     def _post_moto_api(self, path: str) -> None:
         assert self._endpoint_url is not None
         request = urllib.request.Request(f"{self._endpoint_url}{path}", data=b"", method="POST")
-        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - local moto endpoint only
+        with _DIRECT.open(request, timeout=10) as response:
             response.read()

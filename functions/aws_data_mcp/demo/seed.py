@@ -26,6 +26,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import boto3
+from botocore.config import Config
 
 # Attribute set on moto's athena Execution objects; read by the demo's Athena extensions.
 EXECUTION_DETAILS_ATTR = "aws_data_mcp_demo_details"
@@ -34,6 +35,10 @@ DEMO_CALLER_USER = "demo-analyst"
 DENIED_WORKGROUP = "finance-restricted"
 
 BotoClient = Any  # boto3 clients are generated at runtime; no stubs in the runtime set.
+
+# The moto endpoint is local: never route it through a proxy from the environment.
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+_CLIENT_CONFIG = Config(proxies={}, retries={"max_attempts": 2, "mode": "standard"})
 
 
 @dataclass(frozen=True)
@@ -809,7 +814,7 @@ def _post_moto_api(endpoint_url: str, path: str, payload: dict[str, Any]) -> Non
         headers={"Content-Type": "application/json"},
         method="POST",
     )
-    with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - local moto endpoint only
+    with _DIRECT.open(request, timeout=10) as response:
         response.read()
 
 
@@ -972,15 +977,26 @@ def caller_restrictions_policy(account_id: str, region: str) -> str:
     )
 
 
-_SAML_METADATA = """<?xml version="1.0" encoding="UTF-8"?>
+_SAML_CERTIFICATE = (  # placeholder signing certificate body (not a real key)
+    "MIIDpDCCAoygAwIBAgIGAYDEMOACMEDEMOxDQYJKoZIhvcNAQELBQAwgZIxCzAJBgNVBAYTAlVTMRMwEQYDVQQIDApDYWxpZm9ybmlh"
+    "MRYwFAYDVQQHDA1TYW4gRnJhbmNpc2NvMQ0wCwYDVQQKDARPa3RhMRQwEgYDVQQLDAtTU09Qcm92aWRlcjETMBEGA1UEAwwKYWNtZS1k"
+    "ZW1vMRwwGgYJKoZIhvcNAQkBFg1pbmZvQG9rdGEuY29tMB4XDTI2MDEwMTAwMDAwMFoXDTM2MDEwMTAwMDAwMFowgZIxCzAJBgNVBAYT"
+)
+
+_SAML_METADATA = f"""<?xml version="1.0" encoding="UTF-8"?>
 <md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="http://www.okta.com/exk1acmedemo">
-  <md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
+  <md:IDPSSODescriptor WantAuthnRequestsSigned="false"
+      protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
     <md:KeyDescriptor use="signing">
       <ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:X509Data>
-        <ds:X509Certificate>MIIDpDCCAoygAwIBAgIGAYDEMOACMEDEMOxDQYJKoZIhvcNAQELBQAwgZIxCzAJBgNVBAYTAlVT</ds:X509Certificate>
+        <ds:X509Certificate>{_SAML_CERTIFICATE}</ds:X509Certificate>
       </ds:X509Data></ds:KeyInfo>
     </md:KeyDescriptor>
+    <md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified</md:NameIDFormat>
+    <md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</md:NameIDFormat>
     <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"
+      Location="https://acme.okta.com/app/amazon_aws/exk1acmedemo/sso/saml"/>
+    <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"
       Location="https://acme.okta.com/app/amazon_aws/exk1acmedemo/sso/saml"/>
   </md:IDPSSODescriptor>
 </md:EntityDescriptor>
@@ -1196,7 +1212,7 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str, *, now: datetime |
     region = session.region_name or "us-east-1"
 
     def client(name: str) -> BotoClient:
-        return session.client(name, endpoint_url=endpoint_url, region_name=region)
+        return session.client(name, endpoint_url=endpoint_url, region_name=region, config=_CLIENT_CONFIG)
 
     sts = client("sts")
     account_id = sts.get_caller_identity()["Account"]
