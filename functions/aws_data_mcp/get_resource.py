@@ -12,7 +12,6 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 
 from aws_data_mcp.errors import ResourceFailure
-from aws_data_mcp.observability import bind_request
 from aws_data_mcp.reader import to_json
 from aws_data_mcp.resources import registry
 
@@ -40,7 +39,6 @@ def _text_result(text: str, structured: dict[str, Any] | None = None, is_error: 
 
 @registry.tool(name="get_resource", title="Get resource", description=_description())
 async def get_resource(ctx: Context, uri: str | None = None) -> CallToolResult:
-    bind_request("tools/call", uri)
     if uri is None or not uri.strip():
         discovery = registry.discovery()
         return _text_result(to_json(discovery), discovery)

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 import anyio
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
@@ -80,6 +80,15 @@ def _resource_template(spec: ResourceSpec) -> ResourceTemplate:
                             mime_type=spec.mime_type, _meta={"requires": spec.requires, "category": spec.category})
 
 
+async def _bind_log_context(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """Every log line of a request carries its MCP method and the URI it is about."""
+    params = ctx.params or {}
+    arguments = params.get("arguments")
+    uri = params.get("uri") or (arguments.get("uri") if isinstance(arguments, Mapping) else None)
+    bind_request(ctx.method, uri if isinstance(uri, str) else None)
+    return await call_next(ctx)
+
+
 class DataMCPServer(MCPServer[Any]):
     def __init__(self, registry: Registry, settings: Settings) -> None:
         super().__init__(
@@ -97,6 +106,7 @@ class DataMCPServer(MCPServer[Any]):
         self.registry = registry
         self.config = settings
         self.reader = ResourceReader(registry, settings)
+        self.middleware.append(_bind_log_context)
         self._lowlevel_server.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
         for tool in registry.tools():
             self.add_tool(tool.fn, name=tool.name, title=tool.title, description=tool.description,
@@ -123,7 +133,6 @@ class DataMCPServer(MCPServer[Any]):
     async def _handle_read_resource(
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
     ) -> ReadResourceResult:
-        bind_request("resources/read", params.uri)
         try:
             reading = await self.reader.read(params.uri, lambda: self.caller_for(ctx))
         except ResourceFailure as failure:
