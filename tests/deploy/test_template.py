@@ -1,0 +1,309 @@
+"""Static checks of the SAM application: template.yaml, samconfig.toml and the layer build.
+
+What a reviewer of the deployment looks for, as tests: the template lints clean, the
+function cannot read caller data with its own role, the runtime/timeout/SnapStart settings
+match the SPEC, the workflow table has TTL, and the layer is built for the Lambda platform
+(never the host's). No `sam build` here: these run in a few seconds without network.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cfnlint.api import ManualArgs, lint_file
+from cfnlint.decode import decode
+from cfnlint.helpers import REGIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE = ROOT / "template.yaml"
+SAMCONFIG = ROOT / "samconfig.toml"
+LAYERS = ROOT / "layers"
+
+ALLOWED_ROLE_ACTIONS = {
+    "sts:AssumeRole",
+    "sts:AssumeRoleWithWebIdentity",
+    "sts:SetSourceIdentity",
+    "sts:TagSession",
+}
+# Services holding caller data (or able to grant access to it): the function role must
+# never be able to call them; every such call runs under the caller's credentials.
+FORBIDDEN_PREFIXES = (
+    "s3:",
+    "athena:",
+    "glue:",
+    "iam:",
+    "lakeformation:",
+    "sso:",
+    "sso-admin:",
+    "identitystore:",
+    "kms:",
+)
+# SAM policy templates the function may use, and the resource each must be scoped to.
+ALLOWED_POLICY_TEMPLATES = {"DynamoDBCrudPolicy": {"TableName": {"Ref": "WorkflowTable"}}}
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    tpl, matches = decode(str(TEMPLATE))
+    assert not matches, [str(m) for m in matches]
+    assert tpl is not None
+    return tpl
+
+
+@pytest.fixture(scope="module")
+def resources(template: dict[str, Any]) -> dict[str, Any]:
+    return template["Resources"]
+
+
+@pytest.fixture(scope="module")
+def function(resources: dict[str, Any]) -> dict[str, Any]:
+    functions = {k: v for k, v in resources.items() if v["Type"] == "AWS::Serverless::Function"}
+    assert list(functions) == ["McpFunction"], "exactly one function, McpFunction"
+    return functions["McpFunction"]["Properties"]
+
+
+@pytest.fixture(scope="module")
+def layer(resources: dict[str, Any]) -> dict[str, Any]:
+    return resources["DependenciesLayer"]
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+# --- lint -------------------------------------------------------------------------------
+
+
+def test_cfn_lint_is_clean_in_every_region() -> None:
+    # Same rules as the `cfn-lint template.yaml` CLI, plus informational ones, in all regions.
+    matches = lint_file(TEMPLATE, config=ManualArgs(include_checks=["I"], regions=REGIONS))
+    assert matches == [], "\n".join(str(m) for m in matches)
+
+
+# --- the function -------------------------------------------------------------------------
+
+
+def test_runtime_is_snapstart_capable_python(function: dict[str, Any]) -> None:
+    m = re.fullmatch(r"python3\.(\d+)", function["Runtime"])
+    assert m and int(m.group(1)) >= 12, f"SnapStart for Python needs python3.12+, got {function['Runtime']}"
+    assert function["Handler"] == "aws_data_mcp.handler.lambda_handler"
+    assert function["CodeUri"].rstrip("/") == "functions"
+
+
+def test_timeout_is_below_api_gateway_limit(function: dict[str, Any]) -> None:
+    assert isinstance(function["Timeout"], int)
+    assert function["Timeout"] < 30, "API Gateway gives up at 30 s; the function must answer before"
+
+
+def test_snapstart_on_published_versions_behind_an_alias(function: dict[str, Any]) -> None:
+    assert function["SnapStart"] == {"ApplyOn": "PublishedVersions"}
+    assert function["AutoPublishAlias"] == "live", "events must target a published version (SnapStart)"
+    assert function.get("AutoPublishAliasAllProperties") is True
+    # Parameter-only changes must still publish a new version (see template comment).
+    description = function["VersionDescription"]["Fn::Sub"]
+    for param in ("AuthMode", "Architecture", "MemorySize"):
+        assert f"${{{param}}}" in description
+
+
+def test_no_bypass_of_api_gateway(function: dict[str, Any]) -> None:
+    assert "FunctionUrlConfig" not in function, "a function URL would bypass API Gateway authorization"
+
+
+def test_environment(function: dict[str, Any]) -> None:
+    env = function["Environment"]["Variables"]
+    assert env["AWS_DATA_MCP_MODE"] == "lambda"
+    assert env["AWS_DATA_MCP_AUTH_MODE"] == {"Ref": "AuthMode"}
+    assert env["AWS_DATA_MCP_WORKFLOW_TABLE"] == {"Ref": "WorkflowTable"}
+    assert env["POWERTOOLS_SERVICE_NAME"] == "aws-data-mcp"
+    assert env["POWERTOOLS_METRICS_NAMESPACE"] == "AwsDataMcp"
+    assert env["POWERTOOLS_LOG_LEVEL"] == "INFO"
+    # No secrets in configuration.
+    assert not [k for k in env if re.search(r"SECRET|TOKEN|PASSWORD|ACCESS_KEY", k)]
+
+
+def test_auth_mode_parameter(template: dict[str, Any]) -> None:
+    auth = template["Parameters"]["AuthMode"]
+    assert set(auth["AllowedValues"]) == {"oidc", "iam"}
+    assert auth["Default"] == "iam"
+
+
+def test_function_role_cannot_read_caller_data(function: dict[str, Any], resources: dict[str, Any]) -> None:
+    assert "Role" not in function, "a custom role would bypass the reviewed Policies below"
+    policies = _as_list(function["Policies"])
+    seen_templates = set()
+    for policy in policies:
+        assert isinstance(policy, dict), f"managed policy {policy!r}: only inline statements and scoped templates"
+        if "Statement" not in policy:
+            (name, args), *rest = policy.items()
+            assert not rest
+            assert name in ALLOWED_POLICY_TEMPLATES, f"unexpected SAM policy template {name}"
+            assert args == ALLOWED_POLICY_TEMPLATES[name], f"{name} must be scoped to the workflow table"
+            seen_templates.add(name)
+            continue
+        for statement in _as_list(policy["Statement"]):
+            assert statement["Effect"] == "Allow"
+            assert "NotAction" not in statement and "NotResource" not in statement
+            actions = set(_as_list(statement["Action"]))
+            assert actions <= ALLOWED_ROLE_ACTIONS, f"unexpected actions {actions - ALLOWED_ROLE_ACTIONS}"
+            for action in actions:
+                assert not action.lower().startswith(FORBIDDEN_PREFIXES)
+                assert "*" not in action
+            assert statement["Resource"] == {"Ref": "CallerRoleArnPattern"}
+    assert seen_templates == {"DynamoDBCrudPolicy"}
+    # The table those CRUD rights point at is the workflow table, and nothing else.
+    assert resources["WorkflowTable"]["Type"] == "AWS::DynamoDB::Table"
+
+
+def test_caller_role_pattern_parameter(template: dict[str, Any]) -> None:
+    param = template["Parameters"]["CallerRoleArnPattern"]
+    assert param["Type"] == "CommaDelimitedList"
+    assert param["Default"] == "arn:aws:iam::*:role/*"
+    assert "trust policy" in param["Description"]
+
+
+def test_routes(function: dict[str, Any], resources: dict[str, Any]) -> None:
+    routes = set()
+    for event in function["Events"].values():
+        assert event["Type"] == "HttpApi"
+        props = event["Properties"]
+        assert props["ApiId"] == {"Ref": "HttpApi"}
+        routes.add((props["Method"].upper(), props["Path"]))
+    mcp_methods = {m for m, p in routes if p == "/mcp"}
+    assert mcp_methods in ({"POST", "GET", "DELETE"}, {"ANY"})
+    assert ("GET", "/.well-known/oauth-protected-resource") in routes
+    assert ("GET", "/.well-known/oauth-protected-resource/mcp") in routes
+    assert resources["HttpApi"]["Properties"]["StageName"] == {"Ref": "Stage"}
+
+
+def test_logs_have_retention(function: dict[str, Any], resources: dict[str, Any]) -> None:
+    log_group = function["LoggingConfig"]["LogGroup"]["Ref"]
+    assert resources[log_group]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionInDays"}
+    access_logs = resources["HttpApi"]["Properties"]["AccessLogSettings"]
+    assert "header" not in access_logs["Format"].lower(), "access logs must not capture headers (tokens)"
+
+
+# --- the workflow table -------------------------------------------------------------------
+
+
+def test_workflow_table(resources: dict[str, Any]) -> None:
+    props = resources["WorkflowTable"]["Properties"]
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
+    assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+    assert props["SSESpecification"]["SSEEnabled"] is True
+    keys = {k["AttributeName"]: k["KeyType"] for k in props["KeySchema"]}
+    assert keys == {"pk": "HASH", "sk": "RANGE"}
+    types = {a["AttributeName"]: a["AttributeType"] for a in props["AttributeDefinitions"]}
+    assert types == {"pk": "S", "sk": "S"}
+
+
+# --- outputs --------------------------------------------------------------------------------
+
+
+def test_outputs(template: dict[str, Any]) -> None:
+    outputs = template["Outputs"]
+    assert {"McpUrl", "HttpApiId", "FunctionAliasArn", "WorkflowTableName"} <= set(outputs)
+    url = outputs["McpUrl"]["Value"]["Fn::Sub"]
+    assert url == "https://${HttpApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/${Stage}/mcp"
+    assert outputs["FunctionAliasArn"]["Value"] == {"Ref": "McpFunctionAliaslive"}
+
+
+# --- the layer --------------------------------------------------------------------------------
+
+
+def test_layer_is_built_by_makefile_for_the_function_architecture(
+    template: dict[str, Any], function: dict[str, Any], layer: dict[str, Any]
+) -> None:
+    assert layer["Type"] == "AWS::Serverless::LayerVersion"
+    meta, props = layer["Metadata"], layer["Properties"]
+    assert meta["BuildMethod"] == "makefile"
+    arch = {"Ref": "Architecture"}
+    assert meta["BuildArchitecture"] == arch
+    assert props["CompatibleArchitectures"] == [arch]
+    assert function["Architectures"] == [arch]
+    assert meta["ContextPath"] == {"Fn::Sub": "layers/arch/${Architecture}"}
+    assert props["ContentUri"].rstrip("/") == "layers"
+    assert props["CompatibleRuntimes"] == [function["Runtime"]]
+    assert props.get("PublishLambdaVersion") is True, "a new layer must publish a new function version"
+    assert function["Layers"] == [{"Ref": "DependenciesLayer"}]
+    assert set(template["Parameters"]["Architecture"]["AllowedValues"]) == {"x86_64", "arm64"}
+
+
+def test_layer_makefile_targets_the_lambda_platform(function: dict[str, Any]) -> None:
+    text = (LAYERS / "Makefile").read_text()
+    assert re.search(r"^build-DependenciesLayer:", text, re.M), "SAM runs make build-<LogicalId>"
+    pip = text[text.index("-m pip install") :]
+    for flag in ("--platform", "--python-version", "--only-binary=:all:", "--implementation cp", "--target"):
+        assert flag in pip
+    python_version = function["Runtime"].removeprefix("python")
+    assert re.search(rf"^PYTHON_VERSION \?= {re.escape(python_version)}$", text, re.M), "must match the Runtime"
+    assert '"$(ARTIFACTS_DIR)/python"' in pip
+
+
+@pytest.mark.parametrize(("arch", "machine"), [("x86_64", "x86_64"), ("arm64", "aarch64")])
+def test_each_architecture_gets_its_own_wheels(arch: str, machine: str, tmp_path: Path) -> None:
+    makefile = LAYERS / "arch" / arch / "Makefile"
+    assert makefile.is_file(), f"ContextPath layers/arch/{arch} needs a Makefile"
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make not installed")
+    # Dry run: print the commands SAM would run, without downloading anything. ARCH in the
+    # environment must not leak into the build (it is a common variable name).
+    result = subprocess.run(
+        [make, "-n", "-f", str(makefile), "build-DependenciesLayer", f"ARTIFACTS_DIR={tmp_path}"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env={"PATH": str(Path(make).parent), "ARCH": "bogus", "LAYER_ARCH": "bogus"},
+        timeout=30,
+    )
+    platforms = re.findall(r"--platform (\S+)", result.stdout)
+    assert platforms, result.stdout
+    assert all(p.endswith("_" + machine) for p in platforms), platforms
+    assert "manylinux2014_" + machine in platforms
+
+
+def test_layer_requirements_are_the_runtime_pins() -> None:
+    lines = [
+        line.strip()
+        for line in (LAYERS / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    assert sorted(lines) == sorted(["mcp==2.3.0", "mangum==0.22.0", "aws-lambda-powertools==3.37.0"])
+    names = {re.split(r"[=<>~!\[ ]", line)[0].lower() for line in lines}
+    assert not names & {"boto3", "botocore"}, "the Lambda runtime provides boto3/botocore"
+    pyproject = ROOT / "pyproject.toml"
+    if pyproject.is_file():
+        deps = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
+        for line in lines:
+            assert line in deps, f"{line} differs from pyproject.toml"
+
+
+# --- samconfig ----------------------------------------------------------------------------------
+
+
+def test_samconfig(template: dict[str, Any]) -> None:
+    config = tomllib.loads(SAMCONFIG.read_text())
+    assert config["version"] == 0.1
+    default = config["default"]
+    assert default["global"]["parameters"]["stack_name"] == "aws-data-mcp"
+    # Build and deploy must see the same Architecture (the layer is built for it).
+    overrides = dict(kv.split("=", 1) for kv in default["global"]["parameters"]["parameter_overrides"].split())
+    assert set(overrides) == {"Stage", "AuthMode", "Architecture"}
+    for name, value in overrides.items():
+        param = template["Parameters"][name]
+        assert value in param.get("AllowedValues", [value])
+    assert "parameter_overrides" not in default["build"]["parameters"]
+    deploy = default["deploy"]["parameters"]
+    assert deploy["capabilities"] == "CAPABILITY_IAM"
+    assert deploy["confirm_changeset"] is True
+    assert deploy["resolve_s3"] is True
+    assert default["validate"]["parameters"]["lint"] is True
+    assert default["build"]["parameters"] == {"cached": True, "parallel": True}
