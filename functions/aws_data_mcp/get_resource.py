@@ -44,7 +44,7 @@ async def get_resource(ctx: Context, uri: str | None = None) -> CallToolResult:
         return _text_result(to_json(discovery), discovery)
     server = cast("DataMCPServer", ctx.mcp_server)
     try:
-        reading = await server.reader.read(uri, lambda: server.caller_for(ctx.request_context))
+        reading = await server.read(uri, ctx.request_context)
     except ResourceFailure as failure:
         payload = failure.payload()
         return _text_result(to_json(payload), payload, is_error=True)

@@ -86,13 +86,19 @@ class ResourceReader:
             raise self._invalid(base, ErrorCode.NOT_FOUND, f"No resource at {base!r}")
         return match.spec, match.args, dict(parse_qsl(query_text))
 
-    async def read(self, raw: str, resolve_caller: Callable[[], Caller]) -> Reading:
-        """Read `raw` as the caller `resolve_caller()` returns; its JSON text, or a `ResourceFailure`."""
+    async def read(
+        self, raw: str, resolve_caller: Callable[[], Caller], budget_seconds: float | None = None
+    ) -> Reading:
+        """Read `raw` as the caller `resolve_caller()` returns, within `budget_seconds`.
+
+        Returns its JSON text, or raises a `ResourceFailure`.
+        """
         started = time.perf_counter()
         spec: ResourceSpec | None = None
         try:
             spec, args, query = self.resolve(raw)
-            text = await self._read(spec, args, query, resolve_caller)
+            budget = min(budget_seconds or self.settings.request_timeout_seconds, self.settings.request_timeout_seconds)
+            text = await self._read(spec, args, query, resolve_caller, budget)
         except ResourceFailure as failure:
             record_read(spec.uri if spec else "unknown", time.perf_counter() - started, failure.code.value)
             raise
@@ -105,6 +111,7 @@ class ResourceReader:
         args: Mapping[str, str],
         query: Mapping[str, str],
         resolve_caller: Callable[[], Caller],
+        budget: float,
     ) -> str:
         if spec.requires != "none" or spec.aws_calls:
             caller = resolve_caller()
@@ -116,15 +123,15 @@ class ResourceReader:
         try:
             if spec.aws_calls:
                 # boto3 is blocking: run it off the event loop, bounded by the request budget.
-                with anyio.fail_after(self.settings.request_timeout_seconds):
+                with anyio.fail_after(budget):
                     result = await anyio.to_thread.run_sync(spec.resolver, request, abandon_on_cancel=True)
             else:
                 result = spec.resolver(request)
         except ResourceFailure:
             raise
         except TimeoutError as exc:
-            raise ResourceFailure(ErrorCode.TIMEOUT, f"{spec.uri} did not complete within "
-                                  f"{self.settings.request_timeout_seconds:g} s", details=["Retry later."]) from exc
+            raise ResourceFailure(ErrorCode.TIMEOUT, f"{spec.uri} did not complete within {budget:.1f} s",
+                                  details=["Retry later."]) from exc
         except (ClientError, BotoCoreError) as exc:
             operation = getattr(exc, "operation_name", "")
             action = next((a for a in spec.aws_calls if operation and a.endswith(":" + operation)), spec.uri)

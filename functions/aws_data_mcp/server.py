@@ -40,17 +40,26 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ResourceFailure
 from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.observability import bind_request
-from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.reader import Reading, ResourceReader
 from aws_data_mcp.registry import Registry, ResourceSpec
 
 T = TypeVar("T")
 MAX_COMPLETIONS = 100
+LAMBDA_ANSWER_MARGIN_SECONDS = 1.0
 
 
 def request_scope(ctx: ServerRequestContext[Any, Any] | None) -> Mapping[str, Any] | None:
     """The ASGI scope of the HTTP request behind `ctx` (None under stdio)."""
     request = getattr(ctx, "request", None) if ctx is not None else None
     return getattr(request, "scope", None)
+
+
+def remaining_seconds(scope: Mapping[str, Any] | None) -> float | None:
+    """Time left before Lambda stops this invocation, less a margin to answer before API Gateway gives up."""
+    context = scope.get("aws.context") if scope else None
+    if context is None or not hasattr(context, "get_remaining_time_in_millis"):
+        return None
+    return max(context.get_remaining_time_in_millis() / 1000 - LAMBDA_ANSWER_MARGIN_SECONDS, 0.1)
 
 
 def _encode_cursor(offset: int) -> str:
@@ -116,6 +125,10 @@ class DataMCPServer(MCPServer[Any]):
     def caller_for(self, ctx: ServerRequestContext[Any, Any] | None) -> Caller:
         return resolve_caller(request_scope(ctx), self.config)
 
+    async def read(self, uri: str, ctx: ServerRequestContext[Any, Any] | None) -> Reading:
+        """Read one URI for the request behind `ctx`: the path shared by resources/read and get_resource."""
+        return await self.reader.read(uri, lambda: self.caller_for(ctx), remaining_seconds(request_scope(ctx)))
+
     async def _handle_list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourcesResult:
@@ -134,7 +147,7 @@ class DataMCPServer(MCPServer[Any]):
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
     ) -> ReadResourceResult:
         try:
-            reading = await self.reader.read(params.uri, lambda: self.caller_for(ctx))
+            reading = await self.read(params.uri, ctx)
         except ResourceFailure as failure:
             raise MCPError(code=failure.jsonrpc_code, message=failure.message, data=failure.payload()) from None
         return ReadResourceResult(

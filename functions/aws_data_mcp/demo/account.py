@@ -27,6 +27,7 @@ No environment variable is read or written; ``caller_environment()`` returns a d
 caller to apply.
 """
 
+import contextlib
 import json
 import logging
 import threading
@@ -48,7 +49,9 @@ from moto.core.exceptions import (
     SignatureDoesNotMatchError,
 )
 from moto.core.responses import BaseResponse
+from moto.iam.models import iam_backends
 from moto.server import ThreadedMotoServer
+from moto.utilities.utils import get_partition
 
 from .seed import DEMO_CALLER_USER, EXECUTION_DETAILS_ATTR, DemoInventory, seed_data_lake
 
@@ -283,10 +286,12 @@ class DemoAccount:
                 aws_access_key_id="demo-seed", aws_secret_access_key="demo-seed", region_name=self._region
             )
             self._inventory = seed_data_lake(admin, self._endpoint_url)
-            iam = admin.client("iam", endpoint_url=self._endpoint_url, config=_NO_PROXY_CONFIG)
-            key = iam.create_access_key(UserName=DEMO_CALLER_USER)
-            self._access_key_id = key["AccessKey"]["AccessKeyId"]
-            self._secret_access_key = key["AccessKey"]["SecretAccessKey"]
+            # The caller's key is issued by moto's IAM backend directly, not through the API: botocore logs
+            # response bodies at DEBUG, and CreateAccessKey's body carries the secret.
+            iam = iam_backends[self._inventory.account_id][get_partition(self._region)]
+            key = iam.create_access_key(user_name=DEMO_CALLER_USER)
+            self._access_key_id = key.access_key_id
+            self._secret_access_key = key.secret_access_key
 
             self._process_state.enable_enforcement()
         except BaseException:
@@ -305,10 +310,8 @@ class DemoAccount:
                 self._process_state.disable_enforcement()
             if self._server is not None:
                 if self._endpoint_url is not None:
-                    try:
+                    with contextlib.suppress(OSError):  # best effort: the server may already be unreachable
                         self._post_moto_api("/moto-api/reset")
-                    except OSError:
-                        pass  # best effort: the server may already be unreachable
                 self._server.stop()
                 listener = getattr(self._server, "_server", None)  # moto's stop() leaves the socket open
                 if listener is not None:
