@@ -6,10 +6,11 @@ bytes on both paths; errors become tool results with `isError` and the same code
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
+from pydantic import WithJsonSchema
 
 from aws_data_mcp.errors import ResourceFailure
 from aws_data_mcp.reader import to_json
@@ -32,14 +33,22 @@ def _description() -> str:
     )
 
 
+AnyUri = Annotated[
+    Any,
+    WithJsonSchema({"type": "string", "description": "A resource URI, e.g. auth://status; omit it to discover."}),
+]
+"""Advertised as a string; accepted as anything so a wrong type gets our structured `invalid_uri`, not a
+validation dump."""
+
+
 def _text_result(text: str, structured: dict[str, Any] | None = None, is_error: bool = False) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured,
                           is_error=is_error)
 
 
 @registry.tool(name="get_resource", title="Get resource", description=_description())
-async def get_resource(ctx: Context, uri: str | None = None) -> CallToolResult:
-    if uri is None or not uri.strip():
+async def get_resource(ctx: Context, uri: AnyUri = None) -> CallToolResult:
+    if uri is None or (isinstance(uri, str) and not uri.strip()):
         discovery = registry.discovery()
         return _text_result(to_json(discovery), discovery)
     server = cast("DataMCPServer", ctx.mcp_server)

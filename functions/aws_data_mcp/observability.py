@@ -19,6 +19,7 @@ SERVICE = "aws-data-mcp"
 NAMESPACE = "AwsDataMcp"
 
 logger = Logger(service=SERVICE, logger_handler=logging.StreamHandler(sys.stderr))
+_json_line = logger.registered_formatter.json_serializer
 metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
 
 _QUIET_LOGGERS = ("mcp", "httpx", "httpx2", "botocore", "boto3", "urllib3", "uvicorn.access", "mangum", "sse_starlette")
@@ -39,8 +40,7 @@ def _human_line(record: dict[str, Any]) -> str:
 
 def configure(hosted: bool, level: str = "INFO") -> None:
     """Set the log style for this process and quiet the SDK's per-request INFO noise."""
-    if not hosted:
-        logger.registered_formatter.json_serializer = _human_line
+    logger.registered_formatter.json_serializer = _json_line if hosted else _human_line
     logger.setLevel(level)
     for name in _QUIET_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)

@@ -82,6 +82,10 @@ class DemoInventory:
         """Total number of Glue tables across all databases."""
         return sum(len(tables) for tables in self.databases.values())
 
+    def __str__(self) -> str:
+        """One line per area, for banners (the dataclass repr lists every id)."""
+        return "; ".join(self.summary_lines())
+
     def summary_lines(self) -> list[str]:
         """Short human summary for the demo banner."""
         states = ", ".join(f"{count} {state}" for state, count in sorted(self.query_states.items()))

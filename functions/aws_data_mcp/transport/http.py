@@ -19,6 +19,7 @@ from starlette.types import Receive, Scope, Send
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.server import DataMCPServer
+from aws_data_mcp.transport.json_errors import json_errors
 from aws_data_mcp.transport.lambda_edge import LambdaEdge
 
 MCP_PATH = "/mcp"
@@ -92,7 +93,7 @@ class McpHttpApp:
         if scope["type"] == "http" and scope["path"].rstrip("/") == MCP_PATH:
             # No trailing-slash redirect: behind a stage it would drop the stage from the URL.
             scope = {**scope, "path": MCP_PATH, "raw_path": MCP_PATH.encode()}
-        await app(scope, receive, send)
+        await app(scope, receive, json_errors(send))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
