@@ -39,7 +39,9 @@ def _demo_account() -> Iterator[Any]:
     from aws_data_mcp.identity import local_chain
 
     with DemoAccount() as account:
-        os.environ.update(account.caller_environment())
+        demo_environment = account.merged_environment(os.environ)  # drops a shell's own AWS_SESSION_TOKEN etc.
+        os.environ.clear()
+        os.environ.update(demo_environment)
         local_chain.reset()
         yield account
 
@@ -59,9 +61,7 @@ def client_configurations(url: str, python: str) -> dict[str, Any]:
 def _print_banner(settings: Settings, inventory: Any) -> None:
     url = f"http://{settings.host}:{settings.port}/mcp"
     lines = [f"aws-data-mcp demo: serving {url} against an emulated AWS account", ""]
-    if inventory is not None:
-        lines.append(f"Seeded data lake: {inventory}")
-        lines.append("")
+    lines += [f"Seeded data lake: {inventory}", ""]
     for client, config in client_configurations(url, sys.executable).items():
         text = config if isinstance(config, str) else json.dumps(config, indent=2)
         lines += [f"== {client} ==", text, ""]
@@ -138,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     else:
         with _demo_account() as account:
             if args.command == "demo":
-                _print_banner(settings, getattr(account, "inventory", None))
+                _print_banner(settings, account.inventory)
                 _serve_http(settings)
             else:
                 _serve_stdio(settings)

@@ -1,0 +1,80 @@
+"""The README's demo: `aws-data-mcp demo` serves /mcp against the emulated account, as a newcomer runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import httpx2
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import free_port
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def demo_server() -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    process = subprocess.Popen([sys.executable, "-m", "aws_data_mcp", "demo", "--port", str(port)], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}/mcp"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            httpx2.post(url, content=b"{}", timeout=1)
+            break
+        except httpx2.TransportError:
+            if process.poll() is not None:
+                raise RuntimeError(process.stderr.read() if process.stderr else "demo exited") from None
+            time.sleep(0.2)
+    yield url, process
+    process.terminate()
+    process.wait(10)
+
+
+async def test_demo_serves_every_resource_as_the_demo_caller(demo_server: tuple[str, subprocess.Popen[str]]) -> None:
+    url, _ = demo_server
+    async with Client(url, mode="legacy") as client:
+        uris = [r.uri for r in (await client.list_resources()).resources]
+        for uri in uris:
+            json.loads((await client.read_resource(uri)).contents[0].text)
+        status = json.loads((await client.read_resource("auth://status")).contents[0].text)
+        config = json.loads((await client.read_resource("config://server")).contents[0].text)
+        tool = await client.call_tool("get_resource", {"uri": "auth://status"})
+    assert status["authenticated"] is True
+    assert status["principal_arn"].endswith(":user/demo-analyst")
+    assert config["deployment_mode"] == "demo"
+    assert json.loads(tool.content[0].text)["principal_arn"] == status["principal_arn"]
+
+
+async def test_demo_banner_prints_the_url_and_client_configurations(
+    demo_server: tuple[str, subprocess.Popen[str]],
+) -> None:
+    url, process = demo_server
+    process.terminate()
+    _, stderr = process.communicate(timeout=10)
+    assert url in stderr
+    for client in ("Claude Desktop", "Claude Code", "Kiro", "Cursor"):
+        assert client in stderr
+    assert "aws_secret_access_key" not in stderr.lower()
+
+
+async def test_stdio_demo_answers_as_the_demo_caller() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "aws_data_mcp", "stdio", "--demo"], env=env)
+    async with Client(params, mode="legacy") as client:
+        status = json.loads((await client.read_resource("auth://status")).contents[0].text)
+    assert status["authenticated"] is True
+    assert status["account"]
