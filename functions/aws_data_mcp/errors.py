@@ -65,6 +65,8 @@ class ResourceFailure(Exception):
     message: str
     details: list[str] = field(default_factory=list)
     valid_uris: list[str] = field(default_factory=list)
+    uri: str | None = None
+    """The URI as the client sent it, so a client matching errors to requests need not remember it."""
 
     def __post_init__(self) -> None:
         super().__init__(self.message)
@@ -86,6 +88,8 @@ class ResourceFailure(Exception):
         }
         if self.code in (ErrorCode.INVALID_URI, ErrorCode.NOT_FOUND):
             body["valid_uris"] = self.valid_uris
+        if self.uri is not None:
+            body["uri"] = self.uri
         return body
 
 

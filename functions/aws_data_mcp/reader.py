@@ -101,6 +101,7 @@ class ResourceReader:
             text = await self._read(spec, args, query, resolve_caller, budget)
         except ResourceFailure as failure:
             record_read(spec.uri if spec else "unknown", time.perf_counter() - started, failure.code.value)
+            failure.uri = raw if isinstance(raw, str) else None
             raise
         record_read(spec.uri, time.perf_counter() - started, None)
         return Reading(spec, text)

@@ -24,6 +24,7 @@ from mcp_types import (
     CompleteRequestParams,
     CompleteResult,
     Completion,
+    EmptyResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
     PaginatedRequestParams,
@@ -32,6 +33,7 @@ from mcp_types import (
     Resource,
     ResourceTemplate,
     ResourceTemplateReference,
+    SetLevelRequestParams,
     TextResourceContents,
     ToolAnnotations,
 )
@@ -98,6 +100,15 @@ async def _bind_log_context(ctx: ServerRequestContext[Any, Any], call_next: Call
     return await call_next(ctx)
 
 
+async def _set_log_level(ctx: ServerRequestContext[Any, Any], params: SetLevelRequestParams) -> EmptyResult:
+    """Accept the client's level for `notifications/message` (2025-11-25 logging capability).
+
+    Served statelessly there is no session to remember it on, and this server sends
+    no log notifications of its own; its operational logs go to stderr/CloudWatch.
+    """
+    return EmptyResult()
+
+
 class DataMCPServer(MCPServer[Any]):
     def __init__(self, registry: Registry, settings: Settings) -> None:
         super().__init__(
@@ -117,6 +128,7 @@ class DataMCPServer(MCPServer[Any]):
         self.reader = ResourceReader(registry, settings)
         self.middleware.append(_bind_log_context)
         self._lowlevel_server.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
+        self._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
         for tool in registry.tools():
             self.add_tool(tool.fn, name=tool.name, title=tool.title, description=tool.description,
                           annotations=ToolAnnotations(read_only_hint=tool.read_only, idempotent_hint=True,
