@@ -44,6 +44,7 @@ from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.observability import bind_request
 from aws_data_mcp.reader import Reading, ResourceReader
 from aws_data_mcp.registry import Registry, ResourceSpec
+from aws_data_mcp.request_state import snapshot_safe_request_state
 
 T = TypeVar("T")
 MAX_COMPLETIONS = 100
@@ -120,6 +121,7 @@ class DataMCPServer(MCPServer[Any]):
                 "Read resources directly, or call get_resource() to discover them and get_resource(uri=...) to read."
             ),
             log_level="WARNING",
+            request_state_security=snapshot_safe_request_state(),
             # Streaming (subscriptions/listen) only where the transport can hold a stream open.
             subscriptions=False if settings.hosted else None,
         )
