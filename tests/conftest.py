@@ -115,6 +115,13 @@ def paged_http_server() -> Iterator[ServerThread]:
         yield server
 
 
+@pytest.fixture(scope="session")
+def budget_http_server() -> Iterator[ServerThread]:
+    """A server with a small character budget, so large lists are cut into pages."""
+    with ServerThread(Settings(mode="local", port=free_port(), response_char_budget=12_000)) as server:
+        yield server
+
+
 # --- The Lambda handler, driven with API Gateway events ---------------------------------------
 
 def load_event(relative: str) -> dict[str, Any]:

@@ -133,3 +133,21 @@ async def test_capabilities_resource_is_generated_from_the_registry(http_server:
     assert capabilities["resources"] == registry.discovery()["resources"]
     assert capabilities["templates"] == registry.discovery()["templates"]
     assert [t["name"] for t in capabilities["tools"]] == sorted(t.name for t in tools)
+
+
+async def test_a_list_over_the_character_budget_is_cut_into_json_pages(budget_http_server: Any) -> None:
+    async with Client(budget_http_server.url, mode="legacy") as client:
+        uri, names, pages = "metadata://templates", [], 0
+        while uri:
+            text = (await client.read_resource(uri)).contents[0].text
+            assert len(text) <= budget_http_server.settings.response_char_budget
+            body = json.loads(text)
+            names += [t["name"] for t in body["templates"]]
+            assert body["page"]["total"] == len(templates())
+            uri = body["page"]["next_uri"]
+            pages += 1
+        with pytest.raises(MCPError) as bad:
+            await client.read_resource("metadata://templates?cursor=bogus")
+    assert names == list(templates())
+    assert pages > 1
+    assert bad.value.error.data["error"] == "invalid_argument"

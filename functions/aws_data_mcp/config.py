@@ -45,11 +45,9 @@ class Settings:
     request_timeout_seconds: float = 25.0
     """Whole-request budget: under API Gateway's 30 s integration timeout."""
     max_attempts: int = 3
-    cache_ttl_seconds: int = 60
     response_char_budget: int = 50_000
     max_request_body_bytes: int = 1_048_576
     list_page_size: int = 100
-    workflow_table: str | None = None
     protocol_revisions: tuple[str, ...] = field(default=PROTOCOL_REVISIONS)
 
     @property
@@ -78,9 +76,7 @@ class Settings:
             aws_call_timeout_seconds=float(_env("AWS_CALL_TIMEOUT", "5")),
             request_timeout_seconds=float(_env("REQUEST_TIMEOUT", "25")),
             max_attempts=int(_env("MAX_ATTEMPTS", "3")),
-            cache_ttl_seconds=int(_env("CACHE_TTL", "60")),
             response_char_budget=int(_env("RESPONSE_CHAR_BUDGET", "50000")),
             max_request_body_bytes=int(_env("MAX_REQUEST_BODY_BYTES", "1048576")),
             list_page_size=int(_env("LIST_PAGE_SIZE", "100")),
-            workflow_table=_env("WORKFLOW_TABLE", "") or None,
         )

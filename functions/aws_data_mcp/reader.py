@@ -18,6 +18,7 @@ import anyio
 from botocore.exceptions import BotoCoreError, ClientError
 
 from aws_data_mcp.config import Settings
+from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, from_aws_error
 from aws_data_mcp.identity import Caller
 from aws_data_mcp.observability import logger, record_read
@@ -98,7 +99,8 @@ class ResourceReader:
         try:
             spec, args, query = self.resolve(raw)
             budget = min(budget_seconds or self.settings.request_timeout_seconds, self.settings.request_timeout_seconds)
-            text = await self._read(spec, args, query, resolve_caller, budget)
+            result = await self._resolve(spec, args, query, resolve_caller, budget)
+            text = self._render(spec, result, self.canonical(raw).partition("?")[0], query.get("cursor"))
         except ResourceFailure as failure:
             record_read(spec.uri if spec else "unknown", time.perf_counter() - started, failure.code.value)
             failure.uri = raw if isinstance(raw, str) else None
@@ -106,14 +108,14 @@ class ResourceReader:
         record_read(spec.uri, time.perf_counter() - started, None)
         return Reading(spec, text)
 
-    async def _read(
+    async def _resolve(
         self,
         spec: ResourceSpec,
         args: Mapping[str, str],
         query: Mapping[str, str],
         resolve_caller: Callable[[], Caller],
         budget: float,
-    ) -> str:
+    ) -> Mapping[str, Any]:
         if spec.requires != "none" or spec.aws_calls:
             caller = resolve_caller()
             if spec.requires != "none":
@@ -141,4 +143,35 @@ class ResourceReader:
             logger.exception("resolver failed", extra={"resource": spec.uri})
             raise ResourceFailure(ErrorCode.INTERNAL, f"Internal error while reading {spec.uri}",
                                   details=["This is a server bug; the logs carry the details."]) from exc
-        return to_json(result)
+        return result
+
+    def _render(self, spec: ResourceSpec, result: Mapping[str, Any], base_uri: str, cursor: str | None) -> str:
+        """JSON within the character budget: a pageable list is cut JSON-safely, keeping its total and a next URI."""
+        if spec.list_field is None:
+            return to_json(result)
+        items = list(result[spec.list_field])
+        try:
+            offset = decode_cursor(cursor, len(items))
+        except InvalidCursor as exc:
+            raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, str(exc),
+                                  details=[f"Start again from {base_uri}, then follow page.next_uri."]) from exc
+
+        def page(count: int) -> str:
+            end = offset + count
+            next_uri = f"{base_uri}?cursor={encode_cursor(end)}" if end < len(items) else None
+            info = {"field": spec.list_field, "total": len(items), "offset": offset, "returned": count,
+                    "next_uri": next_uri}
+            return to_json({**result, spec.list_field: items[offset:end], "page": info})
+
+        remaining = len(items) - offset
+        text = page(remaining)
+        if len(text) <= self.settings.response_char_budget:
+            return text
+        low, high = 0, remaining - 1  # the largest count that fits; at least one item so paging always advances
+        while low < high:
+            middle = (low + high + 1) // 2
+            if len(page(middle)) <= self.settings.response_char_budget:
+                low = middle
+            else:
+                high = middle - 1
+        return page(max(low, 1))

@@ -53,6 +53,8 @@ class ResourceSpec:
     resolver: Resolver
     aws_calls: tuple[str, ...] = ()
     completions: Mapping[str, Completer] = field(default_factory=dict)
+    list_field: str | None = None
+    """The top-level list that the character budget may cut into pages (`?cursor=`)."""
     mime_type: str = MIME_JSON
 
     @property
@@ -82,6 +84,7 @@ class ResourceSpec:
             "requires": self.requires,
             "category": self.category,
             "awsCalls": list(self.aws_calls),
+            "paged": self.list_field is not None,
         }
         return entry
 
@@ -123,10 +126,11 @@ class Registry:
         requires: Requirement = "none",
         aws_calls: Sequence[str] = (),
         completions: Mapping[str, Completer] | None = None,
+        list_field: str | None = None,
     ) -> Callable[[Resolver], Resolver]:
         def register(resolver: Resolver) -> Resolver:
             self.add(ResourceSpec(uri, name, title, description, requires, resolver, tuple(aws_calls),
-                                  dict(completions or {})))
+                                  dict(completions or {}), list_field))
             return resolver
 
         return register

@@ -9,9 +9,6 @@ else (tools, JSON-RPC, transports, templates matching) stays the SDK's.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -39,6 +36,7 @@ from mcp_types import (
 )
 
 from aws_data_mcp.config import Settings
+from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
 from aws_data_mcp.errors import ResourceFailure
 from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.observability import bind_request
@@ -65,21 +63,13 @@ def remaining_seconds(scope: Mapping[str, Any] | None) -> float | None:
     return max(context.get_remaining_time_in_millis() / 1000 - LAMBDA_ANSWER_MARGIN_SECONDS, 0.1)
 
 
-def _encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"offset": offset}).encode()).decode()
-
-
 def _page(items: Sequence[T], cursor: str | None, size: int) -> tuple[Sequence[T], str | None]:
-    offset = 0
-    if cursor:
-        try:
-            offset = int(json.loads(base64.urlsafe_b64decode(cursor.encode()))["offset"])
-        except (ValueError, KeyError, TypeError, binascii.Error) as exc:
-            raise MCPError(code=INVALID_PARAMS, message="Invalid cursor: pass back a nextCursor unchanged") from exc
-        if not 0 <= offset <= len(items):
-            raise MCPError(code=INVALID_PARAMS, message="Invalid cursor: out of range")
+    try:
+        offset = decode_cursor(cursor, len(items))
+    except InvalidCursor as exc:
+        raise MCPError(code=INVALID_PARAMS, message=str(exc)) from exc
     end = offset + size
-    return items[offset:end], _encode_cursor(end) if end < len(items) else None
+    return items[offset:end], encode_cursor(end) if end < len(items) else None
 
 
 def _resource(spec: ResourceSpec) -> Resource:

@@ -16,7 +16,6 @@ class ServerConfig(TypedDict):
     protocol_revisions: list[str]
     transport: dict[str, object]
     timeouts: dict[str, float]
-    cache_ttl_seconds: int
     limits: dict[str, int]
     region: str
 
@@ -46,7 +45,6 @@ def server_config(request: ResourceRequest) -> ServerConfig:
             "aws_call_seconds": settings.aws_call_timeout_seconds,
             "aws_max_attempts": settings.max_attempts,
         },
-        cache_ttl_seconds=settings.cache_ttl_seconds,
         limits={
             "response_char_budget": settings.response_char_budget,
             "max_request_body_bytes": settings.max_request_body_bytes,

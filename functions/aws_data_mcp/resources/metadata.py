@@ -46,10 +46,10 @@ def complete_template(caller: Caller, prefix: str) -> Sequence[str]:
     name="metadata-templates",
     title="Metadata templates",
     description="JSON Schema (2020-12) templates for dataset and package metadata, shipped with the server.",
+    list_field="templates",
 )
 def list_templates(request: ResourceRequest) -> dict[str, Any]:
     return {
-        "count": len(templates()),
         "templates": [
             {
                 "name": name,
@@ -101,6 +101,7 @@ def list_examples(request: ResourceRequest) -> dict[str, Any]:
     name="metadata-troubleshooting",
     title="Metadata troubleshooting",
     description="Common metadata validation errors, what they mean and how to fix them.",
+    list_field="errors",
 )
 def troubleshooting(request: ResourceRequest) -> dict[str, Any]:
     return _troubleshooting()
