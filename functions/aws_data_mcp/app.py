@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from aws_data_mcp import get_resource  # noqa: F401  (registers the tool after every resource)
 from aws_data_mcp.config import Settings
 from aws_data_mcp.observability import configure
 from aws_data_mcp.resources import registry

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 from pydantic import WithJsonSchema
@@ -18,6 +19,9 @@ from aws_data_mcp.resources import registry
 
 if TYPE_CHECKING:
     from aws_data_mcp.server import DataMCPServer
+
+
+TOOL_NAME = "get_resource"
 
 
 def _description() -> str:
@@ -46,15 +50,26 @@ def _text_result(text: str, structured: dict[str, Any] | None = None, is_error: 
                           is_error=is_error)
 
 
-@registry.tool(name="get_resource", title="Get resource", description=_description())
-async def get_resource(ctx: Context, uri: AnyUri = None) -> CallToolResult:
+async def get_resource_result(
+    server: DataMCPServer, uri: Any, ctx: ServerRequestContext[Any, Any] | None
+) -> CallToolResult:
+    """Discovery for an empty `uri`, else exactly what `resources/read` returns, or a structured error."""
     if uri is None or (isinstance(uri, str) and not uri.strip()):
         discovery = registry.discovery()
         return _text_result(to_json(discovery), discovery)
-    server = cast("DataMCPServer", ctx.mcp_server)
     try:
-        reading = await server.read(uri, ctx.request_context)
+        reading = await server.read(uri, ctx)
     except ResourceFailure as failure:
         payload = failure.payload()
         return _text_result(to_json(payload), payload, is_error=True)
     return _text_result(reading.text)
+
+
+@registry.tool(name=TOOL_NAME, title="Get resource", description=_description())
+async def get_resource(ctx: Context, uri: AnyUri = None) -> CallToolResult:
+    """The registered tool: its signature is the schema `tools/list` shows.
+
+    `DataMCPServer` sends `tools/call` for it straight to `get_resource_result`; this
+    entry serves the SDK's in-process `call_tool`.
+    """
+    return await get_resource_result(cast("DataMCPServer", ctx.mcp_server), uri, ctx.request_context)

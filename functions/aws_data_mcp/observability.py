@@ -51,6 +51,12 @@ def bind_request(method: str | None, uri: str | None) -> None:
     logger.append_keys(mcp_method=method, mcp_uri=uri)
 
 
+def flush_metrics() -> None:
+    """Print this invocation's EMF line, if it recorded anything (GET 405 or a parse error record nothing)."""
+    if metrics.metric_set:
+        metrics.flush_metrics()
+
+
 def invocation_scope() -> Token[bool]:
     """Mark the current context as one Lambda invocation, whose metrics the handler flushes as EMF."""
     return _in_invocation.set(True)
@@ -61,11 +67,14 @@ def end_invocation_scope(token: Token[bool]) -> None:
 
 
 def record_read(uri_key: str, seconds: float, error_code: str | None) -> None:
-    """Requests, latency per URI (template, not concrete values) and errors by code, as EMF."""
+    """Latency per URI (its template, not concrete values) and errors by code, as EMF.
+
+    Requests per URI are the Latency metric's SampleCount; invocations, duration and
+    function errors are Lambda's own metrics, so none of them is emitted twice.
+    """
     if not _in_invocation.get():
         return
     metrics.add_dimension(name="uri", value=uri_key)
-    metrics.add_metric(name="Requests", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name="Latency", unit=MetricUnit.Milliseconds, value=round(seconds * 1000, 3))
     if error_code is not None:
         metrics.add_metric(name="Errors", unit=MetricUnit.Count, value=1)

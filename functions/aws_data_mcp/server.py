@@ -18,10 +18,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
+    CallToolRequestParams,
+    CallToolResult,
     CompleteRequestParams,
     CompleteResult,
     Completion,
     EmptyResult,
+    InputRequiredResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
     PaginatedRequestParams,
@@ -38,6 +41,8 @@ from mcp_types import (
 from aws_data_mcp.config import Settings
 from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
 from aws_data_mcp.errors import ResourceFailure
+from aws_data_mcp.get_resource import TOOL_NAME as GET_RESOURCE
+from aws_data_mcp.get_resource import get_resource_result
 from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.observability import bind_request
 from aws_data_mcp.reader import Reading, ResourceReader
@@ -132,6 +137,20 @@ class DataMCPServer(MCPServer[Any]):
     async def read(self, uri: str, ctx: ServerRequestContext[Any, Any] | None) -> Reading:
         """Read one URI for the request behind `ctx`: the path shared by resources/read and get_resource."""
         return await self.reader.read(uri, lambda: self.caller_for(ctx), remaining_seconds(request_scope(ctx)))
+
+    async def _handle_call_tool(
+        self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
+    ) -> CallToolResult | InputRequiredResult:
+        """`get_resource` takes one string, so it skips the SDK's generic tool path.
+
+        Why: building the SDK's `Context`, its pydantic argument model and result
+        conversion cost about a fifth of a warm read; the fallback tool must cost what
+        `resources/read` costs (SPEC §8). Other tools, and odd arguments, take the SDK's path.
+        """
+        arguments = params.arguments or {}
+        if params.name == GET_RESOURCE and set(arguments) <= {"uri"}:
+            return await get_resource_result(self, arguments.get("uri"), ctx)
+        return await super()._handle_call_tool(ctx, params)
 
     async def _handle_list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
