@@ -14,7 +14,7 @@ from mangum import Mangum
 
 from aws_data_mcp.app import create_http_app
 from aws_data_mcp.config import Settings
-from aws_data_mcp.observability import bind_request, end_invocation_scope, flush_metrics, invocation_scope, logger
+from aws_data_mcp.observability import lambda_invocation
 
 app = create_http_app(Settings.from_env(default_mode="lambda"))
 # lifespan "off": the app holds its own session manager open (see transport/http.py).
@@ -26,14 +26,6 @@ gc.freeze()
 
 
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    # The correlation id is API Gateway's request id (HTTP API and REST alike). Set directly rather
-    # than with `inject_lambda_context`, whose per-call context model costs more than our whole middleware.
-    logger.set_correlation_id((event.get("requestContext") or {}).get("requestId"))
-    logger.append_keys(aws_request_id=context.aws_request_id)
-    bind_request(None, None)
-    token = invocation_scope()
-    try:
+    # API Gateway's request id (HTTP API and REST alike) is the correlation id.
+    with lambda_invocation((event.get("requestContext") or {}).get("requestId"), context.aws_request_id):
         return asgi_handler(event, context)
-    finally:
-        end_invocation_scope(token)
-        flush_metrics()
