@@ -26,11 +26,15 @@ def client_config(settings: Settings) -> Config:
 
 
 def client(session: boto3.Session, service: str, settings: Settings) -> Any:
-    """A client for `service` under `session`, reused per session: clients are thread-safe and slow to build."""
+    """A client for `service` under `session`, reused per session: clients are thread-safe and slow to build.
+
+    The region is the session's own (profile or environment), else the server's default.
+    """
     with _lock:
         per_session = _clients.setdefault(session, {})
         found = per_session.get(service)
         if found is None:
-            found = session.client(service, config=client_config(settings))
+            region = session.region_name or settings.region
+            found = session.client(service, region_name=region, config=client_config(settings))
             per_session[service] = found
         return found

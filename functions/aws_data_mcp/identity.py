@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import boto3
+from botocore.exceptions import BotoCoreError
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import authentication_required
@@ -50,10 +51,11 @@ class _LocalChain:
         self._lock = threading.Lock()
         self._session: boto3.Session | None = None
 
-    def session(self, region: str) -> boto3.Session:
+    def session(self) -> boto3.Session:
+        """The chain's session; its region is the profile's or the environment's, as the AWS CLI's would be."""
         with self._lock:
             if self._session is None:
-                self._session = boto3.Session(region_name=region)
+                self._session = boto3.Session()
             return self._session
 
     def reset(self) -> None:
@@ -75,9 +77,13 @@ def resolve_caller(scope: Mapping[str, Any] | None, settings: Settings) -> Calle
     if settings.hosted:
         return Caller(settings.auth_mode, None, settings.region,
                       f"auth mode {settings.auth_mode!r} is not available in this deployment yet")
-    session = local_chain.session(settings.region)
-    if session.get_credentials() is None:
-        return Caller("local", None, session.region_name or settings.region,
-                      "the local AWS credential chain found no credentials")
-    return Caller("local", session, session.region_name or settings.region)
+    try:
+        session = local_chain.session()
+        credentials = session.get_credentials()
+    except BotoCoreError as exc:  # e.g. AWS_PROFILE names no profile, or an SSO cache that cannot refresh
+        return Caller("local", None, settings.region, f"the local AWS credential chain failed: {exc}")
+    region = session.region_name or settings.region
+    if credentials is None:
+        return Caller("local", None, region, "the local AWS credential chain found no credentials")
+    return Caller("local", session, region)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import anyio
 import pytest
@@ -60,3 +61,23 @@ def test_filesystem_status_describes_the_temp_dir() -> None:
     assert status["temp_writable"] is True
     assert isinstance(status["temp_free_mib"], int)
     assert set(status) >= {"home_writable", "root_read_only"}
+
+
+def test_a_broken_local_profile_is_a_clean_not_authenticated(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_PROFILE", "no-such-profile")
+    status = read("auth://status")
+    assert status["authenticated"] is False
+    assert "no-such-profile" in status["reason"]
+
+
+@pytest.mark.usefixtures("aws")
+def test_the_profile_region_is_the_callers_region(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.write_text("[profile analytics]\nregion = eu-west-1\n")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    monkeypatch.setenv("AWS_PROFILE", "analytics")
+    monkeypatch.delenv("AWS_REGION")
+    monkeypatch.delenv("AWS_DEFAULT_REGION")
+    status = read("auth://status")
+    assert status["authenticated"] is True
+    assert status["region"] == "eu-west-1"
