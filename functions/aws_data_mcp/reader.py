@@ -6,11 +6,13 @@ same error codes by construction.
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
+from decimal import Decimal
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -30,6 +32,8 @@ MAX_URI_LENGTH = 2048
 @dataclass(frozen=True)
 class Reading:
     spec: ResourceSpec
+    uri: str
+    """The URI as resolved (canonical form of what the client sent)."""
     text: str
 
 
@@ -39,8 +43,13 @@ def to_json(value: Any) -> str:
 
 
 def _json_default(value: Any) -> Any:
+    """AWS types JSON lacks: timestamps (botocore), Decimal (DynamoDB), bytes (blobs, as base64)."""
     if isinstance(value, datetime | date):
         return value.isoformat()
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
@@ -92,44 +101,41 @@ class ResourceReader:
     ) -> Reading:
         """Read `raw` as the caller `resolve_caller()` returns, within `budget_seconds`.
 
-        Returns its JSON text, or raises a `ResourceFailure`.
+        Returns its JSON text, or raises a `ResourceFailure`: every other failure (AWS,
+        timeout, a resolver bug, unserialisable output) is mapped onto that vocabulary here.
         """
         started = time.perf_counter()
         spec: ResourceSpec | None = None
         try:
             spec, args, query = self.resolve(raw)
+            uri = self.canonical(raw)
             budget = min(budget_seconds or self.settings.request_timeout_seconds, self.settings.request_timeout_seconds)
-            result = await self._resolve(spec, args, query, resolve_caller, budget)
-            text = self._render(spec, result, self.canonical(raw).partition("?")[0], query.get("cursor"))
+            text = await self._read(spec, args, query, uri.partition("?")[0], resolve_caller, budget)
         except ResourceFailure as failure:
             record_read(spec.uri if spec else "unknown", time.perf_counter() - started, failure.code.value)
             failure.uri = raw if isinstance(raw, str) else None
             raise
         record_read(spec.uri, time.perf_counter() - started, None)
-        return Reading(spec, text)
+        return Reading(spec, uri, text)
 
-    async def _resolve(
+    async def _read(
         self,
         spec: ResourceSpec,
         args: Mapping[str, str],
         query: Mapping[str, str],
+        base_uri: str,
         resolve_caller: Callable[[], Caller],
         budget: float,
-    ) -> Mapping[str, Any]:
-        if spec.requires != "none" or spec.aws_calls:
-            caller = resolve_caller()
-            if spec.requires != "none":
-                caller.require_session()
-        else:
-            caller = Caller(self.settings.auth_mode, None, self.settings.region, "not needed by this resource")
-        request = ResourceRequest(args, query, caller, self.settings, self.registry)
+    ) -> str:
         try:
-            if spec.aws_calls:
-                # boto3 is blocking: run it off the event loop, bounded by the request budget.
+            if spec.requires != "none" or spec.aws_calls:
+                # The credential chain and boto3 block: off the event loop, bounded by the request budget.
                 with anyio.fail_after(budget):
-                    result = await anyio.to_thread.run_sync(spec.resolver, request, abandon_on_cancel=True)
+                    result = await anyio.to_thread.run_sync(self._resolve, spec, args, query, resolve_caller,
+                                                            abandon_on_cancel=True)
             else:
-                result = spec.resolver(request)
+                result = self._resolve(spec, args, query, None)
+            return self._render(spec, result, base_uri, query.get("cursor"))
         except ResourceFailure:
             raise
         except TimeoutError as exc:
@@ -143,7 +149,22 @@ class ResourceReader:
             logger.exception("resolver failed", extra={"resource": spec.uri})
             raise ResourceFailure(ErrorCode.INTERNAL, f"Internal error while reading {spec.uri}",
                                   details=["This is a server bug; the logs carry the details."]) from exc
-        return result
+
+    def _resolve(
+        self,
+        spec: ResourceSpec,
+        args: Mapping[str, str],
+        query: Mapping[str, str],
+        resolve_caller: Callable[[], Caller] | None,
+    ) -> Mapping[str, Any]:
+        """Run the resolver: the caller is resolved only for resources that need one."""
+        if resolve_caller is None:
+            caller = Caller(self.settings.auth_mode, None, self.settings.region, "not needed by this resource")
+        else:
+            caller = resolve_caller()
+            if spec.requires != "none":
+                caller.require_session()
+        return spec.resolver(ResourceRequest(args, query, caller, self.settings, self.registry))
 
     def _render(self, spec: ResourceSpec, result: Mapping[str, Any], base_uri: str, cursor: str | None) -> str:
         """JSON within the character budget: a pageable list is cut JSON-safely, keeping its total and a next URI."""

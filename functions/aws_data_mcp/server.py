@@ -174,7 +174,7 @@ class DataMCPServer(MCPServer[Any]):
         except ResourceFailure as failure:
             raise MCPError(code=failure.jsonrpc_code, message=failure.message, data=failure.payload()) from None
         return ReadResourceResult(
-            contents=[TextResourceContents(uri=params.uri, text=reading.text, mime_type=reading.spec.mime_type)]
+            contents=[TextResourceContents(uri=reading.uri, text=reading.text, mime_type=reading.spec.mime_type)]
         )
 
     async def _complete(self, ctx: ServerRequestContext[Any], params: CompleteRequestParams) -> CompleteResult:
@@ -185,8 +185,8 @@ class DataMCPServer(MCPServer[Any]):
             completer = spec.completions.get(params.argument.name) if spec else None
             if completer is not None:
                 try:
-                    caller = self.caller_for(ctx)
-                    values = sorted(await anyio.to_thread.run_sync(completer, caller, params.argument.value))
+                    values = sorted(await anyio.to_thread.run_sync(
+                        lambda: completer(self.caller_for(ctx), params.argument.value)))
                 except ResourceFailure:
                     values = []  # completion is a hint: an unauthenticated caller just gets none
         return CompleteResult(completion=Completion(values=values[:MAX_COMPLETIONS], total=len(values),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from http import HTTPStatus
 
-from mcp_types import INVALID_REQUEST
+from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 from starlette.types import Message, Send
 
 _REPLACED = (b"content-type", b"content-length")
@@ -36,7 +36,8 @@ def json_errors(send: Send) -> Send:
             return
         start = held.pop()
         text = body.decode("utf-8", "replace").strip() or HTTPStatus(start["status"]).phrase
-        error = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": text}}
+        code = INTERNAL_ERROR if start["status"] >= 500 else INVALID_REQUEST
+        error = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": text}}
         encoded = json.dumps(error).encode()
         headers = [(k, v) for k, v in start.get("headers", []) if k.lower() not in _REPLACED]
         headers += [(b"content-type", b"application/json"), (b"content-length", str(len(encoded)).encode())]
