@@ -29,6 +29,7 @@ os.environ.update(
 os.environ.pop("AWS_DATA_MCP_MODE", None)
 
 from moto import mock_aws  # noqa: E402
+from moto.server import ThreadedMotoServer  # noqa: E402
 
 from aws_data_mcp.app import create_http_app  # noqa: E402
 from aws_data_mcp.cli import LocalLambdaContext  # noqa: E402
@@ -44,6 +45,22 @@ MODERN_META = {
     "io.modelcontextprotocol/clientInfo": {"name": "pytest", "version": "1.0"},
     "io.modelcontextprotocol/clientCapabilities": {},
 }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def moto_endpoint() -> Iterator[str]:
+    """Every boto3 call of the session goes to moto's server on loopback, never to AWS.
+
+    The servers under test run in threads of this process and resolve the local
+    credential chain, so `auth://status` through them is answered by moto's STS.
+    """
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
+    server.start()
+    endpoint = f"http://127.0.0.1:{server._port}"
+    os.environ["AWS_ENDPOINT_URL"] = endpoint
+    yield endpoint
+    os.environ.pop("AWS_ENDPOINT_URL", None)
+    server.stop()
 
 
 @pytest.fixture(autouse=True)

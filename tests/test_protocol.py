@@ -77,6 +77,14 @@ async def test_every_uri_reads_as_json_and_get_resource_returns_the_same_bytes(h
 
 
 @pytest.mark.parametrize("mode", MODES)
+async def test_auth_status_names_the_caller_through_the_protocol(http_server: Any, mode: str) -> None:
+    async with Client(http_server.url, mode=mode) as client:
+        status = json.loads((await client.read_resource("auth://status")).contents[0].text)
+    assert status["authenticated"] is True and status["auth_mode"] == "local"
+    assert status["account"] == "123456789012" and status["principal_arn"].startswith("arn:aws:")
+
+
+@pytest.mark.parametrize("mode", MODES)
 async def test_get_resource_discovery_lists_every_resource_and_template(http_server: Any, mode: str) -> None:
     async with Client(http_server.url, mode=mode) as client:
         for arguments in ({}, {"uri": ""}):

@@ -16,7 +16,7 @@ def _resolver(request: ResourceRequest) -> dict[str, str]:
 def test_lists_are_sorted_and_split_into_static_and_templates() -> None:
     static = [s.uri for s in registry.static()]
     assert static == sorted(static)
-    assert all(not s.is_template for s in registry.static())
+    assert all(s.template is None for s in registry.static())
     assert [s.uri for s in registry.templates()] == ["metadata://templates/{template}"]
 
 
@@ -37,8 +37,13 @@ def test_a_uri_registered_twice_is_refused() -> None:
 
 def test_completions_must_name_template_arguments() -> None:
     with pytest.raises(ValueError, match="unknown arguments"):
-        Registry().resource("x://{a}", name="a", title="A", description="a",
+        Registry().resource("x://{a}", name="a", title="A", description="a", example="x://1",
                             completions={"b": lambda caller, prefix: []})(_resolver)
+
+
+def test_a_template_needs_an_example_it_matches() -> None:
+    with pytest.raises(ValueError, match="example"):
+        Registry().resource("x://{a}", name="a", title="A", description="a", example="y://1")(_resolver)
 
 
 def test_static_uri_wins_over_a_template_and_templates_extract_arguments() -> None:

@@ -71,7 +71,7 @@ def _print_banner(settings: Settings, inventory: Any) -> None:
 
 def _invoke(event_file: Path) -> dict[str, Any]:
     """Run the real Lambda handler on one event and return its response with the body decoded."""
-    os.environ.setdefault("AWS_DATA_MCP_MODE", "lambda")
+    os.environ["AWS_DATA_MCP_MODE"] = "lambda"  # the same code path as on Lambda, whatever the shell says
     from aws_data_mcp.handler import lambda_handler
 
     event = json.loads(event_file.read_text(encoding="utf-8"))
@@ -109,7 +109,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     serve = commands.add_parser("serve", help="serve /mcp over HTTP on 127.0.0.1 with your AWS credentials")
     demo = commands.add_parser("demo", help="serve /mcp over HTTP against an embedded emulated AWS account")
     for command in (serve, demo):
-        command.add_argument("--host", default=None, help="interface to bind (default 127.0.0.1)")
+        command.add_argument("--host", default=None, help="loopback interface to bind: 127.0.0.1 (default), "
+                             "localhost or ::1; the server acts as you, so it never listens beyond this machine")
         command.add_argument("--port", type=int, default=None, help="port (default 8000)")
     stdio = commands.add_parser("stdio", help="serve MCP over stdin/stdout (desktop clients)")
     stdio.add_argument("--demo", action="store_true", help="against the embedded emulated AWS account")
@@ -119,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     if args.command == "resource-table":
-        from aws_data_mcp.get_resource import registry
+        from aws_data_mcp.resources import registry
 
         print(registry.markdown_table(), end="")
         return
@@ -130,7 +131,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     settings = Settings.from_env(default_mode="demo" if demo_mode else "local")
     overrides = {k: v for k, v in (("host", getattr(args, "host", None)), ("port", getattr(args, "port", None)))
                  if v is not None}
-    settings = dataclasses.replace(settings, **overrides)
+    try:
+        settings = dataclasses.replace(settings, **overrides)
+    except ValueError as refused:
+        parser.error(str(refused))
     if args.command == "serve":
         _serve_http(settings)
     elif args.command == "stdio" and not demo_mode:

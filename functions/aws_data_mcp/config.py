@@ -19,6 +19,7 @@ PROTOCOL_REVISIONS: tuple[str, ...] = ("2025-11-25", "2026-07-28")
 """The revisions served on /mcp: 2025-11-25 (and the older ones the SDK negotiates) stateless, 2026-07-28."""
 
 ENV_PREFIX = "AWS_DATA_MCP_"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def _env(name: str, default: str) -> str:
@@ -50,6 +51,11 @@ class Settings:
     list_page_size: int = 100
     protocol_revisions: tuple[str, ...] = field(default=PROTOCOL_REVISIONS)
 
+    def __post_init__(self) -> None:
+        if not self.hosted and self.host not in LOOPBACK_HOSTS:
+            raise ValueError(f"host {self.host!r}: the local server acts with your own AWS credentials and has no "
+                             f"authentication of its own, so it binds loopback only ({', '.join(LOOPBACK_HOSTS)})")
+
     @property
     def hosted(self) -> bool:
         """True on Lambda, where identity must come from API Gateway and never from the local chain."""
@@ -63,6 +69,8 @@ class Settings:
         auth_mode: AuthMode = _env("AUTH_MODE", "iam" if mode == "lambda" else "local")  # type: ignore[assignment]
         if auth_mode not in ("local", "oidc", "iam"):
             raise ValueError(f"{ENV_PREFIX}AUTH_MODE must be local, oidc or iam, not {auth_mode!r}")
+        if os.environ.get("AWS_LAMBDA_FUNCTION_NAME") and mode != "lambda":
+            raise ValueError(f"{ENV_PREFIX}MODE={mode!r} on Lambda would serve the function's own role: refused")
         if mode == "lambda" and auth_mode == "local":
             raise ValueError("auth mode 'local' would use the function's own role: it is refused on Lambda")
         hosts = tuple(h.strip() for h in _env("ALLOWED_HOSTS", "").split(",") if h.strip())

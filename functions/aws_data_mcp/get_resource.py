@@ -27,12 +27,12 @@ TOOL_NAME = "get_resource"
 def _description() -> str:
     families = ", ".join(sorted({f"{spec.category}://" for spec in registry}))
     static = min((spec.uri for spec in registry.static()), key=len)
-    template = next(spec.uri for spec in registry.templates())
+    template = next(spec.example for spec in registry.templates())
     return (
         "Read any resource of this server by URI, for clients that cannot read MCP resources themselves. "
         "Call with no uri to discover every resource and template (uri or uriTemplate, description, parameters, "
         f"what it requires). URI families: {families}. Examples: get_resource(uri=\"{static}\"); templated: "
-        f"get_resource(uri=\"{template.replace('{template}', 'dataset')}\"). Returns exactly what resources/read "
+        f"get_resource(uri=\"{template}\"). Returns exactly what resources/read "
         "returns; errors carry a stable code, recovery steps and the nearest valid URIs."
     )
 
@@ -55,7 +55,7 @@ async def get_resource_result(
 ) -> CallToolResult:
     """Discovery for an empty `uri`, else exactly what `resources/read` returns, or a structured error."""
     if uri is None or (isinstance(uri, str) and not uri.strip()):
-        discovery = registry.discovery()
+        discovery = server.registry.discovery()
         return _text_result(to_json(discovery), discovery)
     try:
         reading = await server.read(uri, ctx)

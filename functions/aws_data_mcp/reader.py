@@ -109,7 +109,9 @@ class ResourceReader:
         try:
             spec, args, query = self.resolve(raw)
             uri = self.canonical(raw)
-            budget = min(budget_seconds or self.settings.request_timeout_seconds, self.settings.request_timeout_seconds)
+            budget = self.settings.request_timeout_seconds
+            if budget_seconds is not None:
+                budget = min(budget_seconds, budget)
             text = await self._read(spec, args, query, uri.partition("?")[0], resolve_caller, budget)
         except ResourceFailure as failure:
             record_read(spec.uri if spec else "unknown", time.perf_counter() - started, failure.code.value)
@@ -169,7 +171,10 @@ class ResourceReader:
     def _render(self, spec: ResourceSpec, result: Mapping[str, Any], base_uri: str, cursor: str | None) -> str:
         """JSON within the character budget: a pageable list is cut JSON-safely, keeping its total and a next URI."""
         if spec.list_field is None:
-            return to_json(result)
+            text = to_json(result)
+            if len(text) > self.settings.response_char_budget:  # a single document: never cut into invalid JSON
+                logger.warning("response over the character budget", extra={"resource": spec.uri, "chars": len(text)})
+            return text
         items = list(result[spec.list_field])
         try:
             offset = decode_cursor(cursor, len(items))

@@ -55,6 +55,8 @@ class ResourceSpec:
     completions: Mapping[str, Completer] = field(default_factory=dict)
     list_field: str | None = None
     """The top-level list that the character budget may cut into pages (`?cursor=`)."""
+    example: str | None = None
+    """For a template: one concrete URI it serves, for docs and the tool description."""
     mime_type: str = MIME_JSON
 
     @property
@@ -65,10 +67,6 @@ class ResourceSpec:
     def template(self) -> UriTemplate | None:
         parsed = UriTemplate.parse(self.uri)
         return parsed if parsed.variable_names else None
-
-    @property
-    def is_template(self) -> bool:
-        return self.template is not None
 
     def describe(self) -> dict[str, Any]:
         """The discovery entry shared by `get_resource()` and `info://capabilities`."""
@@ -86,6 +84,8 @@ class ResourceSpec:
             "awsCalls": list(self.aws_calls),
             "paged": self.list_field is not None,
         }
+        if self.example:
+            entry["example"] = self.example
         return entry
 
 
@@ -95,10 +95,9 @@ class ToolSpec:
     title: str
     description: str
     fn: Callable[..., Any]
-    read_only: bool = True
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "title": self.title, "description": self.description, "readOnly": self.read_only}
+        return {"name": self.name, "title": self.title, "description": self.description, "readOnly": True}
 
 
 @dataclass(frozen=True)
@@ -127,10 +126,11 @@ class Registry:
         aws_calls: Sequence[str] = (),
         completions: Mapping[str, Completer] | None = None,
         list_field: str | None = None,
+        example: str | None = None,
     ) -> Callable[[Resolver], Resolver]:
         def register(resolver: Resolver) -> Resolver:
             self.add(ResourceSpec(uri, name, title, description, requires, resolver, tuple(aws_calls),
-                                  dict(completions or {}), list_field))
+                                  dict(completions or {}), list_field, example))
             return resolver
 
         return register
@@ -140,6 +140,8 @@ class Registry:
             raise ValueError(f"resource {spec.uri!r} is registered twice")
         template = spec.template
         if template is not None:
+            if spec.example is None or template.match(spec.example) is None:
+                raise ValueError(f"template {spec.uri!r} needs an example URI that it matches")
             unknown = set(spec.completions) - set(template.variable_names)
             if unknown:
                 raise ValueError(f"completions for unknown arguments {sorted(unknown)} of {spec.uri!r}")
@@ -163,6 +165,9 @@ class Registry:
 
     def tools(self) -> list[ToolSpec]:
         return sorted(self._tools.values(), key=lambda t: t.name)
+
+    def tool_named(self, name: str) -> ToolSpec | None:
+        return self._tools.get(name)
 
     def __iter__(self) -> Iterator[ResourceSpec]:
         return iter([*self.static(), *self.templates()])

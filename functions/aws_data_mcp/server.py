@@ -9,6 +9,7 @@ else (tools, JSON-RPC, transports, templates matching) stays the SDK's.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -51,7 +52,8 @@ from aws_data_mcp.request_state import snapshot_safe_request_state
 
 T = TypeVar("T")
 MAX_COMPLETIONS = 100
-LAMBDA_ANSWER_MARGIN_SECONDS = 1.0
+DEADLINE_SCOPE_KEY = "aws_data_mcp.deadline"
+"""ASGI scope key: the `time.monotonic()` by which a request must be answered (set by the Lambda edge)."""
 
 
 def request_scope(ctx: ServerRequestContext[Any, Any] | None) -> Mapping[str, Any] | None:
@@ -61,11 +63,9 @@ def request_scope(ctx: ServerRequestContext[Any, Any] | None) -> Mapping[str, An
 
 
 def remaining_seconds(scope: Mapping[str, Any] | None) -> float | None:
-    """Time left before Lambda stops this invocation, less a margin to answer before API Gateway gives up."""
-    context = scope.get("aws.context") if scope else None
-    if context is None or not hasattr(context, "get_remaining_time_in_millis"):
-        return None
-    return max(context.get_remaining_time_in_millis() / 1000 - LAMBDA_ANSWER_MARGIN_SECONDS, 0.1)
+    """Seconds until the deadline the transport edge set on this request, if it set one."""
+    deadline = scope.get(DEADLINE_SCOPE_KEY) if scope else None
+    return None if deadline is None else max(deadline - time.monotonic(), 0.0)
 
 
 def _page(items: Sequence[T], cursor: str | None, size: int) -> tuple[Sequence[T], str | None]:
@@ -126,10 +126,10 @@ class DataMCPServer(MCPServer[Any]):
         self.middleware.append(_bind_log_context)
         self._lowlevel_server.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
         self._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
+        read_only = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=True)
         for tool in registry.tools():
             self.add_tool(tool.fn, name=tool.name, title=tool.title, description=tool.description,
-                          annotations=ToolAnnotations(read_only_hint=tool.read_only, idempotent_hint=True,
-                                                      open_world_hint=True))
+                          annotations=read_only)
 
     def caller_for(self, ctx: ServerRequestContext[Any, Any] | None) -> Caller:
         return resolve_caller(request_scope(ctx), self.config)
@@ -148,7 +148,7 @@ class DataMCPServer(MCPServer[Any]):
         `resources/read` costs (SPEC §8). Other tools, and odd arguments, take the SDK's path.
         """
         arguments = params.arguments or {}
-        if params.name == GET_RESOURCE and set(arguments) <= {"uri"}:
+        if params.name == GET_RESOURCE and self.registry.tool_named(GET_RESOURCE) and set(arguments) <= {"uri"}:
             return await get_resource_result(self, arguments.get("uri"), ctx)
         return await super()._handle_call_tool(ctx, params)
 

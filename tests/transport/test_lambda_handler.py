@@ -271,6 +271,9 @@ def test_every_response_has_a_content_type_and_is_not_base64(lambda_handler: Inv
         ("http-api-v2", "v1-beta", "/mcp"),
         ("rest-v1", "prod", "/mcp"),
         ("rest-v1", "prod", "/mcp/"),
+        # A stage named like the route: only an HTTP API rawPath carries the stage, so only it is stripped.
+        ("http-api-v2", "mcp", "/mcp"),
+        ("rest-v1", "mcp", "/mcp"),
     ],
 )
 def test_named_stage_and_trailing_slash_are_served_not_redirected(
@@ -401,7 +404,7 @@ def _throwaway_registry(calls: list[ResourceRequest], requires: str, aws: tuple[
     probe.add(ResourceSpec("probe://secret", "probe-secret", "Probe", "A throwaway resource that needs a caller.",
                            requires, resolver, aws))  # type: ignore[arg-type]
     probe.add(ResourceSpec("probe://items/{name}", "probe-item", "Probe item", "A throwaway template.",
-                           requires, resolver, aws))  # type: ignore[arg-type]
+                           requires, resolver, aws, example="probe://items/one"))  # type: ignore[arg-type]
     return probe
 
 

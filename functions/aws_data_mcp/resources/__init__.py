@@ -1,4 +1,4 @@
-"""One module per resource namespace; importing this package registers them all.
+"""One module per resource namespace; importing this package registers them all, and the tools.
 
 `registry` is the process-wide registry every edge reads from.
 """
@@ -7,6 +7,9 @@ from aws_data_mcp.registry import Registry
 
 registry = Registry()
 
-from aws_data_mcp.resources import auth, config, info, metadata  # noqa: E402  (registration side effect)
+from aws_data_mcp.resources import auth, config, info, metadata  # noqa: E402, I001  (registration side effect)
 
-__all__ = ["auth", "config", "info", "metadata", "registry"]
+# The tool last: its description lists the URI families registered above.
+from aws_data_mcp import get_resource  # noqa: E402
+
+__all__ = ["auth", "config", "get_resource", "info", "metadata", "registry"]

@@ -24,7 +24,8 @@ class ServerConfig(TypedDict):
     "config://server",
     name="server-config",
     title="Server configuration",
-    description="Version, deployment mode, auth mode, protocol revisions, timeouts, cache TTL, limits and region.",
+    description="Version, deployment mode, auth mode, protocol revisions, timeouts, limits (response budget, "
+    "body size, page size) and region.",
 )
 def server_config(request: ResourceRequest) -> ServerConfig:
     settings = request.settings

@@ -70,6 +70,7 @@ def list_templates(request: ResourceRequest) -> dict[str, Any]:
     title="One metadata template",
     description="One JSON Schema template by name; an unknown name is an error listing the valid names.",
     completions={"template": complete_template},
+    example="metadata://templates/dataset",
 )
 def get_template(request: ResourceRequest) -> dict[str, Any]:
     name = request.args["template"]
@@ -91,9 +92,10 @@ def get_template(request: ResourceRequest) -> dict[str, Any]:
     name="metadata-examples",
     title="Metadata examples",
     description="Worked examples of valid metadata for each template.",
+    list_field="examples",
 )
 def list_examples(request: ResourceRequest) -> dict[str, Any]:
-    return {"count": sum(len(e.get("examples", [])) for e in examples().values()), "by_template": examples()}
+    return {"examples": [{"template_uri": template_uri(name), **entry} for name, entry in examples().items()]}
 
 
 @registry.resource(

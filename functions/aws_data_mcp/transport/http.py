@@ -21,6 +21,7 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp.server import DataMCPServer
 from aws_data_mcp.transport.json_errors import json_errors
 from aws_data_mcp.transport.lambda_edge import LambdaEdge
+from aws_data_mcp.transport.paths import route_path
 
 MCP_PATH = "/mcp"
 
@@ -90,9 +91,10 @@ class McpHttpApp:
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         app = await self._running_app()
-        if scope["type"] == "http" and scope["path"].rstrip("/") == MCP_PATH:
+        if scope["type"] == "http" and route_path(scope).rstrip("/") == MCP_PATH:
             # No trailing-slash redirect: behind a stage it would drop the stage from the URL.
-            scope = {**scope, "path": MCP_PATH, "raw_path": MCP_PATH.encode()}
+            path = scope.get("root_path", "") + MCP_PATH
+            scope = {**scope, "path": path, "raw_path": path.encode()}
         await app(scope, receive, json_errors(send))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

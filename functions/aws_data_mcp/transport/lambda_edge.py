@@ -1,6 +1,9 @@
 """What only Lambda behind API Gateway needs, as one ASGI wrapper.
 
-- A named stage puts `/prod` in front of the path (HTTP API v2 rawPath): strip it.
+- A named stage puts `/prod` in front of an HTTP API (payload 2.0) rawPath: strip it.
+  REST (v1) paths never carry the stage, so a stage named like a route is safe there.
+- The invocation's remaining time becomes the request's deadline, so every read
+  answers before Lambda (and API Gateway behind it) gives up.
 - GET /mcp (the legacy SSE stream) would hang until the Lambda timeout under
   Mangum's buffering: answer 405 at once. Streaming belongs to the local HTTP mode.
 - Through REST v1, a response without content-type comes back base64-encoded:
@@ -10,9 +13,17 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from aws_data_mcp.server import DEADLINE_SCOPE_KEY
+from aws_data_mcp.transport.paths import route_path
+
+ANSWER_MARGIN_SECONDS = 1.0
+"""Kept back from Lambda's remaining time to write the answer before the invocation ends."""
+MIN_BUDGET_SECONDS = 0.1
 
 _NO_STREAM_BODY = json.dumps(
     {
@@ -32,22 +43,31 @@ class LambdaEdge:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        scope = _strip_stage(scope)
-        if scope["method"] == "GET" and scope["path"].rstrip("/") == self.mcp_path:
+        scope = _with_deadline(_strip_stage(scope))
+        if scope["method"] == "GET" and route_path(scope).rstrip("/") == self.mcp_path:
             await _answer(send, 405, _NO_STREAM_BODY, [(b"allow", b"POST, DELETE")])
             return
         await self.app(scope, receive, _with_content_type(send))
 
 
 def _strip_stage(scope: Scope) -> Scope:
+    """Mount the stage as the ASGI root path, so routes see `/mcp` and generated URLs keep the stage."""
     event: dict[str, Any] = scope.get("aws.event") or {}
     stage = (event.get("requestContext") or {}).get("stage")
     prefix = f"/{stage}"
-    path: str = scope["path"]
-    if stage and stage != "$default" and (path == prefix or path.startswith(prefix + "/")):
-        path = path[len(prefix):] or "/"
-        return {**scope, "path": path, "raw_path": path.encode(), "root_path": prefix}
+    raw_path: str = event.get("rawPath") or ""
+    staged = event.get("version") == "2.0" and (raw_path == prefix or raw_path.startswith(prefix + "/"))
+    if stage and stage != "$default" and staged and scope["path"].startswith(prefix):
+        return {**scope, "root_path": prefix}
     return scope
+
+
+def _with_deadline(scope: Scope) -> Scope:
+    context = scope.get("aws.context")
+    if context is None:
+        return scope
+    remaining = context.get_remaining_time_in_millis() / 1000 - ANSWER_MARGIN_SECONDS
+    return {**scope, DEADLINE_SCOPE_KEY: time.monotonic() + max(remaining, MIN_BUDGET_SECONDS)}
 
 
 def _with_content_type(send: Send) -> Send:
