@@ -129,7 +129,7 @@ def test_environment(function: dict[str, Any]) -> None:
 
 def test_auth_mode_parameter(template: dict[str, Any]) -> None:
     auth = template["Parameters"]["AuthMode"]
-    assert set(auth["AllowedValues"]) == {"oidc", "iam"}
+    assert set(auth["AllowedValues"]) == {"iam"}  # oidc arrives with its JWT authorizer
     assert auth["Default"] == "iam"
 
 
@@ -167,6 +167,12 @@ def test_caller_role_pattern_parameter(template: dict[str, Any]) -> None:
     assert "trust policy" in param["Description"]
 
 
+def test_every_route_needs_a_sigv4_signed_caller(resources: dict[str, Any]) -> None:
+    auth = resources["HttpApi"]["Properties"]["Auth"]
+    assert auth["EnableIamAuthorizer"] is True
+    assert auth["DefaultAuthorizer"] == "AWS_IAM"
+
+
 def test_routes(function: dict[str, Any], resources: dict[str, Any]) -> None:
     routes = set()
     for event in function["Events"].values():
@@ -176,8 +182,8 @@ def test_routes(function: dict[str, Any], resources: dict[str, Any]) -> None:
         routes.add((props["Method"].upper(), props["Path"]))
     mcp_methods = {m for m, p in routes if p == "/mcp"}
     assert mcp_methods in ({"POST", "GET", "DELETE"}, {"ANY"})
-    assert ("GET", "/.well-known/oauth-protected-resource") in routes
-    assert ("GET", "/.well-known/oauth-protected-resource/mcp") in routes
+    for event in function["Events"].values():  # no route opts out of the API's authorizer
+        assert "Auth" not in event["Properties"]
     assert resources["HttpApi"]["Properties"]["StageName"] == {"Ref": "Stage"}
 
 
