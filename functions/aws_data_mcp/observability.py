@@ -49,8 +49,12 @@ def configure(hosted: bool, level: str = "INFO") -> None:
 
 
 def bind_request(method: str | None, uri: str | None) -> None:
-    """Put the MCP method and URI on every later log line of this request."""
-    logger.append_keys(mcp_method=method, mcp_uri=uri)
+    """Put the MCP method and URI on every later log line of this request.
+
+    Context-local (a ContextVar), so concurrent requests of the local server never
+    label each other's lines.
+    """
+    logger.thread_safe_append_keys(mcp_method=method, mcp_uri=uri)
 
 
 @contextmanager
@@ -61,7 +65,7 @@ def lambda_invocation(request_id: str | None, aws_request_id: str) -> Iterator[N
     per-call context model costs more than the rest of our middleware together.
     """
     logger.set_correlation_id(request_id)
-    logger.append_keys(aws_request_id=aws_request_id, mcp_method=None, mcp_uri=None)
+    logger.append_keys(aws_request_id=aws_request_id)
     token = _in_invocation.set(True)
     try:
         yield
