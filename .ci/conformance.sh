@@ -79,8 +79,8 @@ probe() {
     2>/dev/null | grep -q '"protocolVersion"'
 }
 
-# `serve` against fake static credentials: the conformance scenarios never reach AWS, and nothing
-# from the machine's own AWS configuration (profiles, SSO, instance metadata) leaks in.
+# `serve` against fake static credentials and a closed loopback endpoint: nothing can reach AWS,
+# and nothing from the machine's own AWS configuration (profiles, SSO, instance metadata) leaks in.
 start_server() {
   local attempt port
   for attempt in 1 2 3; do
@@ -89,7 +89,7 @@ start_server() {
     env -u AWS_PROFILE -u AWS_DEFAULT_PROFILE -u AWS_SESSION_TOKEN -u AWS_LAMBDA_FUNCTION_NAME \
       AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing \
       AWS_DEFAULT_REGION=us-east-1 AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true \
-      AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null \
+      AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_ENDPOINT_URL=http://127.0.0.1:9 \
       "$PY" -m aws_data_mcp serve --host 127.0.0.1 --port "$port" </dev/null >"$SERVER_LOG" 2>&1 &
     SERVER_PID=$!
     local waited=0
