@@ -49,6 +49,18 @@ class Settings:
     response_char_budget: int = 50_000
     max_request_body_bytes: int = 1_048_576
     list_page_size: int = 100
+    cache_ttl_seconds: float = 30.0
+    """How long a caller's AWS results are reused for the same URI; 0 turns the cache off."""
+    fanout_width: int = 16
+    """Concurrent AWS calls per fan-out (per bucket, workgroup, user...); also botocore's connection pool size."""
+    query_history_default: int = 50
+    query_history_max: int = 500
+    tabulator_workgroup: str = "primary"
+    """The Athena workgroup the server's table queries use."""
+    tabulator_databases: tuple[str, ...] = ()
+    """The Glue databases in scope for table queries; empty means all."""
+    open_query_enabled: bool = False
+    """Whether free-form SQL queries are enabled (off: only the server's own table queries)."""
     protocol_revisions: tuple[str, ...] = field(default=PROTOCOL_REVISIONS)
 
     def __post_init__(self) -> None:
@@ -87,4 +99,9 @@ class Settings:
             response_char_budget=int(_env("RESPONSE_CHAR_BUDGET", "50000")),
             max_request_body_bytes=int(_env("MAX_REQUEST_BODY_BYTES", "1048576")),
             list_page_size=int(_env("LIST_PAGE_SIZE", "100")),
+            cache_ttl_seconds=float(_env("CACHE_TTL", "30")),
+            fanout_width=int(_env("FANOUT_WIDTH", "16")),
+            tabulator_workgroup=_env("TABULATOR_WORKGROUP", "primary"),
+            tabulator_databases=tuple(d.strip() for d in _env("TABULATOR_DATABASES", "").split(",") if d.strip()),
+            open_query_enabled=_env("OPEN_QUERY", "false").lower() in ("1", "true", "yes", "on"),
         )

@@ -32,6 +32,12 @@ class ErrorCode(StrEnum):
     INTERNAL = "internal"
 
 
+class DeadlineExceeded(BotoCoreError):
+    """Raised before an AWS call (or a retry of one) that would start after the request's deadline."""
+
+    fmt = "The request's time budget ran out before the AWS call could start"
+
+
 RESOURCE_NOT_FOUND = -32002
 """The MCP specification's JSON-RPC code for an unknown resource."""
 AUTHENTICATION_ERROR = -32001
@@ -67,6 +73,8 @@ class ResourceFailure(Exception):
     valid_uris: list[str] = field(default_factory=list)
     uri: str | None = None
     """The URI as the client sent it, so a client matching errors to requests need not remember it."""
+    action: str | None = None
+    """For `access_denied`: the IAM action the caller lacks."""
 
     def __post_init__(self) -> None:
         super().__init__(self.message)
@@ -88,8 +96,17 @@ class ResourceFailure(Exception):
         }
         if self.code in (ErrorCode.INVALID_URI, ErrorCode.NOT_FOUND):
             body["valid_uris"] = self.valid_uris
+        if self.action is not None:
+            body["action"] = self.action
         if self.uri is not None:
             body["uri"] = self.uri
+        return body
+
+    def brief(self) -> dict[str, Any]:
+        """The error object kept beside one item of a partial result (a denied bucket, a slow workgroup)."""
+        body: dict[str, Any] = {"error": self.code.value, "message": self.message, "retryable": self.retryable}
+        if self.action is not None:
+            body["action"] = self.action
         return body
 
 
@@ -123,6 +140,7 @@ def from_aws_error(exc: BaseException, action: str) -> ResourceFailure:
                 ErrorCode.ACCESS_DENIED,
                 f"Access denied: the caller is not allowed {action}",
                 details=[f"Grant the caller's IAM identity the action {action} on the resource.", aws_message],
+                action=action,
             )
         if aws_code in _AUTH_CODES:
             return ResourceFailure(
@@ -134,9 +152,19 @@ def from_aws_error(exc: BaseException, action: str) -> ResourceFailure:
             return ResourceFailure(ErrorCode.NOT_FOUND, f"{action}: {aws_message or aws_code}")
         return ResourceFailure(ErrorCode.UPSTREAM_UNAVAILABLE, f"{action} failed: {aws_code}",
                                details=["Retry later; if it persists, check the AWS service health."])
-    if isinstance(exc, ConnectTimeoutError | ReadTimeoutError):
+    if isinstance(exc, ConnectTimeoutError | ReadTimeoutError | DeadlineExceeded):
         return ResourceFailure(ErrorCode.TIMEOUT, f"{action} did not answer in time", details=["Retry later."])
     if isinstance(exc, EndpointConnectionError | BotoCoreError):
         return ResourceFailure(ErrorCode.UPSTREAM_UNAVAILABLE, f"{action} could not reach AWS: {type(exc).__name__}",
                                details=["Check network access to the AWS endpoint and retry."])
     return ResourceFailure(ErrorCode.INTERNAL, f"{action} failed unexpectedly")
+
+
+def as_failure(exc: BaseException, action: str) -> ResourceFailure:
+    """Any failure of `action` in the shared vocabulary: ours pass through, AWS's are mapped, anything
+    else is `internal` (the caller logs it: it is a bug)."""
+    if isinstance(exc, ResourceFailure):
+        return exc
+    if isinstance(exc, TimeoutError):
+        return ResourceFailure(ErrorCode.TIMEOUT, f"{action} did not complete in time", details=["Retry later."])
+    return from_aws_error(exc, action)

@@ -19,6 +19,8 @@ from urllib.parse import parse_qsl
 import anyio
 from botocore.exceptions import BotoCoreError, ClientError
 
+from aws_data_mcp.aws import deadline_scope
+from aws_data_mcp.cache import ResultCache
 from aws_data_mcp.config import Settings
 from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, from_aws_error
@@ -58,6 +60,7 @@ class ResourceReader:
         self.registry = registry
         self.settings = settings
         self._categories = {spec.category for spec in registry}
+        self.cache = ResultCache(settings.cache_ttl_seconds)
 
     def canonical(self, raw: str) -> str:
         """Forgive what is unambiguous (whitespace, scheme case, `auth/status`), never guess."""
@@ -94,7 +97,14 @@ class ResourceReader:
         match = self.registry.match(base)
         if match is None:
             raise self._invalid(base, ErrorCode.NOT_FOUND, f"No resource at {base!r}")
-        return match.spec, match.args, dict(parse_qsl(query_text))
+        query = dict(parse_qsl(query_text, keep_blank_values=True))
+        unknown = sorted(set(query) - set(match.spec.accepted_query))
+        if unknown:
+            accepted = ", ".join(match.spec.accepted_query) or "none"
+            raise ResourceFailure(ErrorCode.INVALID_ARGUMENT,
+                                  f"{match.spec.uri} takes no query parameter {', '.join(unknown)[:100]!r}",
+                                  details=[f"Query parameters accepted here: {accepted}."])
+        return match.spec, match.args, query
 
     async def read(
         self, raw: str, resolve_caller: Callable[[], Caller], budget_seconds: float | None = None
@@ -131,12 +141,14 @@ class ResourceReader:
     ) -> str:
         try:
             if spec.requires != "none" or spec.aws_calls:
-                # The credential chain and boto3 block: off the event loop, bounded by the request budget.
+                # The credential chain and boto3 block: off the event loop, bounded by the request budget,
+                # and the same deadline bounds every AWS call the resolver makes (retries included).
+                deadline = time.monotonic() + budget
                 with anyio.fail_after(budget):
-                    result = await anyio.to_thread.run_sync(self._resolve, spec, args, query, resolve_caller,
-                                                            abandon_on_cancel=True)
+                    result = await anyio.to_thread.run_sync(self._resolve_by, spec, args, query, resolve_caller,
+                                                            deadline, abandon_on_cancel=True)
             else:
-                result = self._resolve(spec, args, query, None)
+                result = self._resolve(spec, args, query, self._nobody())
             return self._render(spec, result, base_uri, query.get("cursor"))
         except ResourceFailure:
             raise
@@ -152,21 +164,78 @@ class ResourceReader:
             raise ResourceFailure(ErrorCode.INTERNAL, f"Internal error while reading {spec.uri}",
                                   details=["This is a server bug; the logs carry the details."]) from exc
 
-    def _resolve(
+    async def complete(
+        self,
+        spec: ResourceSpec,
+        argument: str,
+        chosen: Mapping[str, str],
+        prefix: str,
+        resolve_caller: Callable[[], Caller],
+        budget_seconds: float | None = None,
+    ) -> list[str]:
+        """Values for one template argument, given the arguments already `chosen`: a hint, so any failure
+        (no caller, denied, slow) offers nothing. The caller is resolved only where the template needs one."""
+        completer = spec.completions.get(argument)
+        if completer is None:
+            return []
+        budget = min(budget_seconds, self.settings.request_timeout_seconds) if budget_seconds is not None \
+            else self.settings.request_timeout_seconds
+
+        def run(caller: Caller) -> list[str]:
+            request = ResourceRequest(dict(chosen), {}, caller, self.settings, self.registry,
+                                      related=lambda uri: self._related(uri, caller))
+            return sorted(completer(request, prefix))
+
+        def run_as_caller(deadline: float) -> list[str]:
+            with deadline_scope(deadline):
+                return run(resolve_caller())
+
+        try:
+            if spec.requires == "none":
+                return run(self._nobody())
+            with anyio.fail_after(budget):
+                return await anyio.to_thread.run_sync(run_as_caller, time.monotonic() + budget,
+                                                      abandon_on_cancel=True)
+        except (ResourceFailure, TimeoutError, ClientError, BotoCoreError):
+            return []
+
+    def _nobody(self) -> Caller:
+        return Caller(self.settings.auth_mode, None, self.settings.region, "not needed by this resource")
+
+    def _resolve_by(
         self,
         spec: ResourceSpec,
         args: Mapping[str, str],
         query: Mapping[str, str],
-        resolve_caller: Callable[[], Caller] | None,
+        resolve_caller: Callable[[], Caller],
+        deadline: float,
     ) -> Mapping[str, Any]:
-        """Run the resolver: the caller is resolved only for resources that need one."""
-        if resolve_caller is None:
-            caller = Caller(self.settings.auth_mode, None, self.settings.region, "not needed by this resource")
-        else:
+        """In a worker thread: resolve the caller, then the resource, all within `deadline`."""
+        with deadline_scope(deadline):
             caller = resolve_caller()
             if spec.requires != "none":
                 caller.require_session()
-        return spec.resolver(ResourceRequest(args, query, caller, self.settings, self.registry))
+            return self._resolve(spec, args, query, caller)
+
+    def _resolve(
+        self, spec: ResourceSpec, args: Mapping[str, str], query: Mapping[str, str], caller: Caller
+    ) -> Mapping[str, Any]:
+        """Run the resolver, through the per-caller cache for AWS-reading resources.
+
+        The cursor is not part of the key: every page of a list comes from one cached result.
+        """
+        request = ResourceRequest(args, query, caller, self.settings, self.registry,
+                                  related=lambda uri: self._related(uri, caller))
+        digest = caller.identity_digest
+        if spec.requires == "none" or digest is None or not self.cache.enabled:
+            return spec.resolver(request)
+        key = (digest, spec.uri, tuple(sorted(args.items())),
+               tuple(sorted((k, v) for k, v in query.items() if k != "cursor")))
+        return self.cache.get_or_compute(key, lambda: spec.resolver(request))
+
+    def _related(self, uri: str, caller: Caller) -> Mapping[str, Any]:
+        spec, args, query = self.resolve(uri)
+        return self._resolve(spec, args, query, caller)
 
     def _render(self, spec: ResourceSpec, result: Mapping[str, Any], base_uri: str, cursor: str | None) -> str:
         """JSON within the character budget: a pageable list is cut JSON-safely, keeping its total and a next URI."""

@@ -8,7 +8,7 @@ a resource is one `@registry.resource(...)` beside its resolver.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.shared.uri_template import UriTemplate
 
+from aws_data_mcp.aws import client
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.fanout import I, Outcome, T, fan_out
 
 if TYPE_CHECKING:
     from aws_data_mcp.config import Settings
@@ -28,18 +30,39 @@ MIME_JSON = "application/json"
 
 @dataclass(frozen=True)
 class ResourceRequest:
-    """What a resolver gets: template arguments, query parameters and the caller. Never a token."""
+    """What a resolver gets: template arguments, query parameters and the caller. Never a token.
+
+    AWS is reached only through `client()`, which acts as `caller`; the request's deadline reaches
+    every call made here or in `fan_out()` workers (see `aws.deadline_scope`).
+    """
 
     args: Mapping[str, str]
     query: Mapping[str, str]
     caller: Caller
     settings: Settings
     registry: Registry
+    related: Callable[[str], Mapping[str, Any]] | None = field(default=None, repr=False)
+    """Reads another URI's result for the same caller, through the same cache (e.g. discover for
+    recommendations)."""
+
+    def client(self, service: str, region: str | None = None) -> Any:
+        """A boto3 client acting as the caller (in `region`, else the caller's region)."""
+        return client(self.caller.require_session(), service, self.settings, region or self.caller.region)
+
+    def fan_out(self, fn: Callable[[I], T], items: Iterable[I], *, action: str) -> list[Outcome[I, T]]:
+        """`fn` over `items` in parallel, bounded by the server's fan-out width and the request's deadline."""
+        return fan_out(fn, items, action=action, width=self.settings.fanout_width)
+
+    def read_related(self, uri: str) -> Mapping[str, Any]:
+        if self.related is None:
+            raise RuntimeError("this request cannot read related resources")
+        return self.related(uri)
 
 
 Resolver = Callable[[ResourceRequest], Mapping[str, Any]]
-Completer = Callable[["Caller", str], Sequence[str]]
-"""Offers values for one template argument, given the caller and the typed prefix."""
+Completer = Callable[[ResourceRequest, str], Sequence[str]]
+"""Offers values for one template argument, given the request (its `args` are the arguments already
+chosen, from the completion context) and the typed prefix."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +81,13 @@ class ResourceSpec:
     example: str | None = None
     """For a template: one concrete URI it serves, for docs and the tool description."""
     mime_type: str = MIME_JSON
+    query_params: tuple[str, ...] = ()
+    """Query parameters the resolver reads (`?limit=`); `cursor` is implied for a paged list. Any other is
+    refused as `invalid_argument`."""
+
+    @property
+    def accepted_query(self) -> tuple[str, ...]:
+        return (*self.query_params, "cursor") if self.list_field else self.query_params
 
     @property
     def category(self) -> str:
@@ -83,6 +113,7 @@ class ResourceSpec:
             "category": self.category,
             "awsCalls": list(self.aws_calls),
             "paged": self.list_field is not None,
+            "queryParameters": list(self.accepted_query),
         }
         if self.example:
             entry["example"] = self.example
@@ -127,10 +158,11 @@ class Registry:
         completions: Mapping[str, Completer] | None = None,
         list_field: str | None = None,
         example: str | None = None,
+        query_params: Sequence[str] = (),
     ) -> Callable[[Resolver], Resolver]:
         def register(resolver: Resolver) -> Resolver:
             self.add(ResourceSpec(uri, name, title, description, requires, resolver, tuple(aws_calls),
-                                  dict(completions or {}), list_field, example))
+                                  dict(completions or {}), list_field, example, query_params=tuple(query_params)))
             return resolver
 
         return register

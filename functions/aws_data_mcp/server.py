@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
-import anyio
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
@@ -173,21 +172,32 @@ class DataMCPServer(MCPServer[Any]):
             reading = await self.read(params.uri, ctx)
         except ResourceFailure as failure:
             raise MCPError(code=failure.jsonrpc_code, message=failure.message, data=failure.payload()) from None
+        ttl_ms, scope = self.freshness(reading.spec)
         return ReadResourceResult(
-            contents=[TextResourceContents(uri=reading.uri, text=reading.text, mime_type=reading.spec.mime_type)]
+            contents=[TextResourceContents(uri=reading.uri, text=reading.text, mime_type=reading.spec.mime_type)],
+            ttl_ms=ttl_ms, cache_scope=scope,
         )
+
+    def freshness(self, spec: ResourceSpec) -> tuple[int, Literal["public", "private"]]:
+        """Truthful 2026-07-28 cache hints: caller data is private and fresh for the server's own TTL; a
+        caller-specific answer that is not cached (auth://status) is private and stale at once; documents
+        that are the same for everyone are public."""
+        ttl_ms = int(self.config.cache_ttl_seconds * 1000)
+        if spec.requires != "none":
+            return ttl_ms, "private"
+        if spec.aws_calls:
+            return 0, "private"
+        return ttl_ms, "public"
+
 
     async def _complete(self, ctx: ServerRequestContext[Any], params: CompleteRequestParams) -> CompleteResult:
         """Complete a template argument with real values (template names, databases, the caller's workflows)."""
         values: list[str] = []
         if isinstance(params.ref, ResourceTemplateReference):
             spec = self.registry.get(params.ref.uri)
-            completer = spec.completions.get(params.argument.name) if spec else None
-            if completer is not None:
-                try:
-                    values = sorted(await anyio.to_thread.run_sync(
-                        lambda: completer(self.caller_for(ctx), params.argument.value)))
-                except ResourceFailure:
-                    values = []  # completion is a hint: an unauthenticated caller just gets none
+            if spec is not None:
+                chosen = (params.context.arguments if params.context else None) or {}
+                values = await self.reader.complete(spec, params.argument.name, chosen, params.argument.value,
+                                                    lambda: self.caller_for(ctx), remaining_seconds(request_scope(ctx)))
         return CompleteResult(completion=Completion(values=values[:MAX_COMPLETIONS], total=len(values),
                                                     has_more=len(values) > MAX_COMPLETIONS))

@@ -8,8 +8,6 @@ import tempfile
 from pathlib import Path
 from typing import TypedDict
 
-from aws_data_mcp.aws import client
-from aws_data_mcp.errors import ResourceFailure, from_aws_error
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources import registry
 
@@ -34,28 +32,20 @@ class AuthStatus(TypedDict):
     aws_calls=["sts:GetCallerIdentity"],
 )
 def auth_status(request: ResourceRequest) -> AuthStatus:
+    """Rendered from the identity seam: the caller was resolved (and its principal asked of STS, once per
+    set of credentials) before this runs, so a failure there is already a clean reason here."""
     caller = request.caller
-    status = AuthStatus(
-        authenticated=False, auth_mode=caller.auth_mode, region=caller.region, principal_arn=None,
-        account=None, user_id=None, credential_expiry=None, reason=caller.unauthenticated_reason,
+    expiry = caller.credential_expiry
+    return AuthStatus(
+        authenticated=caller.authenticated,
+        auth_mode=caller.auth_mode,
+        region=caller.region,
+        principal_arn=caller.principal_arn,
+        account=caller.account,
+        user_id=caller.user_id,
+        credential_expiry=expiry.isoformat() if expiry else None,
+        reason=caller.unauthenticated_reason,
     )
-    if caller.session is None:
-        return status
-    try:
-        identity = client(caller.session, "sts", request.settings).get_caller_identity()
-    except Exception as exc:  # any failure here is reported, not raised: this resource answers everyone
-        failure = exc if isinstance(exc, ResourceFailure) else from_aws_error(exc, "sts:GetCallerIdentity")
-        return status | {"reason": failure.message}
-    credentials = caller.session.get_credentials()
-    expiry = getattr(credentials, "_expiry_time", None)
-    return status | {
-        "authenticated": True,
-        "principal_arn": identity["Arn"],
-        "account": identity["Account"],
-        "user_id": identity["UserId"],
-        "credential_expiry": expiry.isoformat() if expiry else None,
-        "reason": None,
-    }
 
 
 class FilesystemStatus(TypedDict):

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.identity import Caller
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources import registry
 
@@ -37,7 +36,7 @@ def template_uri(name: str) -> str:
     return f"metadata://templates/{name}"
 
 
-def complete_template(caller: Caller, prefix: str) -> Sequence[str]:
+def complete_template(request: ResourceRequest, prefix: str) -> Sequence[str]:
     return [name for name in templates() if name.startswith(prefix)]
 
 

@@ -1,0 +1,49 @@
+"""Resource results cached per (caller identity, URI) for a short TTL.
+
+The key starts with the caller's identity digest (a hash of the principal, from
+the identity seam), so nothing cached for one caller can be served to another.
+Bounded in size (least recently used out first) and thread-safe: reads run in
+worker threads.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
+
+MAX_ENTRIES = 512
+
+
+class ResultCache:
+    def __init__(self, ttl_seconds: float, max_entries: int = MAX_ENTRIES) -> None:
+        self.ttl_seconds = ttl_seconds
+        self.max_entries = max_entries
+        self._entries: OrderedDict[Hashable, tuple[float, Mapping[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def enabled(self) -> bool:
+        return self.ttl_seconds > 0
+
+    def get_or_compute(self, key: Hashable, compute: Callable[[], Mapping[str, Any]]) -> Mapping[str, Any]:
+        """The cached result for `key` if still fresh, else `compute()` (outside the lock), stored."""
+        now = time.monotonic()
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None and found[0] > now:
+                self._entries.move_to_end(key)
+                return found[1]
+        value = compute()
+        with self._lock:
+            self._entries[key] = (time.monotonic() + self.ttl_seconds, value)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
