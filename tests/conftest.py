@@ -7,12 +7,15 @@ import os
 import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import botocore.session
 import pytest
 import uvicorn
+from botocore.awsrequest import AWSResponse
 
 # Nothing in the suite may reach real AWS or read the developer's own profile.
 for _name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_ENDPOINT_URL"):
@@ -200,3 +203,86 @@ def lambda_handler() -> Callable[[dict[str, Any]], dict[str, Any]]:
 def body_json(response: dict[str, Any]) -> Any:
     assert not response.get("isBase64Encoded"), "JSON responses must not come back base64-encoded"
     return json.loads(response["body"])
+
+
+# --- Faults and call counting, injected into the caller's own boto3 session --------------------
+
+class _RawBody:
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+
+    def stream(self, **_: Any) -> Iterator[bytes]:
+        yield self._body
+
+
+def _error_response(protocol: str, status: int, code: str, message: str) -> AWSResponse:
+    """An AWS error exactly as the service's wire protocol carries it, so botocore parses and retries it."""
+    if protocol == "json":
+        body = json.dumps({"__type": code, "message": message}).encode()
+        headers = {"x-amzn-errortype": code, "content-type": "application/x-amz-json-1.1"}
+    elif protocol == "query":
+        body = (f"<ErrorResponse><Error><Type>Sender</Type><Code>{code}</Code><Message>{message}</Message>"
+                "</Error><RequestId>fault</RequestId></ErrorResponse>").encode()
+        headers = {"content-type": "text/xml"}
+    else:  # rest-xml (S3)
+        body = f"<Error><Code>{code}</Code><Message>{message}</Message></Error>".encode()
+        headers = {"content-type": "application/xml"}
+    return AWSResponse("https://fault.invalid/", status, headers, _RawBody(body))
+
+
+class AwsFaults:
+    """Faults per AWS operation in the local caller's session, below botocore's retry logic.
+
+    `fail("athena.GetWorkGroup", "AccessDeniedException", when=lambda r: b"finance" in r.body)` fails the
+    matching attempts; `times=2` only the first two (throttling then success); `delay(...)` sleeps before
+    the real call. `calls` counts every attempt by "service.Operation", so a test can assert that a
+    cached read or a refused caller made no AWS call at all.
+    """
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+        self.calls: Counter[str] = Counter()
+        self._lock = threading.Lock()
+        session.events.register("before-send", self._count)
+
+    def _count(self, event_name: str, **_: Any) -> None:
+        with self._lock:
+            self.calls[event_name.split(".", 1)[1]] += 1
+
+    def total(self, prefix: str = "") -> int:
+        return sum(count for name, count in self.calls.items() if name.startswith(prefix))
+
+    def fail(self, operation: str, code: str, *, status: int = 400, message: str = "injected fault",
+             when: Callable[[Any], bool] | None = None, times: int | None = None) -> None:
+        service = operation.split(".", 1)[0]
+        protocol = botocore.session.get_session().get_service_model(service).protocol
+        remaining = [times]
+
+        def respond(request: Any, **_: Any) -> AWSResponse | None:
+            if when is not None and not when(request):
+                return None
+            with self._lock:
+                if remaining[0] is not None:
+                    if remaining[0] <= 0:
+                        return None
+                    remaining[0] -= 1
+            return _error_response(protocol, status, code, message)
+
+        self._session.events.register(f"before-send.{operation}", respond)
+
+    def throttle(self, operation: str, *, times: int | None = None) -> None:
+        code = "SlowDown" if operation.startswith("s3.") else "ThrottlingException"
+        self.fail(operation, code, status=503 if operation.startswith("s3.") else 400, times=times)
+
+    def delay(self, operation: str, seconds: float) -> None:
+        """`operation` may be "service.Operation" or a bare service name ("athena") for all its operations."""
+        def wait(**_: Any) -> None:
+            time.sleep(seconds)
+
+        self._session.events.register(f"before-send.{operation}", wait)
+
+
+@pytest.fixture
+def aws_faults() -> AwsFaults:
+    """Faults and call counts for the local credential chain's session (the one every local read uses)."""
+    return AwsFaults(local_chain.session())
