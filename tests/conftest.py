@@ -200,6 +200,24 @@ def lambda_handler() -> Callable[[dict[str, Any]], dict[str, Any]]:
     return invoke
 
 
+@pytest.fixture(scope="session")
+def local_lambda_handler() -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Mangum around the app in local mode: the Lambda event path, acting with the test's local credentials.
+
+    Hosted mode refuses every AWS read until a caller is resolved from API Gateway's context; this runs
+    the same event -> Mangum -> app path with the local credential chain, for resources that read AWS.
+    """
+    from mangum import Mangum
+
+    event_host = load_event("http-api-v2/resources-read-static.json")["headers"]["host"]
+    handler = Mangum(create_http_app(Settings(mode="local", allowed_hosts=(event_host,))), lifespan="off")
+
+    def invoke(event: dict[str, Any]) -> dict[str, Any]:
+        return handler(event, LocalLambdaContext())
+
+    return invoke
+
+
 def body_json(response: dict[str, Any]) -> Any:
     assert not response.get("isBase64Encoded"), "JSON responses must not come back base64-encoded"
     return json.loads(response["body"])
