@@ -14,6 +14,8 @@ Measurements (names for --only):
   memory   current RSS after 1,000 warm invocations of every ready event, growth over the last 500
   manager  session manager held open per container vs a fresh one per invocation (bare SDK app)
   package  unzipped function + layer from `sam build`
+  fanout   permissions://discover, athena://workgroups, athena://query/history against moto with 50 ms
+           injected per AWS call, beside the sequential time (calls x 50 ms) and the floor (waves x 50 ms)
   instructions  (opt-in, needs valgrind, about a minute) user-space instructions of one cold start of
            each kind under callgrind: the same ratio without the noise
 """
@@ -152,6 +154,24 @@ def measure_package(args: argparse.Namespace) -> Section:
     return [row], {"bytes": size.parts}
 
 
+def measure_fanout(args: argparse.Namespace) -> Section:
+    raw = harness.run_worker("fanout", str(args.fanout_repeats))
+    delay = raw["delay_s"]
+    rows: list[Row] = []
+    for uri, result in raw["scenarios"].items():
+        wall = harness.median(result["wall_s"])
+        sequential, floor = result["calls"] * delay, result["waves"] * delay
+        rows += [
+            Row(f"{uri.split('?')[0]} over {result['size']}, wall (median of {len(result['wall_s'])})",
+                seconds(wall), seconds(floor), wall / floor, budget=Budget(result["budget_s"], "s"), checked=wall,
+                note=f"baseline: floor, {result['waves']} dependent waves x {delay * 1e3:.0f} ms; "
+                     f"fan-out width {raw['width']}"),
+            Row("  sequential / ours", seconds(sequential), seconds(wall), sequential / wall,
+                note=f"{result['calls']} AWS calls x {delay * 1e3:.0f} ms, one at a time"),
+        ]
+    return rows, raw
+
+
 MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "cold": measure_cold,
     "warm": measure_warm,
@@ -160,8 +180,9 @@ MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "manager": measure_manager,
     "package": measure_package,
     "instructions": measure_instructions,
+    "fanout": measure_fanout,
 }
-DEFAULT = ("cold", "warm", "tool", "memory", "manager", "package")
+DEFAULT = ("cold", "warm", "tool", "memory", "manager", "package", "fanout")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -171,6 +192,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--iterations", type=int, default=2000, help="timed calls per variant (warm, tool, manager)")
     parser.add_argument("--cold-runs", type=int, default=15, help="fresh-process pairs for the cold start")
     parser.add_argument("--invocations", type=int, default=1000, help="warm invocations for the memory figure")
+    parser.add_argument("--fanout-repeats", type=int, default=5, help="reads per fan-out resource")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of warm static reads")
     args = parser.parse_args(argv)
     unknown = set(args.only.split(",")) - set(MEASUREMENTS)

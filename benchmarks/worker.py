@@ -155,12 +155,20 @@ def profile(invocations: int) -> dict[str, Any]:
     return {"report": report.getvalue()}
 
 
+def fanout(repeats: int) -> dict[str, Any]:
+    """Measurement 6: fan-out resources under an injected 50 ms per AWS call (see fanout.py)."""
+    import fanout as fanout_scenarios
+
+    return fanout_scenarios.measure(repeats)
+
+
 WORKERS: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
     "warm": (warm, 2000),
     "tool": (tool, 2000),
     "manager": (manager, 2000),
     "memory": (memory, 1000),
     "profile": (profile, 500),
+    "fanout": (fanout, 5),
 }
 
 
