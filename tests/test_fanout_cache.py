@@ -128,3 +128,27 @@ def test_unknown_query_parameters_are_invalid_argument_naming_the_accepted_ones(
     assert raised.value.code is ErrorCode.INVALID_ARGUMENT
     assert "limit, cursor" in raised.value.details[0]
     assert calls == []
+
+
+def test_a_result_with_a_retryable_item_error_is_not_cached() -> None:
+    calls: list[int] = []
+    registry = Registry()
+
+    @registry.resource("test://flaky", name="flaky", title="Flaky", description="d", requires="auth")
+    def flaky(request: ResourceRequest) -> dict[str, Any]:
+        calls.append(1)
+
+        def item(n: int) -> int:
+            if len(calls) == 1 and n == 1:
+                raise ResourceFailure(ErrorCode.THROTTLED, "slow down")
+            return n
+
+        return {"items": [o.value for o in request.fan_out(item, [0, 1], action="x:Y")]}
+
+    reader = ResourceReader(registry, SETTINGS)
+    alice = caller("alice")
+    first = anyio.run(reader.read, "test://flaky", lambda: alice)
+    second = anyio.run(reader.read, "test://flaky", lambda: alice)
+    third = anyio.run(reader.read, "test://flaky", lambda: alice)
+    assert first.text == '{"items":[0,null]}' and second.text == third.text == '{"items":[0,1]}'
+    assert len(calls) == 2  # the partial answer was not kept; the complete one was

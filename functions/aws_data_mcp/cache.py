@@ -3,7 +3,8 @@
 The key starts with the caller's identity digest (a hash of the principal, from
 the identity seam), so nothing cached for one caller can be served to another.
 Bounded in size (least recently used out first) and thread-safe: reads run in
-worker threads.
+worker threads. A result that holds a retryable per-item error (an item throttled or
+cut off by the deadline) is not stored, so retrying really retries.
 """
 
 from __future__ import annotations
@@ -12,9 +13,19 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 MAX_ENTRIES = 512
+
+_transient: ContextVar[list[bool] | None] = ContextVar("aws_data_mcp_transient_result", default=None)
+
+
+def mark_transient() -> None:
+    """Called (from any fan-out worker of the computation) when part of the result may differ on a retry."""
+    flag = _transient.get()
+    if flag is not None:
+        flag[0] = True
 
 
 class ResultCache:
@@ -36,7 +47,14 @@ class ResultCache:
             if found is not None and found[0] > now:
                 self._entries.move_to_end(key)
                 return found[1]
-        value = compute()
+        flag = [False]
+        token = _transient.set(flag)
+        try:
+            value = compute()
+        finally:
+            _transient.reset(token)
+        if flag[0]:
+            return value
         with self._lock:
             self._entries[key] = (time.monotonic() + self.ttl_seconds, value)
             self._entries.move_to_end(key)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from aws_data_mcp.aws import remaining_seconds
+from aws_data_mcp.cache import mark_transient
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure
 from aws_data_mcp.observability import logger
 
@@ -57,6 +58,7 @@ def fan_out(fn: Callable[[I], T], items: Iterable[I], *, action: str, width: int
             late = ResourceFailure(ErrorCode.TIMEOUT, f"{action} did not answer before the request's deadline",
                                    details=["Retry later, or narrow the request."])
             outcomes.append(Outcome(item, error=late))
+            mark_transient()
             continue
         exc = future.exception()
         if exc is None:
@@ -65,5 +67,7 @@ def fan_out(fn: Callable[[I], T], items: Iterable[I], *, action: str, width: int
         failure = as_failure(exc, action)
         if failure.code is ErrorCode.INTERNAL:
             logger.error("fan-out item failed", exc_info=exc, extra={"action": action})
+        if failure.retryable:
+            mark_transient()
         outcomes.append(Outcome(item, error=failure))
     return outcomes
