@@ -68,10 +68,10 @@ def measure(repeats: int) -> dict[str, Any]:
 
     from aws_data_mcp.app import create_server
     from aws_data_mcp.config import Settings
-    from aws_data_mcp.demo.account import _ProcessState
+    from aws_data_mcp.demo.account import install_moto_extensions
     from aws_data_mcp.identity import local_chain
 
-    _ProcessState().apply()  # the demo's moto extensions (BatchGetQueryExecution...), IAM not enforced
+    install_moto_extensions()  # BatchGetQueryExecution, Athena's paging: what moto lacks
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     try:

@@ -37,6 +37,7 @@ from moto.server import ThreadedMotoServer  # noqa: E402
 from aws_data_mcp.app import create_http_app  # noqa: E402
 from aws_data_mcp.cli import LocalLambdaContext  # noqa: E402
 from aws_data_mcp.config import Settings  # noqa: E402
+from aws_data_mcp.demo.account import install_moto_extensions  # noqa: E402
 from aws_data_mcp.identity import local_chain  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,6 +58,7 @@ def moto_endpoint() -> Iterator[str]:
     The servers under test run in threads of this process and resolve the local
     credential chain, so `auth://status` through them is answered by moto's STS.
     """
+    install_moto_extensions()  # what moto lacks of Athena (BatchGetQueryExecution, paging), as the demo has it
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
     server.start()
     endpoint = f"http://127.0.0.1:{server._port}"

@@ -17,7 +17,8 @@ Process-wide effects (moto keeps its state and settings per process), all undone
 * a few demo extensions are installed on moto's response classes (see
   ``_MOTO_EXTENSIONS``): Athena requests are authorised against the workgroup's ARN
   (moto checks every Athena action against ``*``, so a resource-scoped Deny would never
-  match), ``BatchGetQueryExecution`` exists (moto 5.2.5 lacks it), query executions report
+  match), ``BatchGetQueryExecution`` exists (moto 5.2.5 lacks it), ``ListWorkGroups`` and
+  ``ListQueryExecutions`` page and list newest first as Athena does, query executions report
   the states/statistics/errors the seed gave them, and JSON-protocol services (Athena,
   Glue, SSO Admin) return ``AccessDeniedException`` as JSON instead of moto's XML error.
 * the ``werkzeug`` and ``moto`` loggers are raised to WARNING (request lines and moto's
@@ -177,6 +178,33 @@ def _athena_batch_get_query_execution(self: AthenaResponse) -> str:
     return json.dumps({"QueryExecutions": found, "UnprocessedQueryExecutionIds": unprocessed})
 
 
+def _page(items: list[Any], response: AthenaResponse, default_size: int = 50) -> tuple[list[Any], str | None]:
+    """Athena's MaxResults/NextToken paging, which moto 5.2.5 skips (it returns everything at once)."""
+    size = int(response._get_param("MaxResults") or default_size)
+    start = int(response._get_param("NextToken") or 0)
+    end = start + size
+    return items[start:end], str(end) if end < len(items) else None
+
+
+def _athena_list_work_groups(self: AthenaResponse) -> str:
+    """ListWorkGroups in pages of at most 50, as Athena serves it."""
+    page, token = _page(self.athena_backend.list_work_groups(), self)
+    return json.dumps({"WorkGroups": page, **({"NextToken": token} if token else {})})
+
+
+def _submitted(execution: Any) -> float:
+    started = execution.start_time
+    return started.timestamp() if hasattr(started, "timestamp") else float(started)
+
+
+def _athena_list_query_executions(self: AthenaResponse) -> str:
+    """ListQueryExecutions newest first and in pages, as Athena serves it (moto: oldest first, no pages)."""
+    executions = self.athena_backend.list_query_executions(self._get_param("WorkGroup"))
+    newest_first = sorted(executions, key=lambda execution_id: _submitted(executions[execution_id]), reverse=True)
+    page, token = _page(newest_first, self)
+    return json.dumps({"QueryExecutionIds": page, **({"NextToken": token} if token else {})})
+
+
 _moto_authorize = ActionAuthenticatorMixin._authenticate_and_authorize_normal_action
 
 
@@ -200,8 +228,19 @@ _MOTO_EXTENSIONS: tuple[tuple[type, str, Callable[..., Any]], ...] = (
     (AthenaResponse, "_determine_resource", _athena_determine_resource),
     (AthenaResponse, "get_query_execution", _athena_get_query_execution),
     (AthenaResponse, "batch_get_query_execution", _athena_batch_get_query_execution),
+    (AthenaResponse, "list_work_groups", _athena_list_work_groups),
+    (AthenaResponse, "list_query_executions", _athena_list_query_executions),
     (BaseResponse, "_authenticate_and_authorize_normal_action", _authorize_with_protocol_errors),
 )
+
+
+def install_moto_extensions() -> None:
+    """The extensions alone, for a process that runs moto for tests or benchmarks (IAM not enforced).
+
+    A DemoAccount started later saves and restores them like any other process state.
+    """
+    for cls, name, function in _MOTO_EXTENSIONS:
+        setattr(cls, name, function)
 
 
 class _ProcessState:
@@ -216,8 +255,7 @@ class _ProcessState:
     def apply(self) -> None:
         for name in _QUIET_LOGGERS:
             logging.getLogger(name).setLevel(logging.WARNING)
-        for cls, name, function in _MOTO_EXTENSIONS:
-            setattr(cls, name, function)
+        install_moto_extensions()
         self.disable_enforcement()
 
     @staticmethod

@@ -1,0 +1,554 @@
+"""athena://: the caller's workgroups, query history, one query, and the Glue-backed databases and tables.
+
+Every call is the caller's (`request.client`); per-item calls (a workgroup's details, a
+database's tables, a chunk of executions) fan out in parallel, and an item the caller
+may not read stays in the answer with its own error instead of failing the read.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import islice
+from typing import Any, NotRequired, TypedDict
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure
+from aws_data_mcp.fanout import Outcome
+from aws_data_mcp.reader import to_json
+from aws_data_mcp.registry import ResourceRequest
+from aws_data_mcp.resources import registry
+
+GLUE_CATALOG = "AwsDataCatalog"
+"""Athena's built-in catalog, backed by Glue: Glue is the truth for its databases and tables."""
+SQL_PREVIEW_CHARS = 500
+BATCH_GET_LIMIT = 50
+"""BatchGetQueryExecution takes at most 50 ids."""
+RESULT_ROWS_PAGE = 100
+_HIDDEN_TABLE_PARAMETERS = ("spark.sql.sources.schema",)
+"""Parameters that repeat the columns in another form (Spark's schema JSON): noise for a reader."""
+PARAMETER_VALUE_CHARS = 200
+
+
+# --------------------------------------------------------------------------- shapes
+
+class ItemError(TypedDict):
+    error: str
+    message: str
+    retryable: bool
+    action: NotRequired[str]
+
+
+class WorkGroup(TypedDict):
+    name: str
+    state: str | None
+    description: str | None
+    access: str
+    """"allowed" (described), "denied" (listed but GetWorkGroup refused) or "error"."""
+    engine_version: NotRequired[str | None]
+    result_location: NotRequired[str | None]
+    enforce_configuration: NotRequired[bool | None]
+    bytes_scanned_cutoff: NotRequired[int | None]
+    error: NotRequired[ItemError]
+
+
+class WorkGroups(TypedDict):
+    count: int
+    denied: int
+    workgroups: list[WorkGroup]
+
+
+class Execution(TypedDict):
+    id: str
+    workgroup: str | None
+    state: str | None
+    state_change_reason: str | None
+    submitted: str | None
+    completed: str | None
+    run_time_ms: int | None
+    bytes_scanned: int | None
+    statement_type: str | None
+    database: str | None
+    query: str
+    query_truncated: bool
+    output_location: str | None
+    error: dict[str, Any] | None
+
+
+class WorkGroupError(TypedDict):
+    workgroup: str
+    error: ItemError
+
+
+class QueryHistory(TypedDict):
+    limit: int
+    workgroups_read: list[str]
+    workgroup_errors: list[WorkGroupError]
+    executions: list[Execution]
+
+
+class ResultColumn(TypedDict):
+    name: str
+    type: str | None
+
+
+class QueryResults(TypedDict):
+    columns: list[ResultColumn]
+    rows: list[dict[str, str | None]]
+    returned: int
+    more_rows: bool
+    """True when Athena holds more rows than this first page shows (read them from the output location)."""
+    rows_cut_to_budget: int
+
+
+class QueryDetail(TypedDict):
+    execution: Execution
+    results: QueryResults | None
+
+
+class Database(TypedDict):
+    catalog: str
+    name: str
+    description: str | None
+    location: str | None
+    table_count: int | None
+    error: NotRequired[ItemError]
+
+
+class Catalog(TypedDict):
+    name: str
+    type: str | None
+    database_count: int | None
+    error: NotRequired[ItemError]
+
+
+class Databases(TypedDict):
+    catalogs: list[Catalog]
+    catalogs_error: ItemError | None
+    databases: list[Database]
+
+
+class Column(TypedDict):
+    name: str
+    type: str | None
+    comment: NotRequired[str]
+
+
+class TableSummary(TypedDict):
+    name: str
+    type: str | None
+    format: str | None
+    location: str | None
+    column_count: int
+    partition_keys: list[str]
+    updated: str | None
+
+
+class Tables(TypedDict):
+    database: str
+    tables: list[TableSummary]
+
+
+class Table(TypedDict):
+    database: str
+    name: str
+    type: str | None
+    description: str | None
+    format: str | None
+    location: str | None
+    input_format: str | None
+    serde: str | None
+    columns: list[Column]
+    partition_keys: list[Column]
+    parameters: dict[str, str]
+    view_sql: str | None
+    created: str | None
+    updated: str | None
+
+
+# --------------------------------------------------------------------------- workgroups
+
+def list_workgroups(athena: Any) -> list[dict[str, Any]]:
+    """Every workgroup summary, all pages (botocore has no paginator for ListWorkGroups)."""
+    summaries: list[dict[str, Any]] = []
+    kwargs: dict[str, Any] = {}
+    while True:
+        page = athena.list_work_groups(**kwargs)
+        summaries += page.get("WorkGroups", [])
+        if not page.get("NextToken"):
+            return summaries
+        kwargs["NextToken"] = page["NextToken"]
+
+
+def get_workgroup(athena: Any, name: str) -> dict[str, Any]:
+    found = athena.get_work_group(WorkGroup=name).get("WorkGroup")
+    if not found:
+        raise ResourceFailure(ErrorCode.NOT_FOUND, f"athena:GetWorkGroup: no workgroup {name!r}")
+    return dict(found)
+
+
+def workgroup_settings(detail: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of a GetWorkGroup answer a user checks: where results go and what is enforced."""
+    config = detail.get("Configuration") or {}
+    engine = config.get("EngineVersion") or {}
+    return {
+        "engine_version": engine.get("EffectiveEngineVersion") or engine.get("SelectedEngineVersion"),
+        "result_location": (config.get("ResultConfiguration") or {}).get("OutputLocation"),
+        "enforce_configuration": config.get("EnforceWorkGroupConfiguration"),
+        "bytes_scanned_cutoff": config.get("BytesScannedCutoffPerQuery"),
+    }
+
+
+def _workgroup(summary: Mapping[str, Any], outcome: Outcome[Any, dict[str, Any]]) -> WorkGroup:
+    entry = WorkGroup(name=summary["Name"], state=summary.get("State"), description=summary.get("Description"),
+                      access="allowed")
+    if outcome.error is not None:
+        denied = outcome.error.code is ErrorCode.ACCESS_DENIED
+        return entry | WorkGroup(access="denied" if denied else "error",  # type: ignore[typeddict-item]
+                                 error=outcome.error.brief())
+    return entry | workgroup_settings(outcome.value or {})  # type: ignore[return-value]
+
+
+@registry.resource(
+    "athena://workgroups",
+    name="athena-workgroups",
+    title="Athena workgroups",
+    description="Every Athena workgroup with state, engine version, result location, whether it enforces its "
+    "configuration and the bytes-scanned cutoff; one the caller may list but not describe is kept with "
+    "access 'denied'.",
+    requires="auth",
+    aws_calls=["athena:ListWorkGroups", "athena:GetWorkGroup"],
+    list_field="workgroups",
+)
+def workgroups(request: ResourceRequest) -> WorkGroups:
+    """ListWorkGroups (all pages), then GetWorkGroup for each in parallel: two waves of calls."""
+    athena = request.client("athena")
+    summaries = list_workgroups(athena)
+    outcomes = request.fan_out(lambda s: get_workgroup(athena, s["Name"]), summaries, action="athena:GetWorkGroup")
+    entries = [_workgroup(o.item, o) for o in outcomes]
+    return WorkGroups(count=len(entries), denied=sum(e["access"] == "denied" for e in entries), workgroups=entries)
+
+
+# --------------------------------------------------------------------------- query history
+
+def _limit(query: Mapping[str, str], default: int, maximum: int) -> int:
+    raw = query.get("limit")
+    if raw is None:
+        return default
+    if not raw.isdigit() or not 1 <= int(raw) <= maximum:
+        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"limit must be a whole number from 1 to {maximum}",
+                              details=[f"e.g. athena://query/history?limit={default}"])
+    return int(raw)
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value is not None and hasattr(value, "isoformat") else value
+
+
+def execution_summary(execution: Mapping[str, Any]) -> Execution:
+    status = execution.get("Status") or {}
+    stats = execution.get("Statistics") or {}
+    sql = execution.get("Query") or ""
+    error = status.get("AthenaError")
+    return Execution(
+        id=execution["QueryExecutionId"],
+        workgroup=execution.get("WorkGroup"),
+        state=status.get("State"),
+        state_change_reason=status.get("StateChangeReason"),
+        submitted=_iso(status.get("SubmissionDateTime")),
+        completed=_iso(status.get("CompletionDateTime")),
+        run_time_ms=stats.get("TotalExecutionTimeInMillis", stats.get("EngineExecutionTimeInMillis")),
+        bytes_scanned=stats.get("DataScannedInBytes"),
+        statement_type=execution.get("StatementType"),
+        database=(execution.get("QueryExecutionContext") or {}).get("Database"),
+        query=sql[:SQL_PREVIEW_CHARS],
+        query_truncated=len(sql) > SQL_PREVIEW_CHARS,
+        output_location=(execution.get("ResultConfiguration") or {}).get("OutputLocation"),
+        error={"type": error.get("ErrorType"), "category": error.get("ErrorCategory"),
+               "message": error.get("ErrorMessage")} if error else None,
+    )
+
+
+def _recent_ids(athena: Any, workgroup: str, limit: int) -> list[str]:
+    """The newest `limit` execution ids of one workgroup (Athena lists newest first): no more pages than that."""
+    pages = athena.get_paginator("list_query_executions").paginate(
+        WorkGroup=workgroup, PaginationConfig={"MaxItems": limit, "PageSize": min(limit, 50)})
+    return [execution_id for page in pages for execution_id in page.get("QueryExecutionIds", [])][:limit]
+
+
+def _chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+@registry.resource(
+    "athena://query/history",
+    name="athena-query-history",
+    title="Athena query history",
+    description="The newest query executions across every workgroup the caller can list (default 50, "
+    "?limit= up to 500, ?workgroup= to narrow), newest first: state, times, bytes scanned, run time, SQL "
+    "(cut to 500 characters), error and state reason.",
+    requires="auth",
+    aws_calls=["athena:ListWorkGroups", "athena:ListQueryExecutions", "athena:BatchGetQueryExecution"],
+    list_field="executions",
+    query_params=["limit", "workgroup"],
+)
+def query_history(request: ResourceRequest) -> QueryHistory:
+    """Three waves: ListWorkGroups, ListQueryExecutions per workgroup, BatchGetQueryExecution per 50 ids.
+
+    Each workgroup contributes at most `limit` ids, so the newest `limit` overall are among them.
+    """
+    settings = request.settings
+    limit = _limit(request.query, settings.query_history_default, settings.query_history_max)
+    athena = request.client("athena")
+    only = request.query.get("workgroup")
+    names = [only] if only else [s["Name"] for s in list_workgroups(athena)]
+    listed = request.fan_out(lambda name: _recent_ids(athena, name, limit), names,
+                             action="athena:ListQueryExecutions")
+    if only and listed[0].error is not None:
+        raise listed[0].error  # the one workgroup asked for: its failure is the answer
+    errors = [WorkGroupError(workgroup=o.item, error=o.error.brief()) for o in listed if o.error is not None]
+    ids = [execution_id for o in listed for execution_id in (o.value or [])]
+    batches = request.fan_out(lambda chunk: athena.batch_get_query_execution(QueryExecutionIds=chunk),
+                              list(_chunks(ids, BATCH_GET_LIMIT)), action="athena:BatchGetQueryExecution")
+    executions = [execution_summary(e) for b in batches for e in (b.value or {}).get("QueryExecutions", [])]
+    errors += [WorkGroupError(workgroup="(batch of executions)", error=b.error.brief())
+               for b in batches if b.error is not None]
+    executions.sort(key=lambda e: e["submitted"] or "", reverse=True)
+    return QueryHistory(limit=limit, workgroups_read=[o.item for o in listed if o.ok], workgroup_errors=errors,
+                        executions=executions[:limit])
+
+
+def complete_execution_id(request: ResourceRequest, prefix: str) -> list[str]:
+    history = request.read_related("athena://query/history")
+    return [e["id"] for e in history["executions"] if e["id"].startswith(prefix)]
+
+
+# --------------------------------------------------------------------------- one query
+
+def _validated_execution_id(value: str) -> str:
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"{value[:60]!r} is not an Athena query execution id",
+                              details=["Execution ids are UUIDs; athena://query/history lists recent ones."]) from None
+
+
+def _result_rows(page: Mapping[str, Any], statement_type: str | None) -> tuple[list[ResultColumn], list[list[Any]]]:
+    result_set = page.get("ResultSet") or {}
+    columns = [ResultColumn(name=c.get("Name", ""), type=c.get("Type"))
+               for c in (result_set.get("ResultSetMetadata") or {}).get("ColumnInfo", [])]
+    rows = [[cell.get("VarCharValue") for cell in row.get("Data", [])] for row in result_set.get("Rows", [])]
+    # The first row of a SELECT's first page repeats the column names.
+    if statement_type in (None, "DML") and rows and rows[0] == [c["name"] for c in columns]:
+        rows = rows[1:]
+    return columns, rows
+
+
+def _fit_rows(columns: list[ResultColumn], rows: list[list[Any]], budget: int) -> list[dict[str, Any]]:
+    """As many rows as fit in the character budget (leaving room for the execution around them)."""
+    keyed = [dict(zip([c["name"] for c in columns], row, strict=False)) for row in rows]
+    room, used, fitted = budget * 3 // 4, 0, []
+    for row in keyed:
+        used += len(to_json(row)) + 1
+        if used > room:
+            break
+        fitted.append(row)
+    return fitted
+
+
+@registry.resource(
+    "athena://queries/{execution_id}",
+    name="athena-query",
+    title="One Athena query",
+    description="One query execution's status and, when it succeeded, the first page of results as rows keyed "
+    "by column name, with column types (cut to the response budget).",
+    requires="auth",
+    aws_calls=["athena:GetQueryExecution", "athena:GetQueryResults"],
+    completions={"execution_id": complete_execution_id},
+    example="athena://queries/8f2b7c1e-4d3a-4f5b-9c6d-2e1f0a9b8c7d",
+)
+def query(request: ResourceRequest) -> QueryDetail:
+    execution_id = _validated_execution_id(request.args["execution_id"])
+    athena = request.client("athena")
+    execution = execution_summary(athena.get_query_execution(QueryExecutionId=execution_id)["QueryExecution"])
+    if execution["state"] != "SUCCEEDED":
+        return QueryDetail(execution=execution, results=None)
+    page = athena.get_query_results(QueryExecutionId=execution_id, MaxResults=RESULT_ROWS_PAGE)
+    columns, rows = _result_rows(page, execution["statement_type"])
+    fitted = _fit_rows(columns, rows, request.settings.response_char_budget)
+    results = QueryResults(columns=columns, rows=fitted, returned=len(fitted), more_rows=bool(page.get("NextToken")),
+                           rows_cut_to_budget=len(rows) - len(fitted))
+    return QueryDetail(execution=execution, results=results)
+
+
+# --------------------------------------------------------------------------- databases and tables
+
+def glue_databases(glue: Any) -> list[dict[str, Any]]:
+    pages = glue.get_paginator("get_databases").paginate()
+    return [database for page in pages for database in page.get("DatabaseList", [])]
+
+
+def glue_tables(glue: Any, database: str) -> list[dict[str, Any]]:
+    pages = glue.get_paginator("get_tables").paginate(DatabaseName=database)
+    return [table for page in pages for table in page.get("TableList", [])]
+
+
+def _catalogs(athena: Any) -> tuple[list[dict[str, Any]], ItemError | None]:
+    """Athena's data catalogs; the Glue catalog is always there, even when listing catalogs is denied."""
+    glue_catalog = {"CatalogName": GLUE_CATALOG, "Type": "GLUE"}
+    try:
+        listed = [c for page in athena.get_paginator("list_data_catalogs").paginate()
+                  for c in page.get("DataCatalogsSummary", [])]
+    except (ClientError, BotoCoreError) as exc:
+        return [glue_catalog], as_failure(exc, "athena:ListDataCatalogs").brief()  # type: ignore[return-value]
+    if all(c.get("CatalogName") != GLUE_CATALOG for c in listed):
+        listed = [glue_catalog, *listed]
+    return listed, None
+
+
+def _other_catalog_databases(athena: Any, catalog: str) -> list[dict[str, Any]]:
+    pages = athena.get_paginator("list_databases").paginate(CatalogName=catalog)
+    return [database for page in pages for database in page.get("DatabaseList", [])]
+
+
+@registry.resource(
+    "athena://databases",
+    name="athena-databases",
+    title="Athena databases",
+    description="Databases per data catalog (the Glue catalog from Glue itself) with descriptions and table "
+    "counts; a catalog or database the caller cannot read is kept with its error.",
+    requires="auth",
+    aws_calls=["athena:ListDataCatalogs", "glue:GetDatabases", "glue:GetTables", "athena:ListDatabases"],
+    list_field="databases",
+)
+def databases(request: ResourceRequest) -> Databases:
+    """Catalogs, then the databases of every catalog in parallel, then each Glue database's table count."""
+    athena, glue = request.client("athena"), request.client("glue")
+    catalogs, catalogs_error = _catalogs(athena)
+
+    def catalog_databases(catalog: Mapping[str, Any]) -> list[dict[str, Any]]:
+        if catalog["CatalogName"] == GLUE_CATALOG:
+            return glue_databases(glue)
+        return _other_catalog_databases(athena, catalog["CatalogName"])
+
+    listed = request.fan_out(catalog_databases, catalogs, action="glue:GetDatabases")
+    glue_names = next((o.value or [] for o in listed if o.item["CatalogName"] == GLUE_CATALOG), [])
+    counts = {o.item["Name"]: o for o in request.fan_out(lambda d: len(glue_tables(glue, d["Name"])), glue_names,
+                                                            action="glue:GetTables")}
+    catalog_entries: list[Catalog] = []
+    entries: list[Database] = []
+    for outcome in listed:
+        name = outcome.item["CatalogName"]
+        entry = Catalog(name=name, type=outcome.item.get("Type"), database_count=None)
+        if outcome.error is not None:
+            catalog_entries.append(entry | Catalog(error=outcome.error.brief()))  # type: ignore[typeddict-item]
+            continue
+        catalog_entries.append(entry | Catalog(database_count=len(outcome.value or [])))  # type: ignore[typeddict-item]
+        for found in outcome.value or []:
+            database = Database(catalog=name, name=found["Name"], description=found.get("Description"),
+                                location=found.get("LocationUri"), table_count=None)
+            count = counts.get(found["Name"]) if name == GLUE_CATALOG else None
+            if count is not None and count.error is not None:
+                database["error"] = count.error.brief()
+            elif count is not None:
+                database["table_count"] = count.value
+            entries.append(database)
+    return Databases(catalogs=catalog_entries, catalogs_error=catalogs_error, databases=entries)
+
+
+def table_format(table: Mapping[str, Any]) -> str | None:
+    """What a user calls the format: Glue's classification, else read off the table type, SerDe and input format."""
+    parameters = table.get("Parameters") or {}
+    if str(parameters.get("table_type", "")).upper() == "ICEBERG":
+        return "iceberg"
+    if parameters.get("classification"):
+        return str(parameters["classification"]).lower()
+    descriptor = table.get("StorageDescriptor") or {}
+    hints = f"{descriptor.get('InputFormat', '')} {(descriptor.get('SerdeInfo') or {}).get('SerializationLibrary', '')}"
+    for name in ("parquet", "orc", "avro", "json", "hudi", "delta"):
+        if name in hints.lower():
+            return name
+    if "lazysimpleserde" in hints.lower() or "opencsvserde" in hints.lower():
+        return "csv"
+    return None
+
+
+def _columns(raw: Sequence[Mapping[str, Any]]) -> list[Column]:
+    columns = []
+    for column in raw:
+        entry = Column(name=column["Name"], type=column.get("Type"))
+        if column.get("Comment"):
+            entry["comment"] = column["Comment"]
+        columns.append(entry)
+    return columns
+
+
+def _table_summary(table: Mapping[str, Any]) -> TableSummary:
+    descriptor = table.get("StorageDescriptor") or {}
+    return TableSummary(
+        name=table["Name"], type=table.get("TableType"), format=table_format(table),
+        location=descriptor.get("Location"), column_count=len(descriptor.get("Columns") or []),
+        partition_keys=[k["Name"] for k in table.get("PartitionKeys") or []], updated=_iso(table.get("UpdateTime")),
+    )
+
+
+def complete_database(request: ResourceRequest, prefix: str) -> list[str]:
+    return [d["Name"] for d in glue_databases(request.client("glue")) if d["Name"].startswith(prefix)]
+
+
+def complete_table(request: ResourceRequest, prefix: str) -> list[str]:
+    database = request.args.get("database")
+    if not database:
+        return []
+    return [t["Name"] for t in glue_tables(request.client("glue"), database) if t["Name"].startswith(prefix)]
+
+
+@registry.resource(
+    "athena://databases/{database}/tables",
+    name="athena-tables",
+    title="Tables of a database",
+    description="The tables of one Glue database: type, format, S3 location, column count and partition keys.",
+    requires="auth",
+    aws_calls=["glue:GetTables"],
+    list_field="tables",
+    completions={"database": complete_database},
+    example="athena://databases/sales/tables",
+)
+def tables(request: ResourceRequest) -> Tables:
+    database = request.args["database"]
+    return Tables(database=database, tables=[_table_summary(t) for t in glue_tables(request.client("glue"), database)])
+
+
+def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
+    return {key: str(value)[:PARAMETER_VALUE_CHARS] for key, value in sorted(parameters.items())
+            if not key.startswith(_HIDDEN_TABLE_PARAMETERS)}
+
+
+@registry.resource(
+    "athena://databases/{database}/tables/{table}",
+    name="athena-table",
+    title="One table",
+    description="One Glue table: columns with types and comments, partition keys, S3 location, format, SerDe, "
+    "the parameters worth showing, and a view's SQL.",
+    requires="auth",
+    aws_calls=["glue:GetTable"],
+    completions={"database": complete_database, "table": complete_table},
+    example="athena://databases/sales/tables/orders",
+)
+def table(request: ResourceRequest) -> Table:
+    database, name = request.args["database"], request.args["table"]
+    found = request.client("glue").get_table(DatabaseName=database, Name=name)["Table"]
+    descriptor = found.get("StorageDescriptor") or {}
+    view_sql = found.get("ViewOriginalText")
+    return Table(
+        database=database, name=found["Name"], type=found.get("TableType"), description=found.get("Description"),
+        format=table_format(found), location=descriptor.get("Location"), input_format=descriptor.get("InputFormat"),
+        serde=(descriptor.get("SerdeInfo") or {}).get("SerializationLibrary"),
+        columns=_columns(descriptor.get("Columns") or []), partition_keys=_columns(found.get("PartitionKeys") or []),
+        parameters=_shown_parameters(found.get("Parameters") or {}),
+        view_sql=view_sql[:SQL_PREVIEW_CHARS] if view_sql else None,
+        created=_iso(found.get("CreateTime")), updated=_iso(found.get("UpdateTime")),
+    )
