@@ -17,7 +17,9 @@ def test_lists_are_sorted_and_split_into_static_and_templates() -> None:
     static = [s.uri for s in registry.static()]
     assert static == sorted(static)
     assert all(s.template is None for s in registry.static())
-    assert [s.uri for s in registry.templates()] == ["metadata://templates/{template}"]
+    templates = [s.uri for s in registry.templates()]
+    assert templates == sorted(templates) and "metadata://templates/{template}" in templates
+    assert all(s.template is not None for s in registry.templates())
 
 
 def test_every_spec_says_what_it_requires_and_describes_itself() -> None:
