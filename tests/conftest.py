@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -9,6 +10,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -208,14 +210,16 @@ def local_lambda_handler() -> Callable[[dict[str, Any]], dict[str, Any]]:
 
     Hosted mode refuses every AWS read until a caller is resolved from API Gateway's context; this runs
     the same event -> Mangum -> app path with the local credential chain, for resources that read AWS.
+    Invocations run on one thread with one event loop, as in a Lambda container, so async tests may call it.
     """
     from mangum import Mangum
 
     event_host = load_event("http-api-v2/resources-read-static.json")["headers"]["host"]
     handler = Mangum(create_http_app(Settings(mode="local", allowed_hosts=(event_host,))), lifespan="off")
+    container = ThreadPoolExecutor(max_workers=1, initializer=lambda: asyncio.set_event_loop(asyncio.new_event_loop()))
 
     def invoke(event: dict[str, Any]) -> dict[str, Any]:
-        return handler(event, LocalLambdaContext())
+        return container.submit(handler, event, LocalLambdaContext()).result()
 
     return invoke
 
@@ -256,18 +260,27 @@ class AwsFaults:
     `fail("athena.GetWorkGroup", "AccessDeniedException", when=lambda r: b"finance" in r.body)` fails the
     matching attempts; `times=2` only the first two (throttling then success); `delay(...)` sleeps before
     the real call. `calls` counts every attempt by "service.Operation", so a test can assert that a
-    cached read or a refused caller made no AWS call at all.
+    cached read or a refused caller made no AWS call at all. One `before-send` hook is registered before
+    any client exists (clients copy the session's hooks when they are made); rules may be added any time.
     """
 
     def __init__(self, session: Any) -> None:
-        self._session = session
         self.calls: Counter[str] = Counter()
         self._lock = threading.Lock()
-        session.events.register("before-send", self._count)
+        self._rules: list[tuple[str, Callable[[Any], AWSResponse | None]]] = []
+        session.events.register("before-send", self._dispatch)
 
-    def _count(self, event_name: str, **_: Any) -> None:
+    def _dispatch(self, event_name: str, request: Any, **_: Any) -> AWSResponse | None:
+        operation = event_name.split(".", 1)[1]
         with self._lock:
-            self.calls[event_name.split(".", 1)[1]] += 1
+            self.calls[operation] += 1
+            rules = list(self._rules)
+        for target, rule in rules:
+            if operation == target or operation.startswith(target + "."):
+                answer = rule(request)
+                if answer is not None:
+                    return answer
+        return None
 
     def total(self, prefix: str = "") -> int:
         return sum(count for name, count in self.calls.items() if name.startswith(prefix))
@@ -278,7 +291,7 @@ class AwsFaults:
         protocol = botocore.session.get_session().get_service_model(service).protocol
         remaining = [times]
 
-        def respond(request: Any, **_: Any) -> AWSResponse | None:
+        def respond(request: Any) -> AWSResponse | None:
             if when is not None and not when(request):
                 return None
             with self._lock:
@@ -288,7 +301,7 @@ class AwsFaults:
                     remaining[0] -= 1
             return _error_response(protocol, status, code, message)
 
-        self._session.events.register(f"before-send.{operation}", respond)
+        self._rules.append((operation, respond))
 
     def throttle(self, operation: str, *, times: int | None = None) -> None:
         code = "SlowDown" if operation.startswith("s3.") else "ThrottlingException"
@@ -296,10 +309,10 @@ class AwsFaults:
 
     def delay(self, operation: str, seconds: float) -> None:
         """`operation` may be "service.Operation" or a bare service name ("athena") for all its operations."""
-        def wait(**_: Any) -> None:
+        def wait(request: Any) -> None:
             time.sleep(seconds)
 
-        self._session.events.register(f"before-send.{operation}", wait)
+        self._rules.append((operation, wait))
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 import anyio
 from botocore.exceptions import BotoCoreError, ClientError
@@ -149,7 +149,7 @@ class ResourceReader:
                                                             deadline, abandon_on_cancel=True)
             else:
                 result = self._resolve(spec, args, query, self._nobody())
-            return self._render(spec, result, base_uri, query.get("cursor"))
+            return self._render(spec, result, base_uri, query)
         except ResourceFailure:
             raise
         except TimeoutError as exc:
@@ -237,7 +237,7 @@ class ResourceReader:
         spec, args, query = self.resolve(uri)
         return self._resolve(spec, args, query, caller)
 
-    def _render(self, spec: ResourceSpec, result: Mapping[str, Any], base_uri: str, cursor: str | None) -> str:
+    def _render(self, spec: ResourceSpec, result: Mapping[str, Any], base_uri: str, query: Mapping[str, str]) -> str:
         """JSON within the character budget: a pageable list is cut JSON-safely, keeping its total and a next URI."""
         if spec.list_field is None:
             text = to_json(result)
@@ -245,15 +245,16 @@ class ResourceReader:
                 logger.warning("response over the character budget", extra={"resource": spec.uri, "chars": len(text)})
             return text
         items = list(result[spec.list_field])
+        kept = {key: value for key, value in query.items() if key != "cursor"}  # the next page is of the same list
         try:
-            offset = decode_cursor(cursor, len(items))
+            offset = decode_cursor(query.get("cursor"), len(items))
         except InvalidCursor as exc:
             raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, str(exc),
                                   details=[f"Start again from {base_uri}, then follow page.next_uri."]) from exc
 
         def page(count: int) -> str:
             end = offset + count
-            next_uri = f"{base_uri}?cursor={encode_cursor(end)}" if end < len(items) else None
+            next_uri = f"{base_uri}?{urlencode({**kept, 'cursor': encode_cursor(end)})}" if end < len(items) else None
             info = {"field": spec.list_field, "total": len(items), "offset": offset, "returned": count,
                     "next_uri": next_uri}
             return to_json({**result, spec.list_field: items[offset:end], "page": info})
