@@ -53,13 +53,16 @@ RETRYABLE = frozenset({ErrorCode.THROTTLED, ErrorCode.UPSTREAM_UNAVAILABLE, Erro
 _THROTTLING_CODES = frozenset(
     {"Throttling", "ThrottlingException", "TooManyRequestsException", "RequestLimitExceeded", "SlowDown"}
 )
-_ACCESS_DENIED_CODES = frozenset({"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "Forbidden"})
+_ACCESS_DENIED_CODES = frozenset(
+    {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "Forbidden", "403"}  # "403": a HEAD, no body
+)
 _AUTH_CODES = frozenset(
     {"ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId", "UnrecognizedClientException",
      "SignatureDoesNotMatch", "InvalidAccessKeyId", "IncompleteSignature"}
 )
 _NOT_FOUND_CODES = frozenset(
-    {"EntityNotFoundException", "NoSuchEntity", "NoSuchBucket", "ResourceNotFoundException", "InvalidRequestException"}
+    {"EntityNotFoundException", "NoSuchEntity", "NoSuchBucket", "NoSuchKey", "404", "ResourceNotFoundException",
+     "InvalidRequestException"}
 )
 
 

@@ -18,7 +18,8 @@ Process-wide effects (moto keeps its state and settings per process), all undone
   ``_MOTO_EXTENSIONS``): Athena requests are authorised against the workgroup's ARN
   (moto checks every Athena action against ``*``, so a resource-scoped Deny would never
   match), ``BatchGetQueryExecution`` exists (moto 5.2.5 lacks it), ``ListWorkGroups`` and
-  ``ListQueryExecutions`` page and list newest first as Athena does, query executions report
+  ``ListQueryExecutions`` page and list newest first as Athena does, ``SimulatePrincipalPolicy``
+  exists (evaluated with moto's own policy engine), query executions report
   the states/statistics/errors the seed gave them, and JSON-protocol services (Athena,
   Glue, SSO Admin) return ``AccessDeniedException`` as JSON instead of moto's XML error.
 * the ``werkzeug`` and ``moto`` loggers are raised to WARNING (request lines and moto's
@@ -50,7 +51,9 @@ from moto.core.exceptions import (
     SignatureDoesNotMatchError,
 )
 from moto.core.responses import BaseResponse
+from moto.iam.access_control import AssumedRoleAccessKey, IAMPolicy, IAMUserAccessKey, PermissionResult
 from moto.iam.models import iam_backends
+from moto.iam.responses import IamResponse
 from moto.server import ThreadedMotoServer
 from moto.utilities.utils import get_partition
 
@@ -205,6 +208,41 @@ def _athena_list_query_executions(self: AthenaResponse) -> str:
     return json.dumps({"QueryExecutionIds": page, **({"NextToken": token} if token else {})})
 
 
+_SIMULATION_RESULT = """<SimulatePrincipalPolicyResponse xmlns="https://iam.amazonaws.com/doc/2010-05-08/">
+<SimulatePrincipalPolicyResult><IsTruncated>false</IsTruncated><EvaluationResults>{members}</EvaluationResults>
+</SimulatePrincipalPolicyResult><ResponseMetadata><RequestId>simulated</RequestId></ResponseMetadata>
+</SimulatePrincipalPolicyResponse>"""
+_SIMULATION_MEMBER = ("<member><EvalActionName>{action}</EvalActionName><EvalResourceName>{resource}</EvalResourceName>"
+                      "<EvalDecision>{decision}</EvalDecision><MatchedStatements/><MissingContextValues/></member>")
+
+
+def _principal_policies(account_id: str, partition: str, source_arn: str) -> list[Any]:
+    """The identity policies of a user or role, gathered the way moto's own authoriser gathers them."""
+    kind, _, name = source_arn.split(":", 5)[5].partition("/")
+    holder = (IAMUserAccessKey if kind == "user" else AssumedRoleAccessKey).__new__(
+        IAMUserAccessKey if kind == "user" else AssumedRoleAccessKey)
+    holder.account_id, holder.partition = account_id, partition
+    if kind == "user":
+        holder._owner_user_name = name.rsplit("/", 1)[-1]
+    else:
+        holder._owner_role_name = name.rsplit("/", 1)[-1]
+    return holder.collect_policies()
+
+
+def _iam_simulate_principal_policy(self: IamResponse) -> str:
+    """SimulatePrincipalPolicy, which moto 5.2.5 lacks: moto's own policy evaluation, an explicit deny winning."""
+    source = self._get_param("PolicySourceArn")
+    policies = [IAMPolicy(p) for p in _principal_policies(self.current_account, self.partition, source)]
+    members = []
+    for action in self._get_param("ActionNames", []):
+        for resource in self._get_param("ResourceArns", []) or ["*"]:
+            results = {policy.is_action_permitted(action, resource) for policy in policies}
+            decision = ("explicitDeny" if PermissionResult.DENIED in results
+                        else "allowed" if PermissionResult.PERMITTED in results else "implicitDeny")
+            members.append(_SIMULATION_MEMBER.format(action=action, resource=resource, decision=decision))
+    return _SIMULATION_RESULT.format(members="".join(members))
+
+
 _moto_authorize = ActionAuthenticatorMixin._authenticate_and_authorize_normal_action
 
 
@@ -230,6 +268,7 @@ _MOTO_EXTENSIONS: tuple[tuple[type, str, Callable[..., Any]], ...] = (
     (AthenaResponse, "batch_get_query_execution", _athena_batch_get_query_execution),
     (AthenaResponse, "list_work_groups", _athena_list_work_groups),
     (AthenaResponse, "list_query_executions", _athena_list_query_executions),
+    (IamResponse, "simulate_principal_policy", _iam_simulate_principal_policy),
     (BaseResponse, "_authenticate_and_authorize_normal_action", _authorize_with_protocol_errors),
 )
 

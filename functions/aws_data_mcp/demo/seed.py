@@ -969,7 +969,7 @@ def caller_read_policy() -> str:
             "Action": [
                 "athena:List*", "athena:Get*", "athena:BatchGet*",
                 "glue:Get*", "glue:BatchGet*", "glue:SearchTables",
-                "iam:List*", "iam:Get*",
+                "iam:List*", "iam:Get*", "iam:SimulatePrincipalPolicy",
                 "sso:List*", "sso:Describe*", "sso:Get*",
                 "identitystore:List*", "identitystore:Describe*",
                 "sts:GetCallerIdentity",
