@@ -66,6 +66,15 @@ _NOT_FOUND_CODES = frozenset(
 )
 
 
+_ACTION_OF_OPERATION = {"ListBuckets": "ListAllMyBuckets", "ListObjectsV2": "ListBucket", "HeadObject": "GetObject",
+                        "HeadBucket": "ListBucket"}
+"""API operations whose IAM action has another name."""
+
+
+def iam_action_name(operation: str) -> str:
+    return _ACTION_OF_OPERATION.get(operation, operation)
+
+
 @dataclass
 class ResourceFailure(Exception):
     """A failure a client can act on: a stable code, what happened, and how to recover."""
@@ -165,9 +174,13 @@ def from_aws_error(exc: BaseException, action: str) -> ResourceFailure:
 
 def as_failure(exc: BaseException, action: str) -> ResourceFailure:
     """Any failure of `action` in the shared vocabulary: ours pass through, AWS's are mapped, anything
-    else is `internal` (the caller logs it: it is a bug)."""
+    else is `internal` (the caller logs it: it is a bug). An AWS error names the operation that failed,
+    which may be another of the same service than `action` (a user's keys, not its groups)."""
     if isinstance(exc, ResourceFailure):
         return exc
+    operation = getattr(exc, "operation_name", None)
+    if operation:
+        action = f"{action.split(':', 1)[0]}:{iam_action_name(operation)}"
     if isinstance(exc, TimeoutError):
         return ResourceFailure(ErrorCode.TIMEOUT, f"{action} did not complete in time", details=["Retry later."])
     return from_aws_error(exc, action)

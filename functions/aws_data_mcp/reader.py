@@ -23,7 +23,7 @@ from aws_data_mcp.aws import deadline_scope
 from aws_data_mcp.cache import ResultCache
 from aws_data_mcp.config import Settings
 from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
-from aws_data_mcp.errors import ErrorCode, ResourceFailure, from_aws_error
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, from_aws_error, iam_action_name
 from aws_data_mcp.identity import Caller
 from aws_data_mcp.observability import logger, record_read
 from aws_data_mcp.registry import Registry, ResourceRequest, ResourceSpec
@@ -156,7 +156,7 @@ class ResourceReader:
             raise ResourceFailure(ErrorCode.TIMEOUT, f"{spec.uri} did not complete within {budget:.1f} s",
                                   details=["Retry later."]) from exc
         except (ClientError, BotoCoreError) as exc:
-            operation = getattr(exc, "operation_name", "")
+            operation = iam_action_name(getattr(exc, "operation_name", "") or "")
             action = next((a for a in spec.aws_calls if operation and a.endswith(":" + operation)), spec.uri)
             raise from_aws_error(exc, action) from exc
         except Exception as exc:

@@ -7,9 +7,13 @@ from aws_data_mcp.registry import Registry
 
 registry = Registry()
 
-from aws_data_mcp.resources import athena, auth, config, info, metadata, permissions, tabulator  # noqa: E402, I001  (registration side effect)
+from aws_data_mcp.resources import (  # noqa: E402, I001  (registration side effect)
+    admin, athena, auth, config, info, metadata, permissions, tabulator,
+)
 
 # The tool last: its description lists the URI families registered above.
 from aws_data_mcp import get_resource  # noqa: E402
 
-__all__ = ["athena", "auth", "config", "get_resource", "info", "metadata", "permissions", "registry", "tabulator"]
+__all__ = [
+    "admin", "athena", "auth", "config", "get_resource", "info", "metadata", "permissions", "registry", "tabulator",
+]

@@ -1,0 +1,266 @@
+"""admin://: IAM users and roles, SSO and identity providers, and the server's table-query set-up.
+
+"admin" means these need IAM read rights of the caller's own: there is no other gate,
+so a caller without them gets `access_denied` naming the action, like any AWS refusal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, NotRequired, TypedDict, TypeVar
+from urllib.parse import unquote
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from aws_data_mcp.errors import ResourceFailure, as_failure
+from aws_data_mcp.registry import ResourceRequest
+from aws_data_mcp.resources import registry
+from aws_data_mcp.resources.athena import ItemError, get_workgroup, glue_databases, workgroup_settings
+
+T = TypeVar("T")
+KEY_ID_SHOWN = 4
+"""Only the last characters of an access key id are shown: enough to match a key, not to hand one out."""
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value is not None and hasattr(value, "isoformat") else value
+
+
+def _section(action: str, read: Callable[[], T]) -> T | ItemError:
+    """One independent part of an answer: its data, or its own error (the other parts still answer)."""
+    try:
+        return read()
+    except (ClientError, BotoCoreError, ResourceFailure) as exc:
+        return as_failure(exc, action).brief()  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------- users
+
+class AccessKey(TypedDict):
+    key_id_suffix: str
+    status: str | None
+    created: str | None
+    last_used: str | None
+    last_used_service: str | None
+    last_used_region: str | None
+
+
+class User(TypedDict):
+    name: str
+    arn: str
+    id: str | None
+    created: str | None
+    password_last_used: str | None
+    groups: list[str] | None
+    access_keys: list[AccessKey] | None
+    error: NotRequired[ItemError]
+
+
+class Users(TypedDict):
+    count: int
+    users: list[User]
+
+
+def _user_detail(iam: Any, name: str) -> tuple[list[str], list[AccessKey]]:
+    groups = [g["GroupName"] for page in iam.get_paginator("list_groups_for_user").paginate(UserName=name)
+              for g in page.get("Groups", [])]
+    keys: list[AccessKey] = []
+    for page in iam.get_paginator("list_access_keys").paginate(UserName=name):
+        for key in page.get("AccessKeyMetadata", []):
+            used = iam.get_access_key_last_used(AccessKeyId=key["AccessKeyId"]).get("AccessKeyLastUsed") or {}
+            keys.append(AccessKey(key_id_suffix=key["AccessKeyId"][-KEY_ID_SHOWN:], status=key.get("Status"),
+                                  created=_iso(key.get("CreateDate")), last_used=_iso(used.get("LastUsedDate")),
+                                  last_used_service=used.get("ServiceName"), last_used_region=used.get("Region")))
+    return groups, keys
+
+
+@registry.resource(
+    "admin://users",
+    name="iam-users",
+    title="IAM users",
+    description="IAM users with creation date, password last used, groups and access keys (last 4 characters "
+    "of the id, status, last use); a user whose details are denied is kept with its error.",
+    requires="admin",
+    aws_calls=["iam:ListUsers", "iam:ListGroupsForUser", "iam:ListAccessKeys", "iam:GetAccessKeyLastUsed"],
+    list_field="users",
+)
+def users(request: ResourceRequest) -> Users:
+    """ListUsers (all pages), then each user's groups and keys in parallel."""
+    iam = request.client("iam")
+    listed = [u for page in iam.get_paginator("list_users").paginate() for u in page.get("Users", [])]
+    outcomes = request.fan_out(lambda u: _user_detail(iam, u["UserName"]), listed, action="iam:ListGroupsForUser")
+    entries: list[User] = []
+    for outcome in outcomes:
+        user = outcome.item
+        groups, keys = outcome.value if outcome.value is not None else (None, None)
+        entry = User(name=user["UserName"], arn=user["Arn"], id=user.get("UserId"),
+                     created=_iso(user.get("CreateDate")), password_last_used=_iso(user.get("PasswordLastUsed")), groups=groups, access_keys=keys)
+        if outcome.error is not None:
+            entry["error"] = outcome.error.brief()  # type: ignore[typeddict-item]
+        entries.append(entry)
+    return Users(count=len(entries), users=entries)
+
+
+# --------------------------------------------------------------------------- roles
+
+class TrustSummary(TypedDict):
+    aws: list[str]
+    service: list[str]
+    federated: list[str]
+    conditions: bool
+
+
+class Role(TypedDict):
+    name: str
+    arn: str
+    path: str | None
+    description: str | None
+    created: str | None
+    max_session_seconds: int | None
+    trusted: TrustSummary
+    last_used: str | None
+    last_used_region: str | None
+    error: NotRequired[ItemError]
+
+
+class Roles(TypedDict):
+    count: int
+    roles: list[Role]
+
+
+def _as_list(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
+
+
+def trust_summary(document: Any) -> TrustSummary:
+    """Who may assume the role, from its trust policy (a dict from boto3, or URL-encoded JSON as on the wire)."""
+    if isinstance(document, str):
+        document = json.loads(unquote(document))
+    summary = TrustSummary(aws=[], service=[], federated=[], conditions=False)
+    for statement in _as_list_of_dicts((document or {}).get("Statement")):
+        if statement.get("Effect") != "Allow":
+            continue
+        principal = statement.get("Principal") or {}
+        principal = {"AWS": principal} if isinstance(principal, str) else principal
+        summary["aws"] += _as_list(principal.get("AWS"))
+        summary["service"] += _as_list(principal.get("Service"))
+        summary["federated"] += _as_list(principal.get("Federated"))
+        summary["conditions"] = summary["conditions"] or bool(statement.get("Condition"))
+    return TrustSummary(aws=sorted(set(summary["aws"])), service=sorted(set(summary["service"])),
+                        federated=sorted(set(summary["federated"])), conditions=summary["conditions"])
+
+
+def _as_list_of_dicts(value: Any) -> list[Mapping[str, Any]]:
+    return [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, Mapping)]
+
+
+@registry.resource(
+    "admin://roles",
+    name="iam-roles",
+    title="IAM roles",
+    description="IAM roles with description, who may assume them (summarised from the trust policy), maximum "
+    "session duration and when they were last used.",
+    requires="admin",
+    aws_calls=["iam:ListRoles", "iam:GetRole"],
+    list_field="roles",
+)
+def roles(request: ResourceRequest) -> Roles:
+    """ListRoles (all pages), then GetRole per role in parallel: only GetRole tells when a role was last used."""
+    iam = request.client("iam")
+    listed = [r for page in iam.get_paginator("list_roles").paginate() for r in page.get("Roles", [])]
+    outcomes = request.fan_out(lambda r: iam.get_role(RoleName=r["RoleName"])["Role"], listed, action="iam:GetRole")
+    entries: list[Role] = []
+    for outcome in outcomes:
+        role = outcome.item
+        used = (outcome.value or {}).get("RoleLastUsed") or {}
+        entry = Role(name=role["RoleName"], arn=role["Arn"], path=role.get("Path"),
+                     description=role.get("Description"), created=_iso(role.get("CreateDate")),
+                     max_session_seconds=role.get("MaxSessionDuration"),
+                     trusted=trust_summary(role.get("AssumeRolePolicyDocument")),
+                     last_used=_iso(used.get("LastUsedDate")), last_used_region=used.get("Region"))
+        if outcome.error is not None:
+            entry["error"] = outcome.error.brief()  # type: ignore[typeddict-item]
+        entries.append(entry)
+    return Roles(count=len(entries), roles=entries)
+
+
+# --------------------------------------------------------------------------- SSO and identity providers
+
+class SsoConfig(TypedDict):
+    identity_center_instances: list[dict[str, Any]] | ItemError
+    saml_providers: list[dict[str, Any]] | ItemError
+    oidc_providers: list[dict[str, Any]] | ItemError
+
+
+def _identity_center(request: ResourceRequest) -> list[dict[str, Any]]:
+    pages = request.client("sso-admin").get_paginator("list_instances").paginate()
+    return [{"instance_arn": i.get("InstanceArn"), "identity_store_id": i.get("IdentityStoreId"),
+             "name": i.get("Name"), "status": i.get("Status"), "created": _iso(i.get("CreatedDate"))}
+            for page in pages for i in page.get("Instances", [])]
+
+
+def _saml(iam: Any) -> list[dict[str, Any]]:
+    return [{"arn": p["Arn"], "name": p["Arn"].rsplit("/", 1)[-1], "created": _iso(p.get("CreateDate")),
+             "valid_until": _iso(p.get("ValidUntil"))}
+            for p in iam.list_saml_providers().get("SAMLProviderList", [])]
+
+
+def _oidc(request: ResourceRequest, iam: Any) -> list[dict[str, Any]]:
+    arns = [p["Arn"] for p in iam.list_open_id_connect_providers().get("OpenIDConnectProviderList", [])]
+    providers = []
+    for outcome in request.fan_out(lambda arn: iam.get_open_id_connect_provider(OpenIDConnectProviderArn=arn), arns,
+                                   action="iam:GetOpenIDConnectProvider"):
+        found = outcome.value or {}
+        entry = {"arn": outcome.item, "url": found.get("Url"), "client_ids": found.get("ClientIDList", []),
+                 "thumbprints": len(found.get("ThumbprintList", [])), "created": _iso(found.get("CreateDate"))}
+        if outcome.error is not None:
+            entry["error"] = outcome.error.brief()
+        providers.append(entry)
+    return providers
+
+
+@registry.resource(
+    "admin://config/sso",
+    name="sso-config",
+    title="SSO and identity providers",
+    description="IAM Identity Center instances, SAML providers and OIDC providers (URL, client ids); each part "
+    "answers on its own, a denied one with its error.",
+    requires="admin",
+    aws_calls=["sso:ListInstances", "iam:ListSAMLProviders", "iam:ListOpenIDConnectProviders",
+               "iam:GetOpenIDConnectProvider"],
+)
+def sso(request: ResourceRequest) -> SsoConfig:
+    iam = request.client("iam")
+    return SsoConfig(identity_center_instances=_section("sso:ListInstances", lambda: _identity_center(request)),
+                     saml_providers=_section("iam:ListSAMLProviders", lambda: _saml(iam)),
+                     oidc_providers=_section("iam:ListOpenIDConnectProviders", lambda: _oidc(request, iam)))
+
+
+# --------------------------------------------------------------------------- the table-query set-up
+
+class TabulatorConfig(TypedDict):
+    workgroup: dict[str, Any]
+    databases_in_scope: list[str] | ItemError
+    databases_configured: bool
+    open_query_enabled: bool
+
+
+@registry.resource(
+    "admin://config/tabulator",
+    name="tabulator-config",
+    title="Table query set-up",
+    description="The set-up the server uses for table queries: its Athena workgroup with result location, "
+    "enforcement and cutoff, the Glue databases in scope, and whether free-form queries are enabled.",
+    requires="admin",
+    aws_calls=["athena:GetWorkGroup", "glue:GetDatabases"],
+)
+def tabulator_config(request: ResourceRequest) -> TabulatorConfig:
+    settings = request.settings
+    name = settings.tabulator_workgroup
+    detail = _section("athena:GetWorkGroup", lambda: workgroup_settings(get_workgroup(request.client("athena"), name)))
+    configured = list(settings.tabulator_databases)
+    databases: list[str] | ItemError = configured or _section(
+        "glue:GetDatabases", lambda: sorted(d["Name"] for d in glue_databases(request.client("glue"))))
+    return TabulatorConfig(workgroup={"name": name, **detail}, databases_in_scope=databases,
+                           databases_configured=bool(configured), open_query_enabled=settings.open_query_enabled)
