@@ -95,7 +95,8 @@ def users(request: ResourceRequest) -> Users:
         user = outcome.item
         groups, keys = outcome.value if outcome.value is not None else (None, None)
         entry = User(name=user["UserName"], arn=user["Arn"], id=user.get("UserId"),
-                     created=_iso(user.get("CreateDate")), password_last_used=_iso(user.get("PasswordLastUsed")), groups=groups, access_keys=keys)
+                     created=_iso(user.get("CreateDate")), password_last_used=_iso(user.get("PasswordLastUsed")),
+                     groups=groups, access_keys=keys)
         if outcome.error is not None:
             entry["error"] = outcome.error.brief()  # type: ignore[typeddict-item]
         entries.append(entry)
