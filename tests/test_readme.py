@@ -14,7 +14,7 @@ def test_readme_resource_table_matches_the_registry() -> None:
     readme = (ROOT / "README.md").read_text()
     table = re.search(r"<!-- resource-table:start -->\n(.*?)<!-- resource-table:end -->", readme, re.S)
     assert table is not None
-    assert table.group(1) == registry.markdown_table(), "run: aws-data-mcp resource-table, paste into README"
+    assert table.group(1) == registry.markdown_table(), "run: aws-data-mcp resource-table --update README.md"
 
 
 def test_readme_commands_are_make_targets_that_exist() -> None:

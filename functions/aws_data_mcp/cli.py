@@ -103,6 +103,16 @@ class LocalLambdaContext:
         return 29_000
 
 
+def _update_between_markers(path: Path, name: str, text: str) -> None:
+    """Replace what stands between `<!-- name:start -->` and `<!-- name:end -->` in a generated-docs file."""
+    start, end = f"<!-- {name}:start -->\n", f"<!-- {name}:end -->"
+    document = path.read_text(encoding="utf-8")
+    head, found, rest = document.partition(start)
+    if not found or end not in rest:
+        raise SystemExit(f"{path}: no {start.strip()} ... {end} markers")
+    path.write_text(head + start + text + end + rest.split(end, 1)[1], encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="aws-data-mcp", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -116,13 +126,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     stdio.add_argument("--demo", action="store_true", help="against the embedded emulated AWS account")
     invoke = commands.add_parser("invoke", help="run the Lambda handler on an API Gateway event file")
     invoke.add_argument("event", type=Path)
-    commands.add_parser("resource-table", help="print the README's resource table from the live registry")
+    table = commands.add_parser("resource-table", help="print the README's resource table from the live registry")
+    table.add_argument("--update", type=Path, metavar="README", help="rewrite the table in this file instead")
     args = parser.parse_args(argv)
 
     if args.command == "resource-table":
         from aws_data_mcp.resources import registry
 
-        print(registry.markdown_table(), end="")
+        if args.update is None:
+            print(registry.markdown_table(), end="")
+        else:
+            _update_between_markers(args.update, "resource-table", registry.markdown_table())
         return
     if args.command == "invoke":
         print(json.dumps(_invoke(args.event), indent=2))

@@ -29,6 +29,8 @@ from aws_data_mcp.observability import logger, record_read
 from aws_data_mcp.registry import Registry, ResourceRequest, ResourceSpec
 
 MAX_URI_LENGTH = 2048
+ASSEMBLY_MARGIN_SECONDS = 0.5
+"""Kept from a read's budget after the AWS deadline, to assemble and render a partial answer."""
 
 
 @dataclass(frozen=True)
@@ -141,9 +143,10 @@ class ResourceReader:
     ) -> str:
         try:
             if spec.requires != "none" or spec.aws_calls:
-                # The credential chain and boto3 block: off the event loop, bounded by the request budget,
-                # and the same deadline bounds every AWS call the resolver makes (retries included).
-                deadline = time.monotonic() + budget
+                # The credential chain and boto3 block: off the event loop, bounded by the request budget.
+                # AWS calls (retries included) stop a little earlier, so a resolver can still answer with
+                # what finished and mark the rest `timeout` instead of losing the whole read.
+                deadline = time.monotonic() + budget - min(ASSEMBLY_MARGIN_SECONDS, budget / 5)
                 with anyio.fail_after(budget):
                     result = await anyio.to_thread.run_sync(self._resolve_by, spec, args, query, resolve_caller,
                                                             deadline, abandon_on_cancel=True)

@@ -16,7 +16,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from aws_data_mcp.errors import ResourceFailure, as_failure
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources import registry
-from aws_data_mcp.resources.athena import ItemError, get_workgroup, glue_databases, workgroup_settings
+from aws_data_mcp.resources.athena import ItemError, glue_databases, query_workgroup
 
 T = TypeVar("T")
 KEY_ID_SHOWN = 4
@@ -258,10 +258,9 @@ class TabulatorConfig(TypedDict):
 )
 def tabulator_config(request: ResourceRequest) -> TabulatorConfig:
     settings = request.settings
-    name = settings.tabulator_workgroup
-    detail = _section("athena:GetWorkGroup", lambda: workgroup_settings(get_workgroup(request.client("athena"), name)))
+    workgroup = query_workgroup(request.client("athena"), settings.tabulator_workgroup)
     configured = list(settings.tabulator_databases)
     databases: list[str] | ItemError = configured or _section(
         "glue:GetDatabases", lambda: sorted(d["Name"] for d in glue_databases(request.client("glue"))))
-    return TabulatorConfig(workgroup={"name": name, **detail}, databases_in_scope=databases,
+    return TabulatorConfig(workgroup=workgroup, databases_in_scope=databases,
                            databases_configured=bool(configured), open_query_enabled=settings.open_query_enabled)

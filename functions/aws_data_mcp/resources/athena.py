@@ -200,6 +200,14 @@ def workgroup_settings(detail: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def query_workgroup(athena: Any, name: str) -> dict[str, Any]:
+    """The workgroup the server's table queries use: its settings, or why they could not be read."""
+    try:
+        return {"name": name, **workgroup_settings(get_workgroup(athena, name))}
+    except (ClientError, BotoCoreError, ResourceFailure) as exc:
+        return {"name": name, "error": as_failure(exc, "athena:GetWorkGroup").brief()}
+
+
 def _workgroup(summary: Mapping[str, Any], outcome: Outcome[Any, dict[str, Any]]) -> WorkGroup:
     entry = WorkGroup(name=summary["Name"], state=summary.get("State"), description=summary.get("Description"),
                       access="allowed")
@@ -396,7 +404,7 @@ def glue_tables(glue: Any, database: str) -> list[dict[str, Any]]:
     return [table for page in pages for table in page.get("TableList", [])]
 
 
-def _catalogs(athena: Any) -> tuple[list[dict[str, Any]], ItemError | None]:
+def data_catalogs(athena: Any) -> tuple[list[dict[str, Any]], ItemError | None]:
     """Athena's data catalogs; the Glue catalog is always there, even when listing catalogs is denied."""
     glue_catalog = {"CatalogName": GLUE_CATALOG, "Type": "GLUE"}
     try:
@@ -427,7 +435,7 @@ def _other_catalog_databases(athena: Any, catalog: str) -> list[dict[str, Any]]:
 def databases(request: ResourceRequest) -> Databases:
     """Catalogs, then the databases of every catalog in parallel, then each Glue database's table count."""
     athena, glue = request.client("athena"), request.client("glue")
-    catalogs, catalogs_error = _catalogs(athena)
+    catalogs, catalogs_error = data_catalogs(athena)
 
     def catalog_databases(catalog: Mapping[str, Any]) -> list[dict[str, Any]]:
         if catalog["CatalogName"] == GLUE_CATALOG:

@@ -6,10 +6,11 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources import registry
+from aws_data_mcp.resources.athena import data_catalogs, query_workgroup
 
 
 class AuthStatus(TypedDict):
@@ -45,6 +46,37 @@ def auth_status(request: ResourceRequest) -> AuthStatus:
         user_id=caller.user_id,
         credential_expiry=expiry.isoformat() if expiry else None,
         reason=caller.unauthenticated_reason,
+    )
+
+
+class CatalogInfo(TypedDict):
+    region: str
+    account: str | None
+    deployment_mode: str
+    protocol_revisions: list[str]
+    data_catalogs: list[dict[str, Any]]
+    data_catalogs_error: dict[str, Any] | None
+    query_workgroup: dict[str, Any]
+
+
+@registry.resource(
+    "auth://catalog/info",
+    name="catalog-info",
+    title="Data catalog view",
+    description="The caller's data catalog view: region, account, Athena data catalogs, the workgroup table "
+    "queries use and its result location, deployment mode and protocol revisions.",
+    requires="auth",
+    aws_calls=["athena:ListDataCatalogs", "athena:GetWorkGroup"],
+)
+def catalog_info(request: ResourceRequest) -> CatalogInfo:
+    athena = request.client("athena")
+    catalogs, catalogs_error = data_catalogs(athena)
+    workgroup = query_workgroup(athena, request.settings.tabulator_workgroup)
+    return CatalogInfo(
+        region=request.caller.region, account=request.caller.account, deployment_mode=request.settings.mode,
+        protocol_revisions=list(request.settings.protocol_revisions),
+        data_catalogs=[{"name": c["CatalogName"], "type": c.get("Type")} for c in catalogs],
+        data_catalogs_error=catalogs_error, query_workgroup=workgroup,  # type: ignore[typeddict-item]
     )
 
 
