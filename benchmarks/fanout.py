@@ -1,6 +1,7 @@
 """Fan-out under an injected AWS latency (SPEC §8): run by `worker.py fanout` in a fresh process.
 
-moto's server runs in this process, seeded like a busy account (100 buckets, 40 workgroups,
+moto's server runs in a process of its own (in this one it would compete for the GIL with the
+fan-out it serves, and measure itself), seeded like a busy account (100 buckets, 40 workgroups,
 200 query executions). Every AWS attempt the server makes then waits `DELAY` seconds in a
 botocore `before-send` hook before reaching moto, as a far-away endpoint would. Each
 resource is read through the server's real read path with the result cache off, and its
@@ -15,11 +16,17 @@ wall time is set beside two baselines from the same run:
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
+
+from botocore.awsrequest import AWSResponse
+from botocore.httpsession import URLLib3Session
 
 DELAY = 0.05
 BUCKETS = 100
@@ -62,39 +69,94 @@ def _seed(endpoint: str) -> None:
                                      ResultConfiguration={"OutputLocation": "s3://bench-bucket-000/q/"})
 
 
+MOTO_SERVER = """
+import sys
+from aws_data_mcp.demo.account import install_moto_extensions
+from moto.server import main
+install_moto_extensions()  # BatchGetQueryExecution and Athena's paging: what moto lacks
+main(["-H", "127.0.0.1", "-p", sys.argv[1]])
+"""
+
+
+def _start_moto() -> tuple[subprocess.Popen[bytes], str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-c", MOTO_SERVER, str(port)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    endpoint = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return server, endpoint
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError("moto's server did not start")
+
+
+class FarAwayEndpoint:
+    """A `before-send` hook: every attempt waits DELAY, then gets moto's answer to the same request.
+
+    moto's own CPU time per request (several ms, all under one GIL) would otherwise be what the
+    benchmark measures; so each distinct request (method, URL, body) is sent to moto once and its
+    answer replayed after that, leaving the injected latency and our own work on the clock.
+    """
+
+    def __init__(self) -> None:
+        self.calls: Counter[str] = Counter()
+        self._answers: dict[tuple[str, str, bytes], tuple[int, dict[str, str], bytes]] = {}
+        self._lock = threading.Lock()
+        self._http = URLLib3Session()
+
+    def __call__(self, event_name: str, request: Any, **_: Any) -> AWSResponse:
+        body = request.body if isinstance(request.body, bytes) else str(request.body or "").encode()
+        key = (request.method, request.url, body)
+        with self._lock:
+            self.calls[event_name.split(".", 1)[1]] += 1
+            answer = self._answers.get(key)
+        if answer is None:
+            sent = self._http.send(request)
+            answer = (sent.status_code, dict(sent.headers), sent.content)
+            with self._lock:
+                self._answers[key] = answer
+        time.sleep(DELAY)
+        status, headers, content = answer
+        return AWSResponse(request.url, status, headers, _Replay(content))
+
+
+class _Replay:
+    def __init__(self, content: bytes) -> None:
+        self._content = content
+
+    def stream(self, **_: Any) -> Any:
+        yield self._content
+
+
 def measure(repeats: int) -> dict[str, Any]:
     import anyio
-    from moto.server import ThreadedMotoServer
 
     from aws_data_mcp.app import create_server
     from aws_data_mcp.config import Settings
-    from aws_data_mcp.demo.account import install_moto_extensions
     from aws_data_mcp.identity import local_chain
 
-    install_moto_extensions()  # BatchGetQueryExecution, Athena's paging: what moto lacks
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
+    server, endpoint = _start_moto()
     try:
-        host, port = server.get_host_and_port()
-        endpoint = f"http://{host}:{port}"
         os.environ.update(AWS_ENDPOINT_URL=endpoint, AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench",
                           AWS_DEFAULT_REGION=REGION, AWS_REGION=REGION)
         _seed(endpoint)
-        settings = Settings(mode="local", cache_ttl_seconds=0, region=REGION)
+        width = int(os.environ.get("AWS_DATA_MCP_FANOUT_WIDTH", Settings.fanout_width))  # to compare widths
+        settings = Settings(mode="local", cache_ttl_seconds=0, region=REGION, fanout_width=width)
         mcp = create_server(settings)
-        calls: Counter[str] = Counter()
-        lock = threading.Lock()
-
-        def far_away(event_name: str, **_: Any) -> None:
-            with lock:
-                calls[event_name.split(".", 1)[1]] += 1
-            time.sleep(DELAY)
-
+        endpoint_far_away = FarAwayEndpoint()
         local_chain.reset()
-        local_chain.session().events.register("before-send", far_away)
+        local_chain.session().events.register("before-send", endpoint_far_away)
         anyio.run(mcp.read, "auth://status", None)  # the caller's principal, resolved once per credentials
+        calls = endpoint_far_away.calls
         results: dict[str, Any] = {}
         for scenario in SCENARIOS:
+            anyio.run(mcp.read, scenario.uri, None)  # records moto's answers: replays cost moto nothing
             walls: list[float] = []
             for _ in range(repeats):
                 calls.clear()
@@ -109,4 +171,4 @@ def measure(repeats: int) -> dict[str, Any]:
                                      "chars": len(reading.text)}
         return {"delay_s": DELAY, "width": settings.fanout_width, "scenarios": results}
     finally:
-        server.stop()
+        server.kill()

@@ -51,7 +51,7 @@ class Settings:
     list_page_size: int = 100
     cache_ttl_seconds: float = 30.0
     """How long a caller's AWS results are reused for the same URI; 0 turns the cache off."""
-    fanout_width: int = 16
+    fanout_width: int = 32
     """Concurrent AWS calls per fan-out (per bucket, workgroup, user...); also botocore's connection pool size."""
     query_history_default: int = 50
     query_history_max: int = 500
@@ -100,7 +100,7 @@ class Settings:
             max_request_body_bytes=int(_env("MAX_REQUEST_BODY_BYTES", "1048576")),
             list_page_size=int(_env("LIST_PAGE_SIZE", "100")),
             cache_ttl_seconds=float(_env("CACHE_TTL", "30")),
-            fanout_width=int(_env("FANOUT_WIDTH", "16")),
+            fanout_width=int(_env("FANOUT_WIDTH", "32")),
             tabulator_workgroup=_env("TABULATOR_WORKGROUP", "primary"),
             tabulator_databases=tuple(d.strip() for d in _env("TABULATOR_DATABASES", "").split(",") if d.strip()),
             open_query_enabled=_env("OPEN_QUERY", "false").lower() in ("1", "true", "yes", "on"),
