@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import httpx2
 import pytest
@@ -59,6 +60,38 @@ async def test_demo_serves_every_resource_as_the_demo_caller(demo_server: tuple[
     assert json.loads(tool.content[0].text)["principal_arn"] == status["principal_arn"]
 
 
+async def test_every_aws_resource_tells_the_demo_story(demo_server: tuple[str, subprocess.Popen[str]]) -> None:
+    """What a newcomer sees: partial access shown honestly, every level of bucket access, queries in every state."""
+    url, _ = demo_server
+
+    async def read(client: Client, uri: str) -> Any:
+        return json.loads((await client.read_resource(uri)).contents[0].text)
+
+    async with Client(url, mode="2026-07-28") as client:
+        workgroups = await read(client, "athena://workgroups")
+        history = await read(client, "athena://query/history?limit=100")
+        succeeded = [e["id"] for e in history["executions"] if e["state"] == "SUCCEEDED"]
+        answered = [await read(client, f"athena://queries/{execution_id}") for execution_id in succeeded]
+        databases = await read(client, "athena://databases")
+        orders = await read(client, "athena://databases/sales/tables/orders")
+        discover = await read(client, "permissions://discover")
+        advice = await read(client, "permissions://recommendations")
+        buckets = await read(client, "tabulator://buckets")
+        users, roles = await read(client, "admin://users"), await read(client, "admin://roles")
+        sso, catalog = await read(client, "admin://config/sso"), await read(client, "auth://catalog/info")
+    assert [w["name"] for w in workgroups["workgroups"] if w["access"] == "denied"] == ["finance-restricted"]
+    assert {"SUCCEEDED", "FAILED", "RUNNING"} <= {e["state"] for e in history["executions"]}
+    assert any(a["results"] and a["results"]["rows"] for a in answered), "no query with readable results"
+    assert {d["name"] for d in databases["databases"]} == {"sales", "marketing", "ml_features"}
+    assert orders["partition_keys"] and orders["format"] == "parquet"
+    assert {level for level, count in discover["levels"].items() if count} == {"none", "list", "read", "write"}
+    assert {r["missing_action"] for r in advice["recommendations"]} >= {"athena:GetWorkGroup"}
+    assert buckets["buckets"] and users["count"] == 5 and roles["count"] == 6
+    assert sso["identity_center_instances"] and sso["saml_providers"] and sso["oidc_providers"]
+    assert catalog["query_workgroup"]["result_location"].startswith("s3://")
+
+
+# Stops the demo server: keep it after the tests that read through it.
 async def test_demo_banner_prints_the_url_and_client_configurations(
     demo_server: tuple[str, subprocess.Popen[str]],
 ) -> None:
@@ -78,3 +111,4 @@ async def test_stdio_demo_answers_as_the_demo_caller() -> None:
         status = json.loads((await client.read_resource("auth://status")).contents[0].text)
     assert status["authenticated"] is True
     assert status["account"]
+
