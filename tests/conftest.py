@@ -53,6 +53,12 @@ MODERN_META = {
 }
 
 
+@pytest.fixture
+def anyio_backend() -> str:
+    """Async tests run on asyncio, as the servers under test do."""
+    return "asyncio"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def moto_endpoint() -> Iterator[str]:
     """Every boto3 call of the session goes to moto's server on loopback, never to AWS.

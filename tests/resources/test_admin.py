@@ -25,11 +25,6 @@ TRUST = {"Version": "2012-10-17", "Statement": [
      "Condition": {"Bool": {"aws:MultiFactorAuthPresent": "true"}}}]}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def account() -> Iterator[None]:
     reset_moto()

@@ -17,17 +17,13 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
+from conftest import REVISION_2026, body_json, http_api_event, modern
 
 pytestmark = pytest.mark.anyio
 
 WORKGROUPS = [f"team-{index:02d}" for index in range(44)]  # and "primary"
 EXECUTIONS = 300
 TABLES = 130  # more than one GetTables page
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture(scope="module")
@@ -242,3 +238,15 @@ def test_workgroups_without_credentials_is_authentication_required_with_no_call(
     assert raised.value.payload()["error"] == "authentication_required"  # type: ignore[attr-defined]
     assert aws_faults.total() == 0
 
+
+
+@pytest.mark.usefixtures("account")
+def test_freshness_hints_on_2026_07_28_are_private_for_caller_data(local_lambda_handler: Any) -> None:
+    def hints(uri: str) -> tuple[Any, Any]:
+        event = http_api_event(modern("resources/read", {"uri": uri}), revision=REVISION_2026)
+        result = body_json(local_lambda_handler(event))["result"]
+        return result["ttlMs"], result["cacheScope"]
+
+    assert hints("athena://workgroups") == (30_000, "private")
+    assert hints("auth://status") == (0, "private")
+    assert hints("metadata://templates") == (30_000, "public")

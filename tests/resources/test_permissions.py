@@ -23,11 +23,6 @@ EU = {name for index, name in enumerate(BUCKETS) if index % 4 == 0}
 MUTATING_PREFIXES = ("Put", "Delete", "Create", "Copy", "Restore", "Upload", "Abort", "Complete")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def account() -> Iterator[None]:
     reset_moto()

@@ -16,15 +16,11 @@ from botocore.exceptions import BotoCoreError, ClientError
 from aws_data_mcp.errors import ResourceFailure, as_failure
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources import registry
-from aws_data_mcp.resources.athena import ItemError, glue_databases, query_workgroup
+from aws_data_mcp.resources.athena import ItemError, glue_databases, iso, query_workgroup
 
 T = TypeVar("T")
 KEY_ID_SHOWN = 4
 """Only the last characters of an access key id are shown: enough to match a key, not to hand one out."""
-
-
-def _iso(value: Any) -> str | None:
-    return value.isoformat() if value is not None and hasattr(value, "isoformat") else value
 
 
 def _section(action: str, read: Callable[[], T]) -> T | ItemError:
@@ -70,7 +66,7 @@ def _user_detail(iam: Any, name: str) -> tuple[list[str], list[AccessKey]]:
         for key in page.get("AccessKeyMetadata", []):
             used = iam.get_access_key_last_used(AccessKeyId=key["AccessKeyId"]).get("AccessKeyLastUsed") or {}
             keys.append(AccessKey(key_id_suffix=key["AccessKeyId"][-KEY_ID_SHOWN:], status=key.get("Status"),
-                                  created=_iso(key.get("CreateDate")), last_used=_iso(used.get("LastUsedDate")),
+                                  created=iso(key.get("CreateDate")), last_used=iso(used.get("LastUsedDate")),
                                   last_used_service=used.get("ServiceName"), last_used_region=used.get("Region")))
     return groups, keys
 
@@ -95,7 +91,7 @@ def users(request: ResourceRequest) -> Users:
         user = outcome.item
         groups, keys = outcome.value if outcome.value is not None else (None, None)
         entry = User(name=user["UserName"], arn=user["Arn"], id=user.get("UserId"),
-                     created=_iso(user.get("CreateDate")), password_last_used=_iso(user.get("PasswordLastUsed")),
+                     created=iso(user.get("CreateDate")), password_last_used=iso(user.get("PasswordLastUsed")),
                      groups=groups, access_keys=keys)
         if outcome.error is not None:
             entry["error"] = outcome.error.brief()  # type: ignore[typeddict-item]
@@ -176,10 +172,10 @@ def roles(request: ResourceRequest) -> Roles:
         role = outcome.item
         used = (outcome.value or {}).get("RoleLastUsed") or {}
         entry = Role(name=role["RoleName"], arn=role["Arn"], path=role.get("Path"),
-                     description=role.get("Description"), created=_iso(role.get("CreateDate")),
+                     description=role.get("Description"), created=iso(role.get("CreateDate")),
                      max_session_seconds=role.get("MaxSessionDuration"),
                      trusted=trust_summary(role.get("AssumeRolePolicyDocument")),
-                     last_used=_iso(used.get("LastUsedDate")), last_used_region=used.get("Region"))
+                     last_used=iso(used.get("LastUsedDate")), last_used_region=used.get("Region"))
         if outcome.error is not None:
             entry["error"] = outcome.error.brief()  # type: ignore[typeddict-item]
         entries.append(entry)
@@ -197,13 +193,13 @@ class SsoConfig(TypedDict):
 def _identity_center(request: ResourceRequest) -> list[dict[str, Any]]:
     pages = request.client("sso-admin").get_paginator("list_instances").paginate()
     return [{"instance_arn": i.get("InstanceArn"), "identity_store_id": i.get("IdentityStoreId"),
-             "name": i.get("Name"), "status": i.get("Status"), "created": _iso(i.get("CreatedDate"))}
+             "name": i.get("Name"), "status": i.get("Status"), "created": iso(i.get("CreatedDate"))}
             for page in pages for i in page.get("Instances", [])]
 
 
 def _saml(iam: Any) -> list[dict[str, Any]]:
-    return [{"arn": p["Arn"], "name": p["Arn"].rsplit("/", 1)[-1], "created": _iso(p.get("CreateDate")),
-             "valid_until": _iso(p.get("ValidUntil"))}
+    return [{"arn": p["Arn"], "name": p["Arn"].rsplit("/", 1)[-1], "created": iso(p.get("CreateDate")),
+             "valid_until": iso(p.get("ValidUntil"))}
             for p in iam.list_saml_providers().get("SAMLProviderList", [])]
 
 
@@ -214,7 +210,7 @@ def _oidc(request: ResourceRequest, iam: Any) -> list[dict[str, Any]]:
                                    action="iam:GetOpenIDConnectProvider"):
         found = outcome.value or {}
         entry = {"arn": outcome.item, "url": found.get("Url"), "client_ids": found.get("ClientIDList", []),
-                 "thumbprints": len(found.get("ThumbprintList", [])), "created": _iso(found.get("CreateDate"))}
+                 "thumbprints": len(found.get("ThumbprintList", [])), "created": iso(found.get("CreateDate"))}
         if outcome.error is not None:
             entry["error"] = outcome.error.brief()
         providers.append(entry)

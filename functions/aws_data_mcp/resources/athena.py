@@ -250,7 +250,8 @@ def _limit(query: Mapping[str, str], default: int, maximum: int) -> int:
     return int(raw)
 
 
-def _iso(value: Any) -> str | None:
+def iso(value: Any) -> str | None:
+    """Timestamps as ISO 8601 text, so the typed shapes hold what JSON holds."""
     return value.isoformat() if value is not None and hasattr(value, "isoformat") else value
 
 
@@ -264,8 +265,8 @@ def execution_summary(execution: Mapping[str, Any]) -> Execution:
         workgroup=execution.get("WorkGroup"),
         state=status.get("State"),
         state_change_reason=status.get("StateChangeReason"),
-        submitted=_iso(status.get("SubmissionDateTime")),
-        completed=_iso(status.get("CompletionDateTime")),
+        submitted=iso(status.get("SubmissionDateTime")),
+        completed=iso(status.get("CompletionDateTime")),
         run_time_ms=stats.get("TotalExecutionTimeInMillis", stats.get("EngineExecutionTimeInMillis")),
         bytes_scanned=stats.get("DataScannedInBytes"),
         statement_type=execution.get("StatementType"),
@@ -499,7 +500,7 @@ def _table_summary(table: Mapping[str, Any]) -> TableSummary:
     return TableSummary(
         name=table["Name"], type=table.get("TableType"), format=table_format(table),
         location=descriptor.get("Location"), column_count=len(descriptor.get("Columns") or []),
-        partition_keys=[k["Name"] for k in table.get("PartitionKeys") or []], updated=_iso(table.get("UpdateTime")),
+        partition_keys=[k["Name"] for k in table.get("PartitionKeys") or []], updated=iso(table.get("UpdateTime")),
     )
 
 
@@ -558,5 +559,5 @@ def table(request: ResourceRequest) -> Table:
         columns=_columns(descriptor.get("Columns") or []), partition_keys=_columns(found.get("PartitionKeys") or []),
         parameters=_shown_parameters(found.get("Parameters") or {}),
         view_sql=view_sql[:SQL_PREVIEW_CHARS] if view_sql else None,
-        created=_iso(found.get("CreateTime")), updated=_iso(found.get("UpdateTime")),
+        created=iso(found.get("CreateTime")), updated=iso(found.get("UpdateTime")),
     )
