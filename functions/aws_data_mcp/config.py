@@ -6,6 +6,7 @@ snapshot-safe for Lambda SnapStart.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Literal
@@ -24,6 +25,20 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 def _env(name: str, default: str) -> str:
     return os.environ.get(ENV_PREFIX + name, default)
+
+
+def _pairs(name: str) -> tuple[tuple[str, str], ...]:
+    """A JSON object of strings from the environment, its order kept (first match wins where it is used)."""
+    raw = _env(name, "").strip()
+    if not raw:
+        return ()
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{ENV_PREFIX}{name} must be a JSON object of strings: {exc.msg}") from None
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ValueError(f"{ENV_PREFIX}{name} must be a JSON object of strings, e.g. {{\"admins\": \"arn:...\"}}")
+    return tuple(value.items())
 
 
 def _default_mode() -> DeploymentMode:
@@ -61,6 +76,21 @@ class Settings:
     """The Glue databases in scope for table queries; empty means all."""
     open_query_enabled: bool = False
     """Whether free-form SQL queries are enabled (off: only the server's own table queries)."""
+    function_role_arn: str = ""
+    """The function's own role, named only in the trust statement a refused caller is told to add."""
+    expected_api_id: str = ""
+    """When set, a hosted request whose requestContext names another API is refused (a forged direct invoke)."""
+    session_duration_seconds: int = 3600
+    """How long exchanged caller credentials last (STS DurationSeconds)."""
+    principal_role_map: tuple[tuple[str, str], ...] = ()
+    """iam mode: caller ARN (IAM user, federated user, or a role's ARN) -> the role to act as, in order."""
+    oidc_role_arn: str = ""
+    """oidc mode: the role a token is exchanged for when no claim maps to another."""
+    oidc_role_claim: str = "groups"
+    oidc_role_map: tuple[tuple[str, str], ...] = ()
+    """oidc mode: a value of `oidc_role_claim` -> role ARN; the first entry the token's claim holds wins."""
+    oidc_issuer: str = ""
+    """oidc mode: the issuer API Gateway's JWT authorizer trusts, published in the protected-resource metadata."""
     protocol_revisions: tuple[str, ...] = field(default=PROTOCOL_REVISIONS)
 
     def __post_init__(self) -> None:
@@ -85,6 +115,9 @@ class Settings:
             raise ValueError(f"{ENV_PREFIX}MODE={mode!r} on Lambda would serve the function's own role: refused")
         if mode == "lambda" and auth_mode == "local":
             raise ValueError("auth mode 'local' would use the function's own role: it is refused on Lambda")
+        if mode != "lambda" and auth_mode != "local":
+            raise ValueError(f"{ENV_PREFIX}AUTH_MODE={auth_mode!r} needs API Gateway in front (a deployed stack, or "
+                             f"`aws-data-mcp demo --auth {auth_mode}`); the local server uses your own credentials")
         hosts = tuple(h.strip() for h in _env("ALLOWED_HOSTS", "").split(",") if h.strip())
         return cls(
             mode=mode,
@@ -103,5 +136,13 @@ class Settings:
             fanout_width=int(_env("FANOUT_WIDTH", "32")),
             tabulator_workgroup=_env("TABULATOR_WORKGROUP", "primary"),
             tabulator_databases=tuple(d.strip() for d in _env("TABULATOR_DATABASES", "").split(",") if d.strip()),
+            function_role_arn=_env("FUNCTION_ROLE_ARN", ""),
+            expected_api_id=_env("API_ID", ""),
+            session_duration_seconds=int(_env("SESSION_DURATION", "3600")),
+            principal_role_map=_pairs("PRINCIPAL_ROLE_MAP"),
+            oidc_role_arn=_env("OIDC_ROLE_ARN", ""),
+            oidc_role_claim=_env("OIDC_ROLE_CLAIM", "groups"),
+            oidc_role_map=_pairs("OIDC_ROLE_MAP"),
+            oidc_issuer=_env("OIDC_ISSUER", ""),
             open_query_enabled=_env("OPEN_QUERY", "false").lower() in ("1", "true", "yes", "on"),
         )

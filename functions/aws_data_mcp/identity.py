@@ -11,15 +11,16 @@ import hashlib
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError, ProfileNotFound
 
+from aws_data_mcp import hosted
 from aws_data_mcp.aws import client
+from aws_data_mcp.caller import Caller
 from aws_data_mcp.config import Settings
-from aws_data_mcp.errors import authentication_required, from_aws_error
+from aws_data_mcp.errors import from_aws_error
 
 LOCAL_AUTH_MODES = frozenset({"local"})
 """The auth modes the local credential chain may serve: an explicit allow-list, never "anything not hosted"."""
@@ -27,40 +28,6 @@ LOCAL_AUTH_MODES = frozenset({"local"})
 _SAFE_CHAIN_ERRORS = (ProfileNotFound, NoCredentialsError, NoRegionError)
 """Credential-chain failures whose message names only configuration; any other (a credential helper's
 output, an SSO cache's contents) is reported by its type alone."""
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who is asking, and the boto3 session that acts as them (None when unauthenticated)."""
-
-    auth_mode: str
-    session: boto3.Session | None
-    region: str
-    unauthenticated_reason: str | None = None
-    principal_arn: str | None = None
-    account: str | None = None
-    user_id: str | None = None
-    credential_expiry: datetime | None = None
-
-    @property
-    def authenticated(self) -> bool:
-        return self.session is not None
-
-    @property
-    def identity_digest(self) -> str | None:
-        """A stable key for this principal (a hash of who, never of a secret): caches are keyed on it."""
-        if self.session is None or self.principal_arn is None:
-            return None
-        return hashlib.sha256(f"{self.auth_mode}\0{self.principal_arn}".encode()).hexdigest()[:32]
-
-    def require_session(self) -> boto3.Session:
-        if self.session is None:
-            raise authentication_required(self.unauthenticated_reason or "no credentials")
-        return self.session
-
-    def __repr__(self) -> str:  # a session holds credentials: never let them into a log line
-        return (f"Caller(auth_mode={self.auth_mode!r}, authenticated={self.authenticated}, "
-                f"principal_arn={self.principal_arn!r}, region={self.region!r})")
 
 
 @dataclass(frozen=True)
@@ -135,11 +102,14 @@ def resolve_caller(scope: Mapping[str, Any] | None, settings: Settings) -> Calle
     """Resolve the caller of one request.
 
     `scope` is the ASGI scope of the HTTP request (None under stdio). Hosted, identity
-    may only come from API Gateway's `requestContext` (scope["aws.event"]); until the
-    hosted auth modes exist every hosted request is unauthenticated, and the function
-    never falls back to its own role.
+    may only come from API Gateway's `requestContext` (scope["aws.event"]) and is exchanged
+    with STS for the caller's own credentials; a request that cannot be resolved acts as
+    nobody, never as the function's own role. The local credential chain serves only the
+    local auth modes.
     """
-    if settings.hosted or settings.auth_mode not in LOCAL_AUTH_MODES:
+    if settings.hosted:
+        return hosted.resolve(scope, settings)
+    if settings.auth_mode not in LOCAL_AUTH_MODES:
         return Caller(settings.auth_mode, None, settings.region,
-                      f"auth mode {settings.auth_mode!r} is not available in this deployment yet")
+                      f"auth mode {settings.auth_mode!r} needs API Gateway in front of the server")
     return local_chain.caller(settings)

@@ -1,0 +1,54 @@
+"""Who a request acts as: the one object resolvers get instead of any token or header."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import boto3
+
+from aws_data_mcp.errors import ResourceFailure, authentication_required
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking, and the boto3 session that acts as them (None when unauthenticated)."""
+
+    auth_mode: str
+    session: boto3.Session | None
+    region: str
+    unauthenticated_reason: str | None = None
+    principal_arn: str | None = None
+    account: str | None = None
+    user_id: str | None = None
+    credential_expiry: datetime | None = None
+    identity_key: str | None = field(default=None, repr=False)
+    """Who, as the edge vouched for them (e.g. issuer#subject and role); defaults to the principal ARN.
+    Two callers whose sanitised session names collide still differ here."""
+    refusal: ResourceFailure | None = field(default=None, repr=False, compare=False)
+    """Why this request may not act as anybody, when that is more than "no credentials" (e.g. a role's trust)."""
+
+    @property
+    def authenticated(self) -> bool:
+        return self.session is not None
+
+    @property
+    def identity_digest(self) -> str | None:
+        """A stable key for this principal (a hash of who, never of a secret): caches are keyed on it."""
+        who = self.identity_key or self.principal_arn
+        if self.session is None or who is None:
+            return None
+        return hashlib.sha256(f"{self.auth_mode}\0{who}".encode()).hexdigest()[:32]
+
+    def require_session(self) -> boto3.Session:
+        if self.session is None:
+            if self.refusal is not None:
+                raise dataclasses.replace(self.refusal)  # a copy: the reader stamps the request's URI on it
+            raise authentication_required(self.unauthenticated_reason or "no credentials")
+        return self.session
+
+    def __repr__(self) -> str:  # a session holds credentials: never let them into a log line
+        return (f"Caller(auth_mode={self.auth_mode!r}, authenticated={self.authenticated}, "
+                f"principal_arn={self.principal_arn!r}, region={self.region!r})")
