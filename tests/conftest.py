@@ -210,24 +210,28 @@ def lambda_handler() -> Callable[[dict[str, Any]], dict[str, Any]]:
     return invoke
 
 
-@pytest.fixture(scope="session")
-def local_lambda_handler() -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """Mangum around the app in local mode: the Lambda event path, acting with the test's local credentials.
-
-    Hosted mode refuses every AWS read until a caller is resolved from API Gateway's context; this runs
-    the same event -> Mangum -> app path with the local credential chain, for resources that read AWS.
-    Invocations run on one thread with one event loop, as in a Lambda container, so async tests may call it.
-    """
+def lambda_container(settings: Settings) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Mangum around the app built for `settings`, invoked as a Lambda container does: one thread, one event loop,
+    so async tests may call it too."""
     from mangum import Mangum
 
-    event_host = load_event("http-api-v2/resources-read-static.json")["headers"]["host"]
-    handler = Mangum(create_http_app(Settings(mode="local", allowed_hosts=(event_host,))), lifespan="off")
+    handler = Mangum(create_http_app(settings), lifespan="off")
     container = ThreadPoolExecutor(max_workers=1, initializer=lambda: asyncio.set_event_loop(asyncio.new_event_loop()))
 
     def invoke(event: dict[str, Any]) -> dict[str, Any]:
         return container.submit(handler, event, LocalLambdaContext()).result()
 
     return invoke
+
+
+@pytest.fixture(scope="session")
+def local_lambda_handler() -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The event -> Mangum -> app path with the local credential chain, for resources that read AWS.
+
+    Hosted mode refuses every AWS read until a caller is resolved from API Gateway's context.
+    """
+    event_host = load_event("http-api-v2/resources-read-static.json")["headers"]["host"]
+    return lambda_container(Settings(mode="local", allowed_hosts=(event_host,)))
 
 
 def body_json(response: dict[str, Any]) -> Any:

@@ -1,0 +1,312 @@
+"""Hosted callers through the real Lambda path: each acts as itself, never as the function, and fails closed.
+
+moto's STS neither checks trust policies nor verifies web identity tokens: these tests check what is sent
+to STS, inject STS's refusals where a case needs them, and count every AWS call a request makes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import logging
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import boto3
+import pytest
+
+from aws_data_mcp import hosted
+from aws_data_mcp.config import Settings
+from conftest import AwsFaults, body_json, lambda_container, load_event
+
+Invoke = Callable[[dict[str, Any]], dict[str, Any]]
+FUNCTION_ROLE = "arn:aws:iam::123456789012:role/aws-data-mcp-McpFunctionRole-TEST"
+TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Principal": {"AWS": FUNCTION_ROLE}, "Action": ["sts:AssumeRole", "sts:SetSourceIdentity"]}]})
+IAM = Settings(mode="lambda", auth_mode="iam", function_role_arn=FUNCTION_ROLE,
+               principal_role_map=(("arn:aws:iam::123456789012:user/ops", "arn:aws:iam::123456789012:role/DataAdmin"),))
+OIDC = Settings(mode="lambda", auth_mode="oidc", function_role_arn=FUNCTION_ROLE,
+                oidc_role_arn="arn:aws:iam::123456789012:role/DataAnalyst",
+                oidc_role_map=(("admins", "arn:aws:iam::123456789012:role/DataAdmin"),))
+
+
+@pytest.fixture(autouse=True)
+def fresh_exchanges() -> Iterator[AwsFaults]:
+    """No exchanged caller survives a test; STS faults and calls counted on the function's own session."""
+    hosted.exchanges.clear()
+    hosted.function_session._session = None
+    session = boto3.Session()
+    hosted.function_session._session = session
+    yield AwsFaults(session)
+    hosted.exchanges.clear()
+    hosted.function_session._session = None
+
+
+@pytest.fixture
+def sts(fresh_exchanges: AwsFaults) -> AwsFaults:
+    return fresh_exchanges
+
+
+@pytest.fixture(scope="module")
+def roles() -> None:
+    iam = boto3.client("iam", region_name="us-east-1")
+    for name in ("DataAnalyst", "DataAdmin", "Contractor"):
+        with contextlib.suppress(iam.exceptions.EntityAlreadyExistsException):
+            iam.create_role(RoleName=name, AssumeRolePolicyDocument=TRUST)
+
+
+@pytest.fixture
+def aws_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Every AWS API call made in the process, by operation: data calls and STS alike."""
+    import botocore.client
+
+    seen: Counter[str] = Counter()
+    original = botocore.client.BaseClient._make_api_call
+
+    def counted(self: Any, operation: str, params: Any) -> Any:
+        seen[f"{self.meta.service_model.service_name}:{operation}"] += 1
+        return original(self, operation, params)
+
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", counted)
+    return seen
+
+
+def read(invoke: Invoke, event: dict[str, Any]) -> dict[str, Any]:
+    return body_json(invoke(event))
+
+
+def status_of(answer: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(answer["result"]["contents"][0]["text"])
+
+
+def as_caller(relative: str, **changes: Any) -> dict[str, Any]:
+    event = copy.deepcopy(load_event(relative))
+    authorizer = event["requestContext"].get("authorizer") or {}
+    if "arn" in changes:
+        authorizer["iam"]["userArn"] = changes["arn"]
+    if "sub" in changes:
+        authorizer["jwt"]["claims"]["sub"] = changes["sub"]
+    if "uri" in changes:
+        event["body"] = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+                                    "params": {"uri": changes["uri"]}})
+    return event
+
+
+# --------------------------------------------------------------------------- iam
+
+
+@pytest.mark.usefixtures("roles")
+def test_iam_caller_acts_as_its_own_role_with_its_session_as_source_identity(sts: AwsFaults) -> None:
+    sent: list[bytes] = []
+    sts.fail("sts.AssumeRole", "unused", when=lambda r: sent.append(r.body.encode() if isinstance(r.body, str)
+                                                                     else r.body) and False)
+    invoke = lambda_container(IAM)
+    status = status_of(read(invoke, load_event("http-api-v2/iam-auth-status.json")))
+    assert status["authenticated"] is True and status["auth_mode"] == "iam"
+    assert status["principal_arn"].startswith("arn:aws:sts::123456789012:assumed-role/DataAnalyst/")
+    assert status["credential_expiry"]
+    (request,) = sent
+    assert b"RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2FDataAnalyst" in request
+    assert b"SourceIdentity=alice%40example.com" in request and b"RoleSessionName=alice%40example.com" in request
+    rest = status_of(read(invoke, load_event("rest-v1/iam-auth-status.json")))
+    assert rest["principal_arn"] == status["principal_arn"]
+    assert sts.calls["sts.AssumeRole"] == 1  # the exchange is cached for the second request
+
+
+@pytest.mark.usefixtures("roles")
+def test_a_second_caller_reads_aws_data_as_itself() -> None:
+    answer = read(lambda_container(IAM), load_event("http-api-v2/iam-second-caller-workgroups.json"))
+    workgroups = json.loads(answer["result"]["contents"][0]["text"])
+    assert workgroups["count"] >= 1
+
+
+@pytest.mark.usefixtures("roles")
+def test_a_mapped_iam_user_acts_through_its_configured_role() -> None:
+    event = as_caller("http-api-v2/iam-unmapped-user.json", arn="arn:aws:iam::123456789012:user/ops")
+    status = status_of(read(lambda_container(IAM), event))
+    assert status["principal_arn"].startswith("arn:aws:sts::123456789012:assumed-role/DataAdmin/ops")
+
+
+IAM_REFUSALS = {
+    "no authorizer, spoofed identity headers": ("http-api-v2/iam-no-authorizer-spoofed-headers.json", {}),
+    "an unmapped IAM user": ("http-api-v2/iam-unmapped-user.json", {}),
+    "a malformed ARN": ("http-api-v2/iam-auth-status.json", {"arn": "alice"}),
+    "the account root": ("http-api-v2/iam-auth-status.json", {"arn": "arn:aws:iam::123456789012:root"}),
+    "a federated user": ("http-api-v2/iam-auth-status.json", {"arn": "arn:aws:sts::123456789012:federated-user/x"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(IAM_REFUSALS))
+def test_iam_fails_closed_with_no_aws_call_at_all(case: str, aws_calls: Counter[str]) -> None:
+    relative, changes = IAM_REFUSALS[case]
+    event = as_caller(relative, uri="athena://workgroups", **changes)
+    error = read(lambda_container(IAM), event)["error"]
+    assert error["data"]["error"] == "authentication_required"
+    assert sum(aws_calls.values()) == 0, aws_calls
+
+
+@pytest.mark.usefixtures("roles")
+def test_a_role_whose_trust_refuses_the_function_gets_the_statement_to_add(sts: AwsFaults,
+                                                                            aws_calls: Counter[str]) -> None:
+    sts.fail("sts.AssumeRole", "AccessDenied", status=403, message=f"User: {FUNCTION_ROLE}/x is not authorized")
+    event = as_caller("http-api-v2/iam-auth-status.json", uri="athena://workgroups")
+    error = read(lambda_container(IAM), event)["error"]["data"]
+    assert error["error"] == "access_denied" and error["action"] == "sts:AssumeRole"
+    assert FUNCTION_ROLE in error["details"][0] and "sts:SetSourceIdentity" in error["details"][0]
+    assert FUNCTION_ROLE not in error["message"]
+    assert set(aws_calls) == {"sts:AssumeRole"}  # no data call
+
+
+@pytest.mark.usefixtures("roles")
+def test_a_forged_direct_invoke_from_outside_the_api_is_refused(aws_calls: Counter[str]) -> None:
+    settings = Settings(mode="lambda", auth_mode="iam", expected_api_id="the-real-api")
+    error = read(lambda_container(settings), load_event("http-api-v2/iam-auth-status.json"))
+    assert status_of(error)["authenticated"] is False
+    assert "did not come through this deployment's API" in status_of(error)["reason"]
+    assert sum(aws_calls.values()) == 0
+
+
+@pytest.mark.usefixtures("roles")
+def test_three_callers_interleaved_through_one_warm_handler_each_see_only_themselves(sts: AwsFaults) -> None:
+    invoke = lambda_container(IAM)
+    callers = {f"{role}/{name}": as_caller("http-api-v2/iam-auth-status.json",
+                                           arn=f"arn:aws:sts::123456789012:assumed-role/{role}/{name}")
+               for role, name in (("DataAnalyst", "alice"), ("DataAdmin", "bob"), ("Contractor", "carol"))}
+    for index in range(1000):
+        who = list(callers)[index % 3]
+        status = status_of(read(invoke, callers[who]))
+        assert status["principal_arn"].endswith(f":assumed-role/{who}"), (index, who, status["principal_arn"])
+    assert sts.calls["sts.AssumeRole"] == 3
+
+
+@pytest.mark.usefixtures("roles")
+def test_concurrent_resolution_never_crosses_callers() -> None:
+    arns = [f"arn:aws:sts::123456789012:assumed-role/{role}/user{index}"
+            for index, role in enumerate(("DataAnalyst", "DataAdmin", "Contractor") * 4)]
+    wrong: list[str] = []
+
+    def resolve(arn: str) -> None:
+        scope = {"aws.event": as_caller("http-api-v2/iam-auth-status.json", arn=arn)}
+        for _ in range(50):
+            caller = hosted.resolve(scope, IAM)
+            role, session = arn.rsplit("/", 2)[-2:]
+            if not (caller.principal_arn or "").endswith(f"{role}/{session}"):
+                wrong.append(f"{arn} -> {caller.principal_arn}")
+
+    threads = [threading.Thread(target=resolve, args=(arn,)) for arn in arns]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
+
+
+# --------------------------------------------------------------------------- oidc
+
+
+@pytest.mark.usefixtures("roles")
+def test_oidc_exchanges_the_validated_token_for_the_role_its_claims_map_to(sts: AwsFaults) -> None:
+    sent: list[str] = []
+    sts.fail("sts.AssumeRoleWithWebIdentity", "unused",
+             when=lambda r: sent.append(r.body if isinstance(r.body, str) else r.body.decode()) and False)
+    invoke = lambda_container(OIDC)
+    analyst = status_of(read(invoke, load_event("http-api-v2/oidc-auth-status.json")))
+    admin = json.loads(read(invoke, load_event("http-api-v2/oidc-second-caller-workgroups.json"))
+                       ["result"]["contents"][0]["text"])
+    assert analyst["principal_arn"] == "arn:aws:sts::123456789012:assumed-role/DataAnalyst/dana"
+    assert admin["count"] >= 1
+    assert "WebIdentityToken=eyJhbGciOiJSUzI1NiJ9" in sent[0] and "role%2FDataAnalyst" in sent[0]
+    assert "RoleSessionName=dana" in sent[0]
+    assert "role%2FDataAdmin" in sent[1] and "RoleSessionName=erin" in sent[1]  # first map entry held wins
+
+
+OIDC_REFUSALS = {
+    "no bearer token": ("http-api-v2/oidc-no-bearer.json", "authentication_required", None),
+    "no claims": ("http-api-v2/iam-auth-status.json", "authentication_required", None),
+    "a token STS rejects": ("http-api-v2/oidc-auth-status.json", "authentication_required", "InvalidIdentityToken"),
+    "an expired token": ("http-api-v2/oidc-auth-status.json", "authentication_required", "ExpiredTokenException"),
+    "a role that does not trust the provider": ("http-api-v2/oidc-auth-status.json", "access_denied", "AccessDenied"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OIDC_REFUSALS))
+@pytest.mark.usefixtures("roles")
+def test_oidc_fails_closed_with_no_aws_data_call(case: str, sts: AwsFaults, aws_calls: Counter[str]) -> None:
+    relative, code, sts_error = OIDC_REFUSALS[case]
+    if sts_error:
+        sts.fail("sts.AssumeRoleWithWebIdentity", sts_error, status=400)
+    event = as_caller(relative, uri="athena://workgroups")
+    error = read(lambda_container(OIDC), event)["error"]["data"]
+    assert error["error"] == code
+    assert set(aws_calls) <= {"sts:AssumeRoleWithWebIdentity"}
+
+
+def test_oidc_without_any_configured_role_is_refused_clearly(aws_calls: Counter[str]) -> None:
+    settings = Settings(mode="lambda", auth_mode="oidc")
+    status = status_of(read(lambda_container(settings), load_event("http-api-v2/oidc-auth-status.json")))
+    assert status["authenticated"] is False and "AWS_DATA_MCP_OIDC_ROLE_ARN" not in status["reason"]
+    assert sum(aws_calls.values()) == 0
+
+
+def test_session_names_follow_sts_rules() -> None:
+    assert hosted.sts_name("auth0|5f7c8ec7c33c6c004bbafe82") == "auth0-5f7c8ec7c33c6c004bbafe82"
+    assert hosted.sts_name("x") == "caller" and len(hosted.sts_name("a" * 100)) == 64
+
+
+# --------------------------------------------------------------------------- secrets
+
+
+@pytest.mark.usefixtures("roles")
+def test_no_token_key_or_secret_reaches_a_log_line_or_a_response(caplog: pytest.LogCaptureFixture,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    caplog.set_level(logging.DEBUG)
+    for name in ("botocore", "boto3", "mcp", "mangum", "uvicorn", "aws-data-mcp"):
+        logging.getLogger(name).setLevel(logging.DEBUG)
+    answers = [json.dumps(read(lambda_container(OIDC), load_event(f"http-api-v2/{name}.json")))
+               for name in ("oidc-auth-status", "oidc-second-caller-workgroups", "oidc-no-bearer")]
+    answers += [json.dumps(read(lambda_container(IAM), load_event("http-api-v2/iam-auth-status.json")))]
+    secrets = {load_event("http-api-v2/oidc-auth-status.json")["headers"]["authorization"].split()[1]}
+    for _until, caller in hosted.exchanges._entries.values():
+        frozen = caller.session.get_credentials().get_frozen_credentials()
+        secrets |= {frozen.access_key, frozen.secret_key, frozen.token}
+    captured = caplog.text + capsys.readouterr().err + "".join(answers)
+    for name in ("botocore", "boto3", "mcp", "mangum", "uvicorn", "aws-data-mcp"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    assert len(secrets) >= 4
+    leaked = [secret[:6] for secret in secrets if secret and secret in captured]
+    assert leaked == []
+
+
+AUTH_EVENT_OUTCOMES = {
+    "http-api-v2/iam-auth-status.json": (IAM, "DataAnalyst/alice@example.com"),
+    "http-api-v2/iam-second-caller-workgroups.json": (IAM, None),
+    "http-api-v2/iam-unmapped-user.json": (IAM, "authentication_required"),
+    "http-api-v2/iam-no-authorizer-spoofed-headers.json": (IAM, "authentication_required"),
+    "rest-v1/iam-auth-status.json": (IAM, "DataAnalyst/alice@example.com"),
+    "http-api-v2/oidc-auth-status.json": (OIDC, "DataAnalyst/dana"),
+    "http-api-v2/oidc-second-caller-workgroups.json": (OIDC, None),
+    "http-api-v2/oidc-no-bearer.json": (OIDC, "authentication_required"),
+}
+
+
+def test_every_auth_event_is_replayed_with_its_mode() -> None:
+    from conftest import EVENTS
+
+    names = {str(p.relative_to(EVENTS)) for p in EVENTS.rglob("*.json") if p.name.startswith(("iam-", "oidc-"))}
+    assert names == set(AUTH_EVENT_OUTCOMES)
+
+
+@pytest.mark.parametrize("relative", sorted(AUTH_EVENT_OUTCOMES))
+@pytest.mark.usefixtures("roles")
+def test_auth_event_replays_with_its_outcome(relative: str) -> None:
+    settings, expected = AUTH_EVENT_OUTCOMES[relative]
+    answer = read(lambda_container(settings), load_event(relative))
+    if expected == "authentication_required":  # auth://status answers everyone: it says so instead
+        assert answer["error"]["data"]["error"] == expected if "error" in answer else \
+            status_of(answer)["authenticated"] is False
+        return
+    text = answer["result"]["contents"][0]["text"]
+    assert expected is None or json.loads(text)["principal_arn"].endswith(f"assumed-role/{expected}")
