@@ -310,3 +310,20 @@ def test_auth_event_replays_with_its_outcome(relative: str) -> None:
         return
     text = answer["result"]["contents"][0]["text"]
     assert expected is None or json.loads(text)["principal_arn"].endswith(f"assumed-role/{expected}")
+
+
+@pytest.mark.parametrize("path", ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"])
+def test_oidc_publishes_protected_resource_metadata_without_a_token(path: str, aws_calls: Counter[str]) -> None:
+    from conftest import http_api_event
+
+    settings = Settings(mode="lambda", auth_mode="oidc", oidc_issuer="https://issuer.example.com/")
+    event = http_api_event(None, method="GET", stage="prod", path=path)
+    response = lambda_container(settings)(event)
+    assert response["statusCode"] == 200
+    metadata = json.loads(response["body"])
+    assert metadata["resource"] == "https://abc123.execute-api.us-east-1.amazonaws.com/prod/mcp"
+    assert metadata["authorization_servers"] == ["https://issuer.example.com/"]
+    assert metadata["bearer_methods_supported"] == ["header"]
+    assert sum(aws_calls.values()) == 0
+    iam = lambda_container(IAM)(event)
+    assert iam["statusCode"] == 404  # the iam mode publishes no OAuth metadata

@@ -22,6 +22,7 @@ from aws_data_mcp.server import DataMCPServer
 from aws_data_mcp.transport.json_errors import json_errors
 from aws_data_mcp.transport.lambda_edge import LambdaEdge
 from aws_data_mcp.transport.paths import route_path
+from aws_data_mcp.transport.well_known import is_metadata_request, serve_metadata
 
 MCP_PATH = "/mcp"
 
@@ -90,6 +91,9 @@ class McpHttpApp:
             self._loop = None
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.settings.auth_mode == "oidc" and self.settings.oidc_issuer and is_metadata_request(scope, MCP_PATH):
+            await serve_metadata(scope, receive, send, self.settings, MCP_PATH)
+            return
         app = await self._running_app()
         if scope["type"] == "http" and route_path(scope).rstrip("/") == MCP_PATH:
             # No trailing-slash redirect: behind a stage it would drop the stage from the URL.
