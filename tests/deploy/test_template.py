@@ -129,14 +129,27 @@ def test_environment(function: dict[str, Any]) -> None:
 
 def test_auth_mode_parameter(template: dict[str, Any]) -> None:
     auth = template["Parameters"]["AuthMode"]
-    assert set(auth["AllowedValues"]) == {"iam"}  # oidc arrives with its JWT authorizer
+    assert set(auth["AllowedValues"]) == {"iam", "oidc"}
     assert auth["Default"] == "iam"
+    for name in ("OidcIssuer", "OidcAudience", "OidcRoleArn", "OidcRoleClaim", "OidcRoleMap", "PrincipalRoleMap"):
+        assert name in template["Parameters"]
+
+
+def _statements(policy: dict[str, Any]) -> list[dict[str, Any]]:
+    """Both branches of a statement list chosen by `!If [IsIam, [...], [...]]`."""
+    chosen = policy["Statement"]
+    if isinstance(chosen, dict) and "Fn::If" in chosen:
+        condition, when_true, when_false = chosen["Fn::If"]
+        assert condition == "IsIam"
+        return [*_as_list(when_true), *_as_list(when_false)]
+    return _as_list(chosen)
 
 
 def test_function_role_cannot_read_caller_data(function: dict[str, Any], resources: dict[str, Any]) -> None:
     assert "Role" not in function, "a custom role would bypass the reviewed Policies below"
     policies = _as_list(function["Policies"])
     seen_templates = set()
+    allows = []
     for policy in policies:
         assert isinstance(policy, dict), f"managed policy {policy!r}: only inline statements and scoped templates"
         if "Statement" not in policy:
@@ -146,15 +159,24 @@ def test_function_role_cannot_read_caller_data(function: dict[str, Any], resourc
             assert args == ALLOWED_POLICY_TEMPLATES[name], f"{name} must be scoped to the workflow table"
             seen_templates.add(name)
             continue
-        for statement in _as_list(policy["Statement"]):
-            assert statement["Effect"] == "Allow"
+        for statement in _statements(policy):
             assert "NotAction" not in statement and "NotResource" not in statement
             actions = set(_as_list(statement["Action"]))
             assert actions <= ALLOWED_ROLE_ACTIONS, f"unexpected actions {actions - ALLOWED_ROLE_ACTIONS}"
             for action in actions:
                 assert not action.lower().startswith(FORBIDDEN_PREFIXES)
                 assert "*" not in action
-            assert statement["Resource"] == {"Ref": "CallerRoleArnPattern"}
+            if statement["Effect"] == "Allow":
+                allows.append(statement)
+            else:  # the oidc branch: the function's credentials assume no role at all
+                assert statement["Effect"] == "Deny" and statement["Resource"] == "*"
+    # iam: exactly what the mode calls (no AssumeRoleWithWebIdentity: an identity grant of it does nothing),
+    # on this account's roles by default or the operator's pattern.
+    (allow,) = allows
+    assert set(allow["Action"]) == {"sts:AssumeRole", "sts:SetSourceIdentity", "sts:TagSession"}
+    condition, default, configured = allow["Resource"]["Fn::If"]
+    assert condition == "CallerRolesOfThisAccount" and configured == {"Ref": "CallerRoleArnPattern"}
+    assert "${AWS::AccountId}:role/*" in default["Fn::Sub"]
     assert seen_templates == {"DynamoDBCrudPolicy"}
     # The table those CRUD rights point at is the workflow table, and nothing else.
     assert resources["WorkflowTable"]["Type"] == "AWS::DynamoDB::Table"
@@ -163,28 +185,42 @@ def test_function_role_cannot_read_caller_data(function: dict[str, Any], resourc
 def test_caller_role_pattern_parameter(template: dict[str, Any]) -> None:
     param = template["Parameters"]["CallerRoleArnPattern"]
     assert param["Type"] == "CommaDelimitedList"
-    assert param["Default"] == "arn:aws:iam::*:role/*"
-    assert "trust policy" in param["Description"]
+    assert param["Default"] == ""
+    assert "trust policy" in param["Description"] and "account root" in param["Description"]
 
 
-def test_every_route_needs_a_sigv4_signed_caller(resources: dict[str, Any]) -> None:
-    auth = resources["HttpApi"]["Properties"]["Auth"]
-    assert auth["EnableIamAuthorizer"] is True
-    assert auth["DefaultAuthorizer"] == "AWS_IAM"
+def _routes(resources: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {r["Properties"]["RouteKey"]: r for r in resources.values() if r["Type"] == "AWS::ApiGatewayV2::Route"}
 
 
-def test_routes(function: dict[str, Any], resources: dict[str, Any]) -> None:
-    routes = set()
-    for event in function["Events"].values():
-        assert event["Type"] == "HttpApi"
-        props = event["Properties"]
+def test_every_mcp_route_needs_a_caller_api_gateway_verified(resources: dict[str, Any]) -> None:
+    routes = _routes(resources)
+    assert {key for key in routes if key.endswith(" /mcp")} == {"POST /mcp", "GET /mcp", "DELETE /mcp"}
+    for key, route in routes.items():
+        props = route["Properties"]
         assert props["ApiId"] == {"Ref": "HttpApi"}
-        routes.add((props["Method"].upper(), props["Path"]))
-    mcp_methods = {m for m, p in routes if p == "/mcp"}
-    assert mcp_methods in ({"POST", "GET", "DELETE"}, {"ANY"})
-    for event in function["Events"].values():  # no route opts out of the API's authorizer
-        assert "Auth" not in event["Properties"]
+        assert props["Target"] == {"Fn::Sub": "integrations/${McpIntegration}"}
+        if key.endswith(" /mcp"):
+            assert props["AuthorizationType"] == {"Fn::If": ["IsOidc", "JWT", "AWS_IAM"]}
+            assert "Condition" not in route
+        else:  # only the oidc mode's RFC 9728 metadata is public
+            assert key.startswith("GET /.well-known/oauth-protected-resource")
+            assert props["AuthorizationType"] == "NONE" and route["Condition"] == "IsOidc"
+    authorizer = resources["OidcAuthorizer"]
+    assert authorizer["Condition"] == "IsOidc" and authorizer["Properties"]["AuthorizerType"] == "JWT"
+    assert authorizer["Properties"]["JwtConfiguration"] == {"Issuer": {"Ref": "OidcIssuer"},
+                                                            "Audience": [{"Ref": "OidcAudience"}]}
     assert resources["HttpApi"]["Properties"]["StageName"] == {"Ref": "Stage"}
+
+
+def test_only_this_api_invokes_the_function_and_forged_contexts_are_refused(
+    function: dict[str, Any], resources: dict[str, Any]
+) -> None:
+    (permission,) = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::Lambda::Permission"]
+    assert permission["Principal"] == "apigateway.amazonaws.com"
+    assert "${HttpApi}/*" in permission["SourceArn"]["Fn::Sub"]
+    assert "Events" not in function  # routes are declared explicitly, with conditional authorizers
+    assert function["Environment"]["Variables"]["AWS_DATA_MCP_API_ID"] == {"Ref": "HttpApi"}
 
 
 def test_logs_have_retention(function: dict[str, Any], resources: dict[str, Any]) -> None:
