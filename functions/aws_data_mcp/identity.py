@@ -48,6 +48,7 @@ class _LocalChain:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._resolving = threading.Lock()
         self._session: boto3.Session | None = None
         self._principals: dict[str, _Principal] = {}
 
@@ -65,9 +66,11 @@ class _LocalChain:
 
     def caller(self, settings: Settings) -> Caller:
         try:
-            session = self.session()
-            credentials = session.get_credentials()
-            frozen = credentials.get_frozen_credentials() if credentials is not None else None
+            # One resolution at a time: concurrent first requests must not each start a credential_process.
+            with self._resolving:
+                session = self.session()
+                credentials = session.get_credentials()
+                frozen = credentials.get_frozen_credentials() if credentials is not None else None
         except _SAFE_CHAIN_ERRORS as exc:
             return Caller("local", None, settings.region, f"the local AWS credential chain failed: {exc}")
         except Exception as exc:  # a credential helper's or SSO cache's failure may carry secrets: type only

@@ -1,0 +1,78 @@
+"""The local credential chain under a badly behaved credential helper: clean refusals, no leaks, one helper run."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from aws_data_mcp.config import Settings
+from aws_data_mcp.identity import resolve_caller
+from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.resources import registry
+
+LOCAL = Settings(mode="local")
+
+
+def with_helper(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, script: str) -> Path:
+    helper = tmp_path / "helper.py"
+    helper.write_text(script)
+    config = tmp_path / "config"
+    config.write_text(f"[profile helper]\ncredential_process = {sys.executable} {helper}\nregion = us-east-1\n")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    monkeypatch.setenv("AWS_PROFILE", "helper")
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    return tmp_path / "runs"
+
+
+def status() -> dict[str, Any]:
+    reader = ResourceReader(registry, LOCAL)
+    return json.loads(anyio.run(reader.read, "auth://status", lambda: resolve_caller(None, LOCAL)).text)
+
+
+@pytest.mark.parametrize("script", [
+    "print('not json at all: sk-SECRET-FROM-HELPER')",
+    "import sys; sys.stderr.write('token=sk-SECRET-FROM-HELPER'); sys.exit(3)",
+])
+def test_a_broken_helper_is_a_clean_not_authenticated_without_its_output(
+    script: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with_helper(monkeypatch, tmp_path, script)
+    answer = status()
+    assert answer["authenticated"] is False and "credential chain failed" in answer["reason"]
+    assert "SECRET" not in json.dumps(answer)
+
+
+def test_concurrent_first_reads_run_the_helper_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    with_helper(monkeypatch, tmp_path, f"""
+import json, time
+with open({str(runs)!r}, "a") as out:
+    out.write("run\\n")
+time.sleep(0.5)
+print(json.dumps({{"Version": 1, "AccessKeyId": "AKIAHELPER", "SecretAccessKey": "helper-secret"}}))
+""")
+    answers: list[dict[str, Any]] = []
+    threads = [threading.Thread(target=lambda: answers.append(status())) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(answers) == 12 and all(a["authenticated"] for a in answers)
+    assert runs.read_text().count("run") == 1
+
+
+def test_template_name_completion_needs_no_caller(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    with_helper(monkeypatch, tmp_path, f"open({str(runs)!r}, 'a').write('run'); import time; time.sleep(30)")
+    reader = ResourceReader(registry, LOCAL)
+    spec = registry.get("metadata://templates/{template}")
+    assert spec is not None
+    values = anyio.run(reader.complete, spec, "template", {}, "ath", lambda: resolve_caller(None, LOCAL))
+    assert values == ["athena-table"] and not runs.exists()
