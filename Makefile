@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install demo serve test lint bench build clean
+.PHONY: install demo demo-iam demo-oidc serve test lint bench build clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,12 @@ install: $(STAMP)
 
 demo: install  ## serve http://127.0.0.1:8000/mcp against an embedded emulated AWS account
 	$(PY) -m aws_data_mcp demo
+
+demo-iam: install  ## the hosted path on one machine: SigV4 through a local API Gateway front, several callers
+	$(PY) -m aws_data_mcp demo --auth iam
+
+demo-oidc: install  ## the same with bearer tokens from a demo issuer
+	$(PY) -m aws_data_mcp demo --auth oidc
 
 serve: install  ## serve http://127.0.0.1:8000/mcp with your own AWS credentials
 	$(PY) -m aws_data_mcp serve

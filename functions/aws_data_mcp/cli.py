@@ -122,6 +122,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         command.add_argument("--host", default=None, help="loopback interface to bind: 127.0.0.1 (default), "
                              "localhost or ::1; the server acts as you, so it never listens beyond this machine")
         command.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    demo.add_argument("--auth", choices=("iam", "oidc"), default=None,
+                      help="serve the hosted path instead: a local API Gateway front (SigV4 or JWT) before the "
+                      "Lambda handler, which acts as each demo caller through STS")
     stdio = commands.add_parser("stdio", help="serve MCP over stdin/stdout (desktop clients)")
     stdio.add_argument("--demo", action="store_true", help="against the embedded emulated AWS account")
     invoke = commands.add_parser("invoke", help="run the Lambda handler on an API Gateway event file")
@@ -140,6 +143,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if args.command == "invoke":
         print(json.dumps(_invoke(args.event), indent=2))
+        return
+    if args.command == "demo" and args.auth:
+        from aws_data_mcp.demo.hosted_front import serve, state_directory
+
+        serve(args.auth, args.host or "127.0.0.1", args.port or 8000, state_directory())
         return
     demo_mode = args.command == "demo" or getattr(args, "demo", False)
     settings = Settings.from_env(default_mode="demo" if demo_mode else "local")

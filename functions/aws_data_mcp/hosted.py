@@ -36,6 +36,7 @@ from aws_data_mcp.aws import client
 from aws_data_mcp.caller import Caller
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required, from_aws_error
+from aws_data_mcp.observability import logger
 
 Headers = Mapping[str, Any]
 REFRESH_MARGIN_SECONDS = 60
@@ -252,6 +253,9 @@ def _refusal_of(exc: Exception, claim: Claim, settings: Settings) -> ResourceFai
                      "Then retry; nothing else needs to change."], action=action)
     if code in ("ExpiredTokenException", "InvalidIdentityToken", "IDPRejectedClaim", "IDPCommunicationError"):
         return authentication_required(f"the identity provider's token was refused by STS ({code})")
+    if not isinstance(exc, ClientError | BotoCoreError):
+        logger.warning("unexpected STS failure", extra={"action": action, "error": type(exc).__name__})
+        return authentication_required(f"STS did not exchange the caller's identity ({type(exc).__name__})")
     failure = from_aws_error(exc, action)
     if failure.code in (ErrorCode.THROTTLED, ErrorCode.TIMEOUT, ErrorCode.UPSTREAM_UNAVAILABLE):
         return ResourceFailure(failure.code, f"Exchanging the caller's identity failed: {failure.message}",
@@ -270,7 +274,7 @@ def _caller(claim: Claim, settings: Settings) -> Caller:
             return cached
         try:
             credentials, user = _exchange(claim, settings)
-        except (ClientError, BotoCoreError) as exc:
+        except Exception as exc:  # whatever STS did, this request acts as nobody
             raise Refused(_refusal_of(exc, claim, settings)) from None
         expiry: datetime = credentials["Expiration"]
         session = boto3.Session(aws_access_key_id=credentials["AccessKeyId"],

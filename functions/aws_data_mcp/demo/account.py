@@ -57,6 +57,7 @@ from moto.iam.responses import IamResponse
 from moto.server import ThreadedMotoServer
 from moto.utilities.utils import get_partition
 
+from .callers import function_keys, seed_hosted_callers
 from .seed import DEMO_CALLER_USER, EXECUTION_DETAILS_ATTR, DemoInventory, seed_data_lake
 
 DEMO_REGION = "us-east-1"
@@ -243,11 +244,18 @@ def _iam_simulate_principal_policy(self: IamResponse) -> str:
     return _SIMULATION_RESULT.format(members="".join(members))
 
 
+_UNSIGNED_ACTIONS = frozenset({"AssumeRoleWithWebIdentity", "AssumeRoleWithSAML"})
 _moto_authorize = ActionAuthenticatorMixin._authenticate_and_authorize_normal_action
 
 
 def _authorize_with_protocol_errors(self: BaseResponse, resource: str = "*") -> None:
-    """moto's IAM check, with errors shaped like the service's protocol (JSON for Athena/Glue/SSO)."""
+    """moto's IAM check, with errors shaped like the service's protocol (JSON for Athena/Glue/SSO).
+
+    STS serves AssumeRoleWithWebIdentity unsigned (the token is the credential): moto's check would
+    fail on the missing signature, so it is not applied there, as AWS does not apply one.
+    """
+    if self._get_action() in _UNSIGNED_ACTIONS:
+        return
     try:
         _moto_authorize(self, resource)
     except (AccessDeniedError, InvalidClientTokenIdError, SignatureDoesNotMatchError) as error:
@@ -328,7 +336,13 @@ class DemoAccount:
     caller with ``caller_environment()`` (environment variables) or ``caller_session()``.
     """
 
-    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, region: str = DEMO_REGION) -> None:
+    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, region: str = DEMO_REGION,
+                 hosted_callers: bool = False) -> None:
+        self._hosted_callers = hosted_callers
+        self.caller_roles: dict[str, str] = {}
+        """Role name -> ARN of the hosted demo callers (with hosted_callers=True)."""
+        self.function_keys: tuple[str, str] | None = None
+        """The function identity's access key id and secret (with hosted_callers=True): for the handler only."""
         self._host = host
         self._requested_port = port
         self._region = region
@@ -369,6 +383,10 @@ class DemoAccount:
             key = iam.create_access_key(user_name=DEMO_CALLER_USER)
             self._access_key_id = key.access_key_id
             self._secret_access_key = key.secret_access_key
+            if self._hosted_callers:
+                self.caller_roles = seed_hosted_callers(admin.client("iam", endpoint_url=self._endpoint_url),
+                                                        self._inventory.account_id, self._region)
+                self.function_keys = function_keys(self._inventory.account_id, self._region)
 
             self._process_state.enable_enforcement()
         except BaseException:
