@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+# mcp-proxy-for-aws (the SigV4 proxy iam-mode users run) pins its own MCP SDK: it gets a venv of its own.
+PROXY := .venv-proxy/bin/mcp-proxy-for-aws
 
 .PHONY: install demo demo-iam demo-oidc serve test lint bench build clean
 
@@ -25,10 +27,14 @@ demo-oidc: install  ## the same with bearer tokens from a demo issuer
 serve: install  ## serve http://127.0.0.1:8000/mcp with your own AWS credentials
 	$(PY) -m aws_data_mcp serve
 
+$(PROXY):
+	$(PYTHON) -m venv .venv-proxy
+	.venv-proxy/bin/pip install --quiet --disable-pip-version-check mcp-proxy-for-aws==1.7.0
+
 lint: install
 	$(PY) -m ruff check .
 
-test: lint  ## lint, then the whole test suite on every core
+test: lint $(PROXY)  ## lint, then the whole test suite on every core (end-to-end through the real SigV4 proxy too)
 	$(PY) -m pytest -n auto
 
 bench: install  ## performance ratios against baselines measured in the same run

@@ -1,0 +1,209 @@
+"""The hosted path on one machine: the API Gateway front before the real Lambda handler, with real clients."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import boto3
+import httpx2
+import pytest
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from aws_data_mcp.demo.gateway import ApiGatewayFront, DemoIssuer
+from conftest import ROOT, free_port, load_event
+
+PROXY = ROOT / ".venv-proxy" / "bin" / "mcp-proxy-for-aws"
+
+
+def start_demo(auth: str, state: Path) -> tuple[subprocess.Popen[bytes], str, str]:
+    port = free_port()
+    log = state / f"demo-{auth}.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {"XDG_STATE_HOME": str(state)}
+    process = subprocess.Popen([sys.executable, "-m", "aws_data_mcp", "demo", "--auth", auth, "--port", str(port)],
+                               env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        banner = log.read_text(errors="replace") if log.exists() else ""
+        if "Press Ctrl+C" in banner:
+            try:
+                httpx2.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
+                return process, f"http://127.0.0.1:{port}/mcp", banner
+            except httpx2.TransportError:
+                pass
+        if process.poll() is not None:
+            raise RuntimeError(banner)
+        time.sleep(0.2)
+    process.kill()
+    raise RuntimeError("the hosted demo did not start")
+
+
+@pytest.fixture(scope="module")
+def oidc_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+    process, url, banner = start_demo("oidc", tmp_path_factory.mktemp("oidc"))
+    names = re.findall(r"^== (\w+):", banner, re.M)
+    tokens = dict(zip(names, re.findall(r"^Authorization: Bearer (\S+)", banner, re.M), strict=True))
+    yield url, tokens
+    process.terminate()
+    process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def iam_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    state = tmp_path_factory.mktemp("iam")
+    process, url, _ = start_demo("iam", state)
+    yield url, state / "aws-data-mcp" / "demo-iam"
+    process.terminate()
+    process.wait(10)
+
+
+async def read_as(url: str, token: str | None, uri: str) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=30) as http, \
+            Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+        return json.loads((await client.read_resource(uri)).contents[0].text)
+
+
+@pytest.mark.anyio
+async def test_oidc_callers_read_the_same_uris_as_themselves(oidc_demo: tuple[str, dict[str, str]]) -> None:
+    url, tokens = oidc_demo
+    alice = await read_as(url, tokens["alice"], "auth://status")
+    bob = await read_as(url, tokens["bob"], "auth://status")
+    assert alice["principal_arn"].endswith("assumed-role/demo-analyst-role/alice")
+    assert bob["principal_arn"].endswith("assumed-role/demo-admin-role/bob")
+    alice_buckets = await read_as(url, tokens["alice"], "permissions://discover")
+    carol_buckets = await read_as(url, tokens["carol"], "permissions://discover")
+    assert alice_buckets["levels"] != carol_buckets["levels"]
+    assert {b["bucket"] for b in carol_buckets["buckets"] if b["level"] != "none"} == {"acme-datalake-curated"}
+    with pytest.raises(Exception) as denied:
+        await read_as(url, tokens["carol"], "admin://users")
+    assert "iam:ListUsers" in repr(denied.value)
+
+
+def test_oidc_front_refuses_what_the_jwt_authorizer_refuses(oidc_demo: tuple[str, dict[str, str]]) -> None:
+    url, tokens = oidc_demo
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "auth://status"}})
+    other_issuer = DemoIssuer(url.removesuffix("/mcp")).token("alice", ["analysts"])
+    for token in (None, "not-a-jwt", other_issuer, tokens["alice"][:-4] + "AAAA"):
+        headers = {"content-type": "application/json", **({"authorization": f"Bearer {token}"} if token else {})}
+        answer = httpx2.post(url, content=body, headers=headers)
+        assert answer.status_code == 401 and answer.json() == {"message": "Unauthorized"}
+        assert answer.headers["www-authenticate"].startswith("Bearer")
+    metadata = httpx2.get(url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")).json()
+    assert metadata["authorization_servers"] == [url.removesuffix("/mcp") + "/"]
+
+
+@pytest.mark.anyio
+@pytest.mark.skipif(not PROXY.exists(), reason="mcp-proxy-for-aws is installed by `make test` into .venv-proxy")
+async def test_iam_callers_through_mcp_proxy_for_aws_over_stdio(iam_demo: tuple[str, Path]) -> None:
+    url, profiles = iam_demo
+    seen = {}
+    for name in ("alice", "carol"):
+        env = {"AWS_CONFIG_FILE": str(profiles / "config"),
+               "AWS_SHARED_CREDENTIALS_FILE": str(profiles / "credentials"),
+               "PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")}
+        params = StdioServerParameters(command=str(PROXY), env=env, args=[
+            url, "--service", "execute-api", "--region", "us-east-1", "--profile", f"demo-{name}"])
+        async with Client(params, mode="legacy") as client:
+            status = json.loads((await client.read_resource("auth://status")).contents[0].text)
+            tool = await client.call_tool("get_resource", {"uri": "admin://users"})
+        seen[name] = (status["principal_arn"], tool.is_error)
+    assert seen["alice"][0].endswith("assumed-role/demo-analyst-role/alice") and seen["alice"][1] is False
+    assert seen["carol"][0].endswith("assumed-role/demo-contractor-role/carol") and seen["carol"][1] is True
+
+
+# --------------------------------------------------------------------------- the front alone, before any handler
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        self.events.append(event)
+        return {"statusCode": 200, "headers": {"content-type": "application/json"}, "body": "{}"}
+
+
+def signed(credentials: Any, body: bytes, url: str = "http://127.0.0.1/mcp", *, when: datetime | None = None,
+           region: str = "us-east-1") -> dict[str, str]:
+    request = AWSRequest(method="POST", url=url, data=body, headers={"content-type": "application/json"})
+    signer = SigV4Auth(credentials, "execute-api", region)
+    if when is None:
+        signer.add_auth(request)
+    else:  # botocore signs "now": sign at another time through its own pieces
+        request.context["timestamp"] = when.strftime("%Y%m%dT%H%M%SZ")
+        signer._modify_request_before_signing(request)
+        signature = signer.signature(signer.string_to_sign(request, signer.canonical_request(request)), request)
+        signer._inject_signature_to_request(request, signature)
+    return dict(request.headers.items())
+
+
+@pytest.fixture
+def iam_user() -> Any:
+    iam = boto3.client("iam", region_name="us-east-1")
+    name = f"front-{time.monotonic_ns()}"
+    iam.create_user(UserName=name)
+    key = iam.create_access_key(UserName=name)["AccessKey"]
+    return boto3.Session(aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"],
+                         region_name="us-east-1").get_credentials(), name
+
+
+@pytest.mark.anyio
+async def test_sigv4_front_admits_only_valid_signatures_and_sends_api_gateway_shaped_events(iam_user: Any) -> None:
+    credentials, name = iam_user
+    recorder = Recorder()
+    http = httpx2.AsyncClient(transport=httpx2.ASGITransport(app=ApiGatewayFront(recorder, "iam", "us-east-1")),
+                              base_url="http://127.0.0.1")
+    body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    ok = await http.post("/mcp", content=body, headers=signed(credentials, body))
+    assert ok.status_code == 200 and len(recorder.events) == 1
+    event = recorder.events[0]
+    assert event["requestContext"]["authorizer"]["iam"]["userArn"].endswith(f":user/{name}")
+    reference = load_event("http-api-v2/iam-auth-status.json")
+    assert set(event) == set(reference)
+    assert set(event["requestContext"]) == set(reference["requestContext"])
+    assert set(event["requestContext"]["authorizer"]["iam"]) == set(reference["requestContext"]["authorizer"]["iam"])
+    refusals = {
+        "unsigned": ({"content-type": "application/json"}, body, "Missing Authentication Token"),
+        "tampered": (signed(credentials, body), body.replace(b"ping", b"pong"), "signature we calculated"),
+        "expired": (signed(credentials, body, when=datetime.now(UTC) - timedelta(minutes=20)), body, "expired"),
+        "unknown key": (signed(type(credentials)("AKIAUNKNOWN000000000", "x" * 40), body), body, "security token"),
+        "other region": (signed(credentials, body, region="eu-west-1"), body, "scoped"),
+    }
+    for case, (headers, sent, message) in refusals.items():
+        answer = await http.post("/mcp", content=sent, headers=headers)
+        assert answer.status_code == 403, case
+        assert message in answer.json()["message"], (case, answer.json())
+    assert len(recorder.events) == 1  # no refused request reached the handler
+    assert (await http.post("/elsewhere", content=body, headers=signed(credentials, body))).status_code == 404
+
+
+@pytest.mark.anyio
+async def test_jwt_front_checks_issuer_audience_expiry_and_not_before() -> None:
+    issuer = DemoIssuer("http://127.0.0.1:9999")
+    recorder = Recorder()
+    front = ApiGatewayFront(recorder, "oidc", "us-east-1", issuer)
+    http = httpx2.AsyncClient(transport=httpx2.ASGITransport(app=front), base_url="http://127.0.0.1:9999")
+    token = issuer.token("dana", ["analysts"])
+    ok = await http.post("/mcp", content=b"{}", headers={"authorization": f"Bearer {token}"})
+    assert ok.status_code == 200
+    claims = recorder.events[0]["requestContext"]["authorizer"]["jwt"]["claims"]
+    assert claims["sub"] == "dana" and claims["groups"] == "[analysts]"
+    wrong_audience = DemoIssuer(issuer.url, audience="someone-else", key=issuer.key)
+    for token in (issuer.token("dana", [], lifetime=-60), issuer.token("dana", [], not_before=time.time() + 600),
+                  wrong_audience.token("dana", []), DemoIssuer("http://elsewhere", key=issuer.key).token("dana", [])):
+        refused = await http.post("/mcp", content=b"{}", headers={"authorization": f"Bearer {token}"})
+        assert refused.status_code == 401
+    assert len(recorder.events) == 1
+    assert (await http.get("/.well-known/jwks.json")).json()["keys"][0]["kid"] == "demo"
