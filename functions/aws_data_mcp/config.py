@@ -15,6 +15,7 @@ from aws_data_mcp import __version__
 
 DeploymentMode = Literal["lambda", "local", "demo"]
 AuthMode = Literal["local", "oidc", "iam"]
+WorkflowStoreKind = Literal["dynamodb", "sqlite"]
 
 PROTOCOL_REVISIONS: tuple[str, ...] = ("2025-11-25", "2026-07-28")
 """The revisions served on /mcp: 2025-11-25 (and the older ones the SDK negotiates) stateless, 2026-07-28."""
@@ -91,7 +92,21 @@ class Settings:
     """oidc mode: a value of `oidc_role_claim` -> role ARN; the first entry the token's claim holds wins."""
     oidc_issuer: str = ""
     """oidc mode: the issuer API Gateway's JWT authorizer trusts, published in the protected-resource metadata."""
+    workflow_store: WorkflowStoreKind = "sqlite"
+    """Where workflows live: "dynamodb" (Lambda and demo: any container reads them) or "sqlite" (local)."""
+    workflow_table: str = "aws-data-mcp-workflows"
+    workflow_db: str = ""
+    """The SQLite file; empty means `workflows.sqlite3` under the user's state directory."""
+    workflow_retention_days: int = 30
+    """Finished workflows expire (DynamoDB TTL) this long after their last change."""
     protocol_revisions: tuple[str, ...] = field(default=PROTOCOL_REVISIONS)
+
+    @property
+    def workflow_db_path(self) -> str:
+        if self.workflow_db:
+            return self.workflow_db
+        state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+        return os.path.join(state, "aws-data-mcp", "workflows.sqlite3")
 
     def __post_init__(self) -> None:
         if not self.hosted and self.host not in LOOPBACK_HOSTS:
@@ -119,6 +134,9 @@ class Settings:
             raise ValueError(f"{ENV_PREFIX}AUTH_MODE={auth_mode!r} needs API Gateway in front (a deployed stack, or "
                              f"`aws-data-mcp demo --auth {auth_mode}`); the local server uses your own credentials")
         hosts = tuple(h.strip() for h in _env("ALLOWED_HOSTS", "").split(",") if h.strip())
+        store = _env("WORKFLOW_STORE", "sqlite" if mode == "local" else "dynamodb")
+        if store not in ("dynamodb", "sqlite"):
+            raise ValueError(f"{ENV_PREFIX}WORKFLOW_STORE must be dynamodb or sqlite, not {store!r}")
         return cls(
             mode=mode,
             auth_mode=auth_mode,
@@ -144,5 +162,9 @@ class Settings:
             oidc_role_claim=_env("OIDC_ROLE_CLAIM", "groups"),
             oidc_role_map=_pairs("OIDC_ROLE_MAP"),
             oidc_issuer=_env("OIDC_ISSUER", ""),
+            workflow_store=store,  # type: ignore[arg-type]
+            workflow_table=_env("WORKFLOW_TABLE", "aws-data-mcp-workflows"),
+            workflow_db=_env("WORKFLOW_DB", ""),
+            workflow_retention_days=int(_env("WORKFLOW_RETENTION_DAYS", "30")),
             open_query_enabled=_env("OPEN_QUERY", "false").lower() in ("1", "true", "yes", "on"),
         )

@@ -45,7 +45,8 @@ AnyUri = Annotated[
 validation dump."""
 
 
-def _text_result(text: str, structured: dict[str, Any] | None = None, is_error: bool = False) -> CallToolResult:
+def text_result(text: str, structured: dict[str, Any] | None = None, is_error: bool = False) -> CallToolResult:
+    """A tool result whose text is the JSON of `structured`, as every tool of this server answers."""
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured,
                           is_error=is_error)
 
@@ -56,13 +57,13 @@ async def get_resource_result(
     """Discovery for an empty `uri`, else exactly what `resources/read` returns, or a structured error."""
     if uri is None or (isinstance(uri, str) and not uri.strip()):
         discovery = server.registry.discovery()
-        return _text_result(to_json(discovery), discovery)
+        return text_result(to_json(discovery), discovery)
     try:
         reading = await server.read(uri, ctx)
     except ResourceFailure as failure:
         payload = failure.payload()
-        return _text_result(to_json(payload), payload, is_error=True)
-    return _text_result(reading.text)
+        return text_result(to_json(payload), payload, is_error=True)
+    return text_result(reading.text)
 
 
 @registry.tool(name=TOOL_NAME, title="Get resource", description=_description())

@@ -230,7 +230,7 @@ class ResourceReader:
         request = ResourceRequest(args, query, caller, self.settings, self.registry,
                                   related=lambda uri: self._related(uri, caller))
         digest = caller.identity_digest
-        if spec.requires == "none" or digest is None or not self.cache.enabled:
+        if spec.requires == "none" or not spec.cacheable or digest is None or not self.cache.enabled:
             return spec.resolver(request)
         key = (digest, spec.uri, tuple(sorted(args.items())),
                tuple(sorted((k, v) for k, v in query.items() if k != "cursor")))

@@ -81,6 +81,8 @@ class ResourceSpec:
     example: str | None = None
     """For a template: one concrete URI it serves, for docs and the tool description."""
     mime_type: str = MIME_JSON
+    cacheable: bool = True
+    """False for data that changes with every write (workflows): never served from the result cache."""
     query_params: tuple[str, ...] = ()
     """Query parameters the resolver reads (`?limit=`); `cursor` is implied for a paged list. Any other is
     refused as `invalid_argument`."""
@@ -126,9 +128,12 @@ class ToolSpec:
     title: str
     description: str
     fn: Callable[..., Any]
+    read_only: bool = True
+    destructive: bool = False
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "title": self.title, "description": self.description, "readOnly": True}
+        return {"name": self.name, "title": self.title, "description": self.description, "readOnly": self.read_only,
+                "destructive": self.destructive}
 
 
 @dataclass(frozen=True)
@@ -159,10 +164,12 @@ class Registry:
         list_field: str | None = None,
         example: str | None = None,
         query_params: Sequence[str] = (),
+        cacheable: bool = True,
     ) -> Callable[[Resolver], Resolver]:
         def register(resolver: Resolver) -> Resolver:
             self.add(ResourceSpec(uri, name, title, description, requires, resolver, tuple(aws_calls),
-                                  dict(completions or {}), list_field, example, query_params=tuple(query_params)))
+                                  dict(completions or {}), list_field, example, cacheable=cacheable,
+                                  query_params=tuple(query_params)))
             return resolver
 
         return register
@@ -180,11 +187,12 @@ class Registry:
             self._templates[spec.uri] = template
         self._resources[spec.uri] = spec
 
-    def tool(self, *, name: str, title: str, description: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def tool(self, *, name: str, title: str, description: str, read_only: bool = True,
+             destructive: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             if name in self._tools:
                 raise ValueError(f"tool {name!r} is registered twice")
-            self._tools[name] = ToolSpec(name, title, description, fn)
+            self._tools[name] = ToolSpec(name, title, description, fn, read_only, destructive)
             return fn
 
         return register

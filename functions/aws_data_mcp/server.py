@@ -125,10 +125,11 @@ class DataMCPServer(MCPServer[Any]):
         self.middleware.append(_bind_log_context)
         self._lowlevel_server.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
         self._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
-        read_only = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=True)
         for tool in registry.tools():
+            annotations = ToolAnnotations(read_only_hint=tool.read_only, idempotent_hint=tool.read_only,
+                                          destructive_hint=tool.destructive, open_world_hint=tool.read_only)
             self.add_tool(tool.fn, name=tool.name, title=tool.title, description=tool.description,
-                          annotations=read_only)
+                          annotations=annotations)
 
     def caller_for(self, ctx: ServerRequestContext[Any, Any] | None) -> Caller:
         return resolve_caller(request_scope(ctx), self.config)
@@ -184,7 +185,7 @@ class DataMCPServer(MCPServer[Any]):
         that are the same for everyone are public."""
         ttl_ms = int(self.config.cache_ttl_seconds * 1000)
         if spec.requires != "none":
-            return ttl_ms, "private"
+            return (ttl_ms if spec.cacheable else 0), "private"
         if spec.aws_calls:
             return 0, "private"
         return ttl_ms, "public"

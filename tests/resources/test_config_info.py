@@ -40,4 +40,4 @@ def test_capabilities_cover_every_registered_resource() -> None:
     listed = [r["uri"] for r in capabilities["resources"]] + [t["uriTemplate"] for t in capabilities["templates"]]
     assert listed == [spec.uri for spec in registry]
     assert capabilities["counts"]["resources"] == len(registry.static())
-    assert [t["name"] for t in capabilities["tools"]] == ["get_resource"]
+    assert [t["name"] for t in capabilities["tools"]] == [t.name for t in registry.tools()]

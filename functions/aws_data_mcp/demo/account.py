@@ -51,6 +51,7 @@ from moto.core.exceptions import (
     SignatureDoesNotMatchError,
 )
 from moto.core.responses import BaseResponse
+from moto.dynamodb.responses import DynamoHandler
 from moto.iam.access_control import AssumedRoleAccessKey, IAMPolicy, IAMUserAccessKey, PermissionResult
 from moto.iam.models import iam_backends
 from moto.iam.responses import IamResponse
@@ -103,6 +104,17 @@ def _athena_determine_resource(self: AthenaResponse) -> str:
     if not workgroup or not isinstance(workgroup, str):
         return "*"
     return f"arn:{self.partition}:athena:{self.region}:{self.current_account}:workgroup/{workgroup}"
+
+
+def _dynamodb_determine_resource(self: DynamoHandler) -> str:
+    """The table a DynamoDB request acts on, so a statement scoped to one table applies (moto checks `*`)."""
+    try:
+        table = self._get_param("TableName")
+    except Exception:  # a malformed body is the handler's business, not the authoriser's
+        return "*"
+    if not table or not isinstance(table, str):
+        return "*"
+    return f"arn:{self.partition}:dynamodb:{self.region}:{self.current_account}:table/{table}"
 
 
 def _statement_type(query: str) -> str:
@@ -272,6 +284,7 @@ def _authorize_with_protocol_errors(self: BaseResponse, resource: str = "*") -> 
 _MISSING = object()
 _MOTO_EXTENSIONS: tuple[tuple[type, str, Callable[..., Any]], ...] = (
     (AthenaResponse, "_determine_resource", _athena_determine_resource),
+    (DynamoHandler, "_determine_resource", _dynamodb_determine_resource),
     (AthenaResponse, "get_query_execution", _athena_get_query_execution),
     (AthenaResponse, "batch_get_query_execution", _athena_batch_get_query_execution),
     (AthenaResponse, "list_work_groups", _athena_list_work_groups),

@@ -15,7 +15,7 @@ from typing import Any
 from moto.iam.models import iam_backends
 from moto.utilities.utils import get_partition
 
-from .seed import BUCKET_CURATED, caller_read_policy, caller_restrictions_policy
+from .seed import BUCKET_CURATED, caller_read_policy, caller_restrictions_policy, workflow_table_statement
 
 FUNCTION_USER = "aws-data-mcp-function"
 
@@ -65,7 +65,7 @@ def seed_hosted_callers(iam: Any, account_id: str, region: str) -> dict[str, str
         "Version": "2012-10-17", "Statement": [{
             "Effect": "Allow", "Resource": f"arn:aws:iam::{account_id}:role/demo-*",
             "Action": ["sts:AssumeRole", "sts:AssumeRoleWithWebIdentity", "sts:SetSourceIdentity",
-                       "sts:TagSession"]}]}))
+                       "sts:TagSession"]}, workflow_table_statement(account_id, region)]}))
     return arns
 
 

@@ -960,6 +960,25 @@ def _policy(*statements: dict[str, Any]) -> str:
     return json.dumps({"Version": "2012-10-17", "Statement": list(statements)})
 
 
+WORKFLOW_TABLE = "aws-data-mcp-workflows"
+WORKFLOW_TABLE_ACTIONS = ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem"]
+"""Exactly what the workflow store calls (template.yaml grants the function role the same)."""
+
+
+def create_workflow_table(dynamodb: BotoClient) -> None:
+    """The stack's workflow table, so the demo keeps workflows where the hosted product does."""
+    dynamodb.create_table(TableName=WORKFLOW_TABLE, BillingMode="PAY_PER_REQUEST",
+                          AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                                {"AttributeName": "sk", "AttributeType": "S"}],
+                          KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                     {"AttributeName": "sk", "KeyType": "RANGE"}])
+
+
+def workflow_table_statement(account_id: str, region: str) -> dict[str, Any]:
+    return {"Sid": "WorkflowStore", "Effect": "Allow", "Action": WORKFLOW_TABLE_ACTIONS,
+            "Resource": f"arn:aws:dynamodb:{region}:{account_id}:table/{WORKFLOW_TABLE}"}
+
+
 def caller_read_policy() -> str:
     """The demo caller's allow-list: read the data estate, write Athena results."""
     return _policy(
@@ -1100,6 +1119,9 @@ def _seed_iam(iam: BotoClient, account_id: str, region: str) -> dict[str, Any]:
         PolicyName="restricted-finance-and-logs",
         PolicyDocument=caller_restrictions_policy(account_id, region),
     )
+    # In the plain demo the server runs with the demo caller's keys, which then also reach the workflow table.
+    iam.put_user_policy(UserName=DEMO_CALLER_USER, PolicyName="workflow-store",
+                        PolicyDocument=_policy(workflow_table_statement(account_id, region)))
 
     github = iam.create_open_id_connect_provider(
         Url="https://token.actions.githubusercontent.com",
@@ -1254,7 +1276,7 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str, *, now: datetime |
     def client(name: str) -> BotoClient:
         return session.client(name, endpoint_url=endpoint_url, region_name=region, config=_CLIENT_CONFIG)
 
-    clients = {name: client(name) for name in ("sts", "s3", "glue", "athena", "iam", "sso-admin")}
+    clients = {name: client(name) for name in ("sts", "s3", "glue", "athena", "iam", "sso-admin", "dynamodb")}
     account_id = clients["sts"].get_caller_identity()["Account"]
     today = now.date()
 
@@ -1268,6 +1290,7 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str, *, now: datetime |
         athena_done = pool.submit(_seed_athena, clients["athena"], endpoint_url, account_id, region, now)
         iam_done = pool.submit(_seed_iam, clients["iam"], account_id, region)
         sso_done = pool.submit(_seed_identity_center, clients["sso-admin"])
+        pool.submit(create_workflow_table, clients["dynamodb"]).result()
         for future in puts:
             future.result()
         glue_done.result()

@@ -8,7 +8,7 @@ from aws_data_mcp.registry import Registry
 registry = Registry()
 
 from aws_data_mcp.resources import (  # noqa: E402, I001  (registration side effect)
-    admin, athena, auth, config, info, metadata, permissions, tabulator,
+    admin, athena, auth, config, info, metadata, permissions, tabulator, workflow,
 )
 
 # The tool last: its description lists the URI families registered above.
@@ -16,4 +16,5 @@ from aws_data_mcp import get_resource  # noqa: E402
 
 __all__ = [
     "admin", "athena", "auth", "config", "get_resource", "info", "metadata", "permissions", "registry", "tabulator",
+    "workflow",
 ]

@@ -18,6 +18,7 @@ class ServerConfig(TypedDict):
     timeouts: dict[str, float]
     limits: dict[str, int]
     region: str
+    workflows: dict[str, str]
 
 
 @registry.resource(
@@ -52,6 +53,9 @@ def server_config(request: ResourceRequest) -> ServerConfig:
             "list_page_size": settings.list_page_size,
         },
         region=settings.region,
+        workflows={"store": settings.workflow_store,
+                   "location": settings.workflow_table if settings.workflow_store == "dynamodb"
+                   else settings.workflow_db_path},
     )
 
 

@@ -1,0 +1,95 @@
+"""A workflow and its steps, with the overall status derived from the steps."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal, get_args
+
+StepStatus = Literal["pending", "in_progress", "completed", "failed", "skipped"]
+STEP_STATUSES: tuple[str, ...] = get_args(StepStatus)
+FINISHED = frozenset({"completed", "failed", "skipped"})
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+@dataclass
+class Step:
+    id: str
+    title: str
+    status: StepStatus = "pending"
+    note: str | None = None
+    result: str | None = None
+    """A reference to what the step produced, e.g. a resource URI or an S3 location."""
+    updated_at: str = field(default_factory=now)
+
+
+@dataclass
+class Workflow:
+    id: str
+    owner: str
+    """The caller's identity digest: who may read and change it. Never shown."""
+    name: str
+    description: str = ""
+    steps: list[Step] = field(default_factory=list)
+    version: int = 1
+    created_at: str = field(default_factory=now)
+    updated_at: str = field(default_factory=now)
+
+    @classmethod
+    def new(cls, owner: str, name: str, description: str, step_titles: list[str]) -> Workflow:
+        return cls(id=str(uuid.uuid4()), owner=owner, name=name, description=description,
+                   steps=[Step(id=f"s{index + 1}", title=title) for index, title in enumerate(step_titles)])
+
+    @property
+    def status(self) -> str:
+        """pending until something happens; failed if a step failed; completed when every step is done."""
+        states = {step.status for step in self.steps}
+        if not states or states == {"pending"}:
+            return "pending"
+        if "failed" in states:
+            return "failed"
+        if states <= FINISHED:
+            return "completed"
+        return "in_progress"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("completed", "failed")
+
+    def step(self, step_id: str) -> Step | None:
+        return next((step for step in self.steps if step.id == step_id), None)
+
+    def next_step_id(self) -> str:
+        numbers = [int(step.id[1:]) for step in self.steps if step.id[1:].isdigit()]
+        return f"s{max(numbers, default=0) + 1}"
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> Workflow:
+        data: dict[str, Any] = json.loads(text)
+        data["steps"] = [Step(**step) for step in data.get("steps", [])]
+        return cls(**data)
+
+    def view(self) -> dict[str, Any]:
+        """What callers see: everything but the owner digest, with the derived status and step counts."""
+        counts = {status: sum(step.status == status for step in self.steps) for status in STEP_STATUSES}
+        return {"id": self.id, "name": self.name, "description": self.description, "status": self.status,
+                "version": self.version, "created_at": self.created_at, "updated_at": self.updated_at,
+                "step_counts": counts, "steps": [asdict(step) for step in self.steps],
+                "status_uri": status_uri(self.id)}
+
+    def summary(self) -> dict[str, Any]:
+        full = self.view()
+        return {key: full[key] for key in ("id", "name", "status", "version", "updated_at", "step_counts",
+                                            "status_uri")}
+
+
+def status_uri(workflow_id: str) -> str:
+    return f"workflow://workflows/{workflow_id}/status"

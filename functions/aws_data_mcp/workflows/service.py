@@ -1,0 +1,154 @@
+"""Workflow operations for one caller: ownership, limits, and versioned writes that never lose an update.
+
+Plain functions over a `WorkflowStore`: the tools and resources call them, and so do tests.
+Another caller's workflow is `not_found`, exactly like one that never existed.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable
+
+from aws_data_mcp.config import Settings
+from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.workflows.model import STEP_STATUSES, Step, Workflow, now
+from aws_data_mcp.workflows.store import WorkflowStore
+
+MAX_NAME = 200
+MAX_DESCRIPTION = 2_000
+MAX_NOTE = 4_000
+MAX_RESULT = 2_000
+MAX_STEPS = 100
+MAX_WORKFLOWS = 500
+CONFLICT_RETRIES = 10
+
+
+def _invalid(message: str, *details: str) -> ResourceFailure:
+    return ResourceFailure(ErrorCode.INVALID_ARGUMENT, message, details=list(details))
+
+
+def _text(value: object, field: str, limit: int, *, required: bool = False) -> str:
+    if not isinstance(value, str):
+        raise _invalid(f"{field} must be text")
+    text = value.strip()
+    if required and not text:
+        raise _invalid(f"{field} must not be empty")
+    if len(text) > limit:
+        raise _invalid(f"{field} is {len(text)} characters; at most {limit}")
+    return text
+
+
+def _not_found(workflow_id: str) -> ResourceFailure:
+    return ResourceFailure(ErrorCode.NOT_FOUND, f"No workflow {workflow_id[:80]!r}",
+                           details=["workflow://workflows lists your workflows."])
+
+
+class Workflows:
+    """One caller's view of the store."""
+
+    def __init__(self, store: WorkflowStore, owner: str) -> None:
+        self.store = store
+        self.owner = owner
+
+    def list(self) -> list[Workflow]:
+        return self.store.list(self.owner)
+
+    def get(self, workflow_id: str) -> Workflow:
+        found = self.store.get(self.owner, workflow_id) if isinstance(workflow_id, str) else None
+        if found is None:
+            raise _not_found(str(workflow_id))
+        return found
+
+    def create(self, name: str, description: str = "", steps: list[str] | None = None) -> Workflow:
+        titles = [_text(title, "step title", MAX_NAME, required=True) for title in (steps or [])]
+        if len(titles) > MAX_STEPS:
+            raise _invalid(f"{len(titles)} steps; at most {MAX_STEPS}")
+        if len(self.store.list(self.owner)) >= MAX_WORKFLOWS:
+            raise _invalid(f"at most {MAX_WORKFLOWS} workflows per caller", "Delete finished workflows first.")
+        workflow = Workflow.new(self.owner, _text(name, "name", MAX_NAME, required=True),
+                                _text(description, "description", MAX_DESCRIPTION), titles)
+        self.store.create(workflow)
+        return workflow
+
+    def change(self, workflow_id: str, apply: Callable[[Workflow], None]) -> Workflow:
+        """Read, apply, write back only if nobody wrote in between; re-read and retry a bounded number of times."""
+        for _ in range(CONFLICT_RETRIES):
+            current = self.get(workflow_id)
+            changed = copy.deepcopy(current)
+            apply(changed)  # raises invalid_argument before anything is written
+            changed.version, changed.updated_at = current.version + 1, now()
+            if self.store.replace(changed, current.version):
+                return changed
+        raise ResourceFailure(ErrorCode.UPSTREAM_UNAVAILABLE, "The workflow changed too often to apply this update",
+                              details=["Retry: the update was not applied."])
+
+    def add_step(self, workflow_id: str, title: str, position: int | None = None) -> Workflow:
+        text = _text(title, "title", MAX_NAME, required=True)
+
+        def add(workflow: Workflow) -> None:
+            if len(workflow.steps) >= MAX_STEPS:
+                raise _invalid(f"at most {MAX_STEPS} steps per workflow")
+            index = len(workflow.steps) if position is None else position - 1
+            if not 0 <= index <= len(workflow.steps):
+                raise _invalid(f"position must be from 1 to {len(workflow.steps) + 1}")
+            workflow.steps.insert(index, Step(id=workflow.next_step_id(), title=text))
+
+        return self.change(workflow_id, add)
+
+    def update_step(self, workflow_id: str, step_id: str, status: str | None = None, note: str | None = None,
+                    result: str | None = None, title: str | None = None) -> Workflow:
+        if status is not None and status not in STEP_STATUSES:
+            raise _invalid(f"status {str(status)[:40]!r} is not one of {', '.join(STEP_STATUSES)}")
+        fields = {"note": None if note is None else _text(note, "note", MAX_NOTE),
+                  "result": None if result is None else _text(result, "result", MAX_RESULT),
+                  "title": None if title is None else _text(title, "title", MAX_NAME, required=True)}
+
+        def update(workflow: Workflow) -> None:
+            step = workflow.step(step_id)
+            if step is None:
+                raise _invalid(f"no step {str(step_id)[:40]!r} in this workflow",
+                               f"Steps: {', '.join(s.id for s in workflow.steps) or 'none'}.")
+            if status is not None:
+                step.status = status  # type: ignore[assignment]
+            for name, value in fields.items():
+                if value is not None:
+                    setattr(step, name, value)
+            step.updated_at = now()
+
+        return self.change(workflow_id, update)
+
+    def reorder(self, workflow_id: str, step_ids: list[str]) -> Workflow:
+        def reorder(workflow: Workflow) -> None:
+            if sorted(step_ids) != sorted(s.id for s in workflow.steps):
+                raise _invalid("step_ids must list every step of the workflow exactly once",
+                               f"Steps: {', '.join(s.id for s in workflow.steps)}.")
+            by_id = {s.id: s for s in workflow.steps}
+            workflow.steps = [by_id[step_id] for step_id in step_ids]
+
+        return self.change(workflow_id, reorder)
+
+    def delete(self, workflow_id: str) -> None:
+        if not self.store.delete(self.owner, workflow_id):
+            raise _not_found(workflow_id)
+
+
+_stores: dict[tuple[str, str], WorkflowStore] = {}
+_lock = threading.Lock()
+
+
+def store_for(settings: Settings) -> WorkflowStore:
+    """The configured store, one per process (it holds a table handle or a file path)."""
+    key = (settings.workflow_store, settings.workflow_table if settings.workflow_store == "dynamodb"
+           else settings.workflow_db_path)
+    with _lock:
+        if key not in _stores:
+            if settings.workflow_store == "dynamodb":
+                from aws_data_mcp.workflows.dynamodb_store import DynamoDbStore
+
+                _stores[key] = DynamoDbStore(settings)
+            else:
+                from aws_data_mcp.workflows.sqlite_store import SqliteStore
+
+                _stores[key] = SqliteStore(settings.workflow_db_path)
+        return _stores[key]

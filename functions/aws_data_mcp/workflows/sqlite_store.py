@@ -1,0 +1,71 @@
+"""Workflows in an embedded SQLite file (local serve and stdio): WAL mode, created on first use.
+
+A connection per operation: SQLite connections are not shared between threads, and opening
+one is cheap next to the write it guards. Every replace is a conditional UPDATE on the
+version it read, so two processes sharing the file never lose a write.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from aws_data_mcp.workflows.model import Workflow
+
+_SCHEMA = """CREATE TABLE IF NOT EXISTS workflows (
+    owner TEXT NOT NULL, id TEXT NOT NULL, version INTEGER NOT NULL, updated_at TEXT NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (owner, id))"""
+BUSY_TIMEOUT_SECONDS = 30
+
+
+class SqliteStore:
+    def __init__(self, path: str) -> None:
+        self.location = path
+        self._ready = False
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            if not self._ready:
+                Path(self.location).parent.mkdir(parents=True, exist_ok=True)
+                with sqlite3.connect(self.location, timeout=BUSY_TIMEOUT_SECONDS) as setup:
+                    setup.execute("PRAGMA journal_mode=WAL")
+                    setup.execute(_SCHEMA)
+                self._ready = True
+        connection = sqlite3.connect(self.location, timeout=BUSY_TIMEOUT_SECONDS)
+        try:
+            with connection:  # one transaction: committed on success, rolled back on error
+                yield connection
+        finally:
+            connection.close()
+
+    def get(self, owner: str, workflow_id: str) -> Workflow | None:
+        with self._connection() as db:
+            row = db.execute("SELECT body FROM workflows WHERE owner = ? AND id = ?", (owner, workflow_id)).fetchone()
+        return Workflow.from_json(row[0]) if row else None
+
+    def list(self, owner: str) -> list[Workflow]:
+        with self._connection() as db:
+            rows = db.execute("SELECT body FROM workflows WHERE owner = ? ORDER BY updated_at DESC", (owner,))
+            return [Workflow.from_json(body) for (body,) in rows.fetchall()]
+
+    def create(self, workflow: Workflow) -> None:
+        with self._connection() as db:
+            db.execute("INSERT INTO workflows (owner, id, version, updated_at, body) VALUES (?, ?, ?, ?, ?)",
+                       (workflow.owner, workflow.id, workflow.version, workflow.updated_at, workflow.to_json()))
+
+    def replace(self, workflow: Workflow, expected_version: int) -> bool:
+        with self._connection() as db:
+            changed = db.execute(
+                "UPDATE workflows SET version = ?, updated_at = ?, body = ? WHERE owner = ? AND id = ? AND version = ?",
+                (workflow.version, workflow.updated_at, workflow.to_json(), workflow.owner, workflow.id,
+                 expected_version)).rowcount
+        return changed == 1
+
+    def delete(self, owner: str, workflow_id: str) -> bool:
+        with self._connection() as db:
+            return db.execute("DELETE FROM workflows WHERE owner = ? AND id = ?", (owner, workflow_id)).rowcount == 1
