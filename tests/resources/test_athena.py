@@ -1,247 +1,644 @@
-"""athena:// against an account shaped like a busy one: 45 workgroups, 300 executions, Glue tables in pages."""
+"""athena:// and auth://catalog/info against an account shaped like a busy one: 45 workgroups (in several pages),
+300 executions in every state across them, Glue databases with hundreds of tables (in several pages), a second
+data catalog, and queries whose results can be read.
+
+moto's server is shared by the session: this module resets it, seeds, and resets it again at the end. moto is
+made to page as AWS does (the session installs the demo's extensions); its pages are made small here (AWS may
+return fewer items than asked), so every paginator really follows NextToken.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import anyio
 import boto3
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from mcp_types import ResourceTemplateReference
+from moto.athena.models import athena_backends
 from reading import read_everywhere, reset_moto
 
 from aws_data_mcp.config import Settings
+from aws_data_mcp.demo import account as demo_account
+from aws_data_mcp.demo.seed import EXECUTION_DETAILS_ATTR
+from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
-from conftest import REVISION_2026, body_json, http_api_event, modern
+from conftest import REVISION_2026, AwsFaults, ServerThread, body_json, free_port, http_api_event, modern
 
 pytestmark = pytest.mark.anyio
 
-WORKGROUPS = [f"team-{index:02d}" for index in range(44)]  # and "primary"
+ACCOUNT, REGION = "123456789012", "us-east-1"
+RESULTS = "athena-results-test"
+WORKGROUPS = ["primary", *[f"team-{n:02d}" for n in range(44)]]
+BUSY = "team-00"
+DATABASES = [f"lake_{n:02d}" for n in range(12)]
+BIG_DATABASE, SHOWCASE = "lake_00", "lake_01"
+BIG_TABLES = 250
+FORMATS = {"orders_parquet": "parquet", "events_csv": "csv", "logs_json": "json", "metrics_orc": "orc",
+           "ice": "iceberg", "recent_orders": "view", "raw_tsv": "tsv", "trips_hudi": "hudi"}
 EXECUTIONS = 300
-TABLES = 130  # more than one GetTables page
+LONG_SQL = "SELECT " + ", ".join(f"column_{n:04d}" for n in range(200)) + " FROM lake_01.orders_parquet"
+
+
+# --------------------------------------------------------------------------- the estate
+
+@dataclass
+class Estate:
+    ids: list[str] = field(default_factory=list)
+    """Execution ids, newest first (index i was submitted i minutes ago)."""
+    workgroup: dict[str, str] = field(default_factory=dict)
+    select_id: str = ""
+    show_id: str = ""
+    big_id: str = ""
+
+    def of(self, workgroup: str) -> list[str]:
+        return [i for i in self.ids if self.workgroup[i] == workgroup]
+
+
+def _queue_result(endpoint: str, columns: list[tuple[str, str]], rows: list[list[str | None]],
+                  header: bool) -> None:
+    """A canned GetQueryResults page for the next execution started (moto's documented queue)."""
+    def row(values: list[str | None]) -> dict[str, Any]:
+        return {"Data": [{"VarCharValue": v} if v is not None else {} for v in values]}
+    body_rows = ([row([name for name, _ in columns])] if header else []) + [row(values) for values in rows]
+    info = [{"Name": name, "Label": name, "Type": kind, "CatalogName": "hive", "SchemaName": "", "TableName": "",
+             "Precision": 0, "Scale": 0, "Nullable": "UNKNOWN", "CaseSensitive": True} for name, kind in columns]
+    payload = {"account_id": ACCOUNT, "region": REGION, "results": [{"rows": body_rows, "column_info": info}]}
+    request = urllib.request.Request(f"{endpoint}/moto-api/static/athena/query-results", method="POST",
+                                     data=json.dumps(payload).encode(), headers={"Content-Type": "application/json"})
+    urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request).close()
+
+
+def _workgroup_for(index: int) -> str:
+    if index < 120:
+        return BUSY
+    if index < 160:
+        return "primary"
+    return WORKGROUPS[2 + (index - 160) % 43]
+
+
+def _state_for(index: int) -> str:
+    return {0: "RUNNING", 1: "QUEUED"}.get(index) or {3: "FAILED", 7: "CANCELLED"}.get(index % 10, "SUCCEEDED")
+
+
+def _storage(location: str, serde: str, input_format: str, parameters: dict[str, str] | None = None,
+             columns: int = 4) -> dict[str, Any]:
+    return {"Columns": [{"Name": f"c{n}", "Type": "string", "Comment": f"column {n}"} for n in range(columns)],
+            "Location": location, "InputFormat": input_format,
+            "OutputFormat": "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+            "SerdeInfo": {"SerializationLibrary": serde, "Parameters": parameters or {}}}
+
+
+PARQUET = ("org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+           "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat")
+TEXT_INPUT = "org.apache.hadoop.mapred.TextInputFormat"
+HUDI_INPUT = "org.apache.hudi.hadoop.HoodieParquetInputFormat"
+
+
+def _showcase_tables() -> list[dict[str, Any]]:
+    base = f"s3://lake-bucket/{SHOWCASE}"
+    return [
+        {"Name": "orders_parquet", "TableType": "EXTERNAL_TABLE", "Description": "Orders, partition projection",
+         "PartitionKeys": [{"Name": "dt", "Type": "string"}],
+         "Parameters": {"classification": "parquet", "parquet.compression": "SNAPPY", "projection.enabled": "true",
+                        "projection.dt.type": "date", "projection.dt.range": "2024-01-01,NOW",
+                        "storage.location.template": f"{base}/orders/dt=${{dt}}/",
+                        "spark.sql.sources.schema.part.0": "{" + "x" * 5000 + "}"},
+         "StorageDescriptor": _storage(f"{base}/orders/", *PARQUET)},
+        {"Name": "events_csv", "TableType": "EXTERNAL_TABLE", "Parameters": {},
+         "StorageDescriptor": _storage(f"{base}/events/", "org.apache.hadoop.hive.serde2.OpenCSVSerde", TEXT_INPUT)},
+        {"Name": "logs_json", "TableType": "EXTERNAL_TABLE", "Parameters": {"compressionType": "gzip"},
+         "StorageDescriptor": _storage(f"{base}/logs/", "org.openx.data.jsonserde.JsonSerDe", TEXT_INPUT)},
+        {"Name": "metrics_orc", "TableType": "EXTERNAL_TABLE", "Parameters": {},
+         "StorageDescriptor": _storage(f"{base}/metrics/", "org.apache.hadoop.hive.ql.io.orc.OrcSerde",
+                                       "org.apache.hadoop.hive.ql.io.orc.OrcInputFormat")},
+        {"Name": "ice", "TableType": "EXTERNAL_TABLE", "Parameters": {"table_type": "ICEBERG"},
+         "StorageDescriptor": _storage(f"{base}/ice/", *PARQUET)},
+        {"Name": "recent_orders", "TableType": "VIRTUAL_VIEW", "ViewOriginalText": "/* Presto View: e30= */",
+         "StorageDescriptor": {"Columns": [{"Name": "c0", "Type": "string"}], "SerdeInfo": {}}},
+        {"Name": "raw_tsv", "TableType": "EXTERNAL_TABLE", "Parameters": {},
+         "StorageDescriptor": _storage(f"{base}/raw/", "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+                                       TEXT_INPUT, {"field.delim": "\t"})},
+        {"Name": "trips_hudi", "TableType": "EXTERNAL_TABLE", "Parameters": {},
+         "StorageDescriptor": _storage(f"{base}/trips/", PARQUET[0], HUDI_INPUT)},
+    ]
+
+
+def _seed(endpoint: str) -> Estate:
+    session = boto3.Session(region_name=REGION)
+    athena, glue = session.client("athena"), session.client("glue")
+    athena.create_data_catalog(Name="AwsDataCatalog", Type="GLUE", Parameters={"catalog-id": ACCOUNT})
+    athena.create_data_catalog(Name="partner", Type="HIVE",
+                               Parameters={"metadata-function": f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:hms"})
+    for index, name in enumerate(WORKGROUPS[1:]):
+        configuration: dict[str, Any] = {"ResultConfiguration": {"OutputLocation": f"s3://{RESULTS}/{name}/"},
+                                         "EnforceWorkGroupConfiguration": index % 2 == 0,
+                                         "EngineVersion": {"SelectedEngineVersion": "Athena engine version 3"}}
+        if index % 3 == 0:
+            configuration["BytesScannedCutoffPerQuery"] = (index + 1) * 1024**3
+        athena.create_work_group(Name=name, Description=f"team {name}", Configuration=configuration)
+    for database in DATABASES:
+        glue.create_database(DatabaseInput={"Name": database, "Description": f"the {database} zone",
+                                            "LocationUri": f"s3://lake-bucket/{database}/"})
+    table_sets = {BIG_DATABASE: [{"Name": f"t_{n:03d}", "TableType": "EXTERNAL_TABLE",
+                                  "StorageDescriptor": _storage(f"s3://lake-bucket/big/t_{n:03d}/", *PARQUET)}
+                                 for n in range(BIG_TABLES)],
+                  SHOWCASE: _showcase_tables()}
+    for database in DATABASES[2:]:
+        table_sets[database] = [{"Name": f"{database}_{n}", "StorageDescriptor": _storage("s3://x/", *PARQUET)}
+                                for n in range(2)]
+
+    specials = {10: "select", 11: "show", 12: "big"}
+    plan = []
+    for index in range(EXECUTIONS):
+        sql, catalog = f"SELECT {index} AS n FROM lake_01.orders_parquet", "AwsDataCatalog"
+        if index == 5:
+            sql = LONG_SQL
+        elif index == 20:
+            sql, catalog = "CREATE DATABASE partner_sales", "partner"
+        elif specials.get(index) == "show":
+            sql = "SHOW TABLES IN lake_01"
+        plan.append((index, _workgroup_for(index), sql, catalog))
+
+    def start(entry: tuple[int, str, str, str]) -> tuple[int, str]:
+        index, workgroup, sql, catalog = entry
+        response = athena.start_query_execution(
+            QueryString=sql, WorkGroup=workgroup, QueryExecutionContext={"Catalog": catalog, "Database": SHOWCASE},
+            ResultConfiguration={"OutputLocation": f"s3://{RESULTS}/{workgroup}/"})
+        return index, response["QueryExecutionId"]
+
+    # The executions with canned results first, one at a time: moto gives a queued result to the next start.
+    _queue_result(endpoint, [("id", "bigint"), ("name", "varchar"), ("id", "bigint")],
+                  [["1", "alpha", "1"], ["2", None, "2"], ["3", "gamma", "3"]], header=True)
+    started = dict([start(plan[10])])
+    _queue_result(endpoint, [("tab_name", "string")], [["events_csv"], ["ice"], ["orders_parquet"]], header=False)
+    started |= dict([start(plan[11])])
+    _queue_result(endpoint, [("n", "integer"), ("payload", "varchar")],
+                  [[str(n), f"{n:03d}-" + "p" * 300] for n in range(100)], header=True)
+    started |= dict([start(plan[12])])
+    with ThreadPoolExecutor(8) as pool:
+        started |= dict(pool.map(start, [entry for entry in plan if entry[0] not in specials]))
+        list(pool.map(lambda item: [glue.create_table(DatabaseName=item[0], TableInput=t) for t in item[1]],
+                      table_sets.items()))
+
+    # What moto's API cannot say: each execution's state, times, statistics and error (as the demo seed does).
+    estate, now = Estate(), datetime.now(UTC)
+    for index in range(EXECUTIONS):
+        execution_id = started[index]
+        state = "SUCCEEDED" if index in specials else _state_for(index)
+        execution = athena_backends[ACCOUNT][REGION].executions[execution_id]
+        submitted = now - timedelta(minutes=index)
+        execution.status, execution._transitions = state, [(state, state)]
+        execution.start_time = submitted.timestamp()
+        execution.end_time = (submitted + timedelta(seconds=3)).timestamp()
+        statistics = {"DataScannedInBytes": 1000 * index, "TotalExecutionTimeInMillis": 2500,
+                      "EngineExecutionTimeInMillis": 2000}
+        details: dict[str, Any] = {"Statistics": statistics}
+        if state == "FAILED":
+            message = f"COLUMN_NOT_FOUND: line 1:8: Column 'x{index}' cannot be resolved"
+            details |= {"StateChangeReason": message,
+                        "AthenaError": {"ErrorCategory": 2, "ErrorType": 1006, "Retryable": False,
+                                        "ErrorMessage": message}}
+        elif state == "CANCELLED":
+            details["StateChangeReason"] = "Query cancelled by user"
+        setattr(execution, EXECUTION_DETAILS_ATTR, details)
+        estate.ids.append(execution_id)
+        estate.workgroup[execution_id] = plan[index][1]
+    estate.select_id, estate.show_id, estate.big_id = started[10], started[11], started[12]
+    return estate
 
 
 @pytest.fixture(scope="module")
-def account() -> Iterator[dict[str, Any]]:
+def estate(moto_endpoint: str) -> Iterator[Estate]:
     reset_moto()
-    session = boto3.Session(region_name="us-east-1")
-    athena, glue = session.client("athena"), session.client("glue")
-    for name in WORKGROUPS:
-        athena.create_work_group(Name=name, Description=f"{name} queries", Configuration={
-            "ResultConfiguration": {"OutputLocation": f"s3://results/{name}/"},
-            "EnforceWorkGroupConfiguration": True, "BytesScannedCutoffPerQuery": 10_000_000_000})
-    ids = [athena.start_query_execution(QueryString=f"SELECT {index}" + " -- padding" * (index % 3) * 60,
-                                        WorkGroup=WORKGROUPS[index % 15])["QueryExecutionId"]
-           for index in range(EXECUTIONS)]
-    glue.create_database(DatabaseInput={"Name": "sales", "Description": "Orders", "LocationUri": "s3://lake/sales/"})
-    glue.create_database(DatabaseInput={"Name": "wide"})
-    glue.create_table(DatabaseName="sales", TableInput={
-        "Name": "orders", "TableType": "EXTERNAL_TABLE", "Parameters": {"classification": "parquet",
-                                                                       "spark.sql.sources.schema": "{...}"},
-        "PartitionKeys": [{"Name": "order_date", "Type": "date"}],
-        "StorageDescriptor": {"Location": "s3://lake/sales/orders/", "Columns": [
-            {"Name": "order_id", "Type": "string", "Comment": "unique"}, {"Name": "total", "Type": "decimal(12,2)"}],
-            "InputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat"}})
-    for index in range(TABLES):
-        glue.create_table(DatabaseName="wide", TableInput={"Name": f"t{index:03d}", "StorageDescriptor": {
-            "Location": f"s3://lake/wide/t{index:03d}/", "Columns": [{"Name": "c", "Type": "int"}],
-            "SerdeInfo": {"SerializationLibrary": "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe"}}})
-    yield {"ids": ids}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(demo_account.PAGE_LIMITS, "ListWorkGroups", 20)  # 45 workgroups: 3 pages
+        patch.setitem(demo_account.PAGE_LIMITS, "GetDatabases", 5)  # 12 databases: 3 pages
+        yield _seed(moto_endpoint)
     reset_moto()
 
 
-def direct_read(uri: str, settings: Settings | None = None, caller: Any = None) -> Any:
+@pytest.fixture(scope="module")
+def server(estate: Estate) -> Iterator[ServerThread]:
+    """This module's own server: nothing cached by another module's reads can answer here."""
+    with ServerThread(Settings(mode="local", port=free_port())) as thread:
+        yield thread
+
+
+def direct_read(uri: str, settings: Settings | None = None, caller: Callable[[], Caller] | None = None) -> Any:
+    """One read through a fresh reader (nothing cached by another test), as the local caller."""
     settings = settings or Settings(mode="local")
     reader = ResourceReader(registry, settings)
     reading = anyio.run(reader.read, uri, caller or (lambda: resolve_caller(None, settings)))
     return json.loads(reading.text)
 
 
-@pytest.mark.usefixtures("account")
-async def test_workgroups_lists_every_page_with_their_settings(http_server: Any, local_lambda_handler: Any) -> None:
-    result = await read_everywhere(http_server.url, local_lambda_handler, "athena://workgroups")
-    names = [w["name"] for w in result["workgroups"]]
-    assert result["count"] == result["page"]["total"] == 45 and set(names) == {"primary", *WORKGROUPS}
-    team = next(w for w in result["workgroups"] if w["name"] == "team-07")
-    assert team | {"result_location": "s3://results/team-07/", "enforce_configuration": True,
-                   "bytes_scanned_cutoff": 10_000_000_000, "access": "allowed"} == team
+def read_failure(uri: str, settings: Settings | None = None) -> ResourceFailure:
+    with pytest.raises(ResourceFailure) as raised:
+        direct_read(uri, settings)
+    return raised.value
 
 
-@pytest.mark.usefixtures("account")
-def test_a_workgroup_listed_but_not_describable_stays_with_access_denied(aws_faults: Any) -> None:
-    aws_faults.fail("athena.GetWorkGroup", "AccessDeniedException", when=lambda r: b'"team-03"' in r.body)
+def timed_read(uri: str, aws_faults: AwsFaults, delay: float, service: str = "athena") -> float:
+    """Seconds one read takes with `delay` added to every call of `service`, its clients and caller already warm;
+    asserts it is well under the same calls made one after another."""
+    aws_faults.delay(service, delay)
+    direct_read(uri)  # builds the clients and resolves the caller
+    aws_faults.calls.clear()
+    started = time.monotonic()
+    direct_read(uri)
+    elapsed = time.monotonic() - started
+    sequential = aws_faults.total(f"{service}.") * delay
+    assert elapsed < sequential / 2, (uri, elapsed, dict(aws_faults.calls))
+    return elapsed
+
+
+async def read_json(client: Client, uri: str) -> dict[str, Any]:
+    return json.loads((await client.read_resource(uri)).contents[0].text)
+
+
+async def read_all_pages(client: Client, uri: str) -> tuple[list[dict[str, Any]], int]:
+    """Follow page.next_uri to the end: every item of the paged list, and how many pages it took."""
+    items: list[dict[str, Any]] = []
+    pages, next_uri = 0, uri
+    while next_uri:
+        body = await read_json(client, next_uri)
+        items += body[body["page"]["field"]]
+        next_uri, pages = body["page"]["next_uri"], pages + 1
+    return items, pages
+
+
+# --------------------------------------------------------------------------- workgroups
+
+async def test_workgroups_lists_every_page_with_their_settings(server: ServerThread, estate: Estate,
+                                                               local_lambda_handler: Any) -> None:
+    result = await read_everywhere(server.url, local_lambda_handler, "athena://workgroups")
+    by_name = {w["name"]: w for w in result["workgroups"]}
+    assert result["count"] == result["page"]["total"] == 45 and sorted(by_name) == sorted(WORKGROUPS)
+    assert result["denied"] == 0
+    assert by_name["team-03"] | {"state": "ENABLED", "access": "allowed", "result_location": f"s3://{RESULTS}/team-03/",
+                                 "engine_version": "Athena engine version 3", "enforce_configuration": False,
+                                 "bytes_scanned_cutoff": 4 * 1024**3, "description": "team team-03"} \
+        == by_name["team-03"]
+    assert by_name["team-04"]["bytes_scanned_cutoff"] is None and by_name["team-04"]["enforce_configuration"] is True
+
+
+def test_workgroups_follow_every_page_then_describe_in_parallel(estate: Estate, aws_faults: AwsFaults) -> None:
+    timed_read("athena://workgroups", aws_faults, 0.05)
+    assert aws_faults.calls["athena.ListWorkGroups"] == 3  # 45 workgroups, 20 a page
+    assert aws_faults.calls["athena.GetWorkGroup"] == 45
+
+
+def test_a_workgroup_listed_but_not_describable_stays_with_access_denied(estate: Estate,
+                                                                         aws_faults: AwsFaults) -> None:
+    aws_faults.fail("athena.GetWorkGroup", "AccessDeniedException",
+                    when=lambda r: b'"team-03"' in r.body or b'"team-07"' in r.body)
     result = direct_read("athena://workgroups")
     denied = [w for w in result["workgroups"] if w["access"] == "denied"]
-    assert [w["name"] for w in denied] == ["team-03"] and result["denied"] == 1 and result["count"] == 45
-    assert denied[0]["error"]["action"] == "athena:GetWorkGroup"
-    assert "result_location" not in denied[0]
+    assert [w["name"] for w in denied] == ["team-03", "team-07"] and result["denied"] == 2 and result["count"] == 45
+    assert denied[0]["error"] == {"error": "access_denied", "retryable": False, "action": "athena:GetWorkGroup",
+                                  "message": "Access denied: the caller is not allowed athena:GetWorkGroup"}
+    assert "result_location" not in denied[0] and denied[0]["state"] == "ENABLED"  # what the list said is kept
 
 
-@pytest.mark.usefixtures("account")
-def test_throttling_is_retried_and_throttling_forever_is_a_retryable_item_error(aws_faults: Any) -> None:
+def test_throttling_is_retried_and_throttling_forever_is_a_retryable_item_error(estate: Estate,
+                                                                                aws_faults: AwsFaults) -> None:
     aws_faults.throttle("athena.ListWorkGroups", times=2)
-    assert direct_read("athena://workgroups")["count"] == 45
-    assert aws_faults.calls["athena.ListWorkGroups"] == 3
-    aws_faults.throttle("athena.GetWorkGroup", times=None)
-    result = direct_read("athena://workgroups", Settings(mode="local", max_attempts=2, cache_ttl_seconds=0))
-    assert {w["error"]["error"] for w in result["workgroups"]} == {"throttled"}
+    aws_faults.throttle("athena.GetWorkGroup", times=2)
+    result = direct_read("athena://workgroups")
+    assert result["count"] == 45 and all(w["access"] == "allowed" for w in result["workgroups"])
+    assert aws_faults.calls["athena.ListWorkGroups"] == 3 + 2 and aws_faults.calls["athena.GetWorkGroup"] == 45 + 2
+    aws_faults.fail("athena.GetWorkGroup", "ThrottlingException", when=lambda r: b'"team-05"' in r.body)
+    result = direct_read("athena://workgroups", Settings(mode="local", max_attempts=2))
+    (throttled,) = [w for w in result["workgroups"] if w["access"] != "allowed"]
+    assert throttled["name"] == "team-05" and throttled["access"] == "error"
+    assert throttled["error"]["error"] == "throttled" and throttled["error"]["retryable"] is True
+
+
+def test_a_throttled_top_level_call_is_a_throttled_read(estate: Estate, aws_faults: AwsFaults) -> None:
+    aws_faults.throttle("athena.ListWorkGroups")
+    failure = read_failure("athena://workgroups", Settings(mode="local", max_attempts=2))
+    assert failure.code is ErrorCode.THROTTLED and failure.retryable and "athena:ListWorkGroups" in failure.message
+
+
+def test_an_endpoint_slower_than_the_deadline_times_out_those_items_only(estate: Estate,
+                                                                         aws_faults: AwsFaults) -> None:
+    aws_faults.delay("athena.GetWorkGroup", 6.0)
+    started = time.monotonic()
+    result = direct_read("athena://workgroups", Settings(mode="local", request_timeout_seconds=3.0))
+    assert time.monotonic() - started < 3.5
+    assert result["count"] == 45 and {w["error"]["error"] for w in result["workgroups"]} == {"timeout"}
     assert all(w["error"]["retryable"] for w in result["workgroups"])
 
 
-@pytest.mark.usefixtures("account")
-def test_a_throttled_top_level_call_is_a_throttled_read(aws_faults: Any) -> None:
-    aws_faults.throttle("athena.ListWorkGroups")
-    reader = ResourceReader(registry, Settings(mode="local", max_attempts=2))
-    with pytest.raises(Exception) as raised:
-        anyio.run(reader.read, "athena://workgroups", lambda: resolve_caller(None, reader.settings))
-    assert raised.value.payload()["error"] == "throttled" and raised.value.retryable  # type: ignore[attr-defined]
+# --------------------------------------------------------------------------- query history
 
-
-@pytest.mark.usefixtures("account")
-def test_an_endpoint_slower_than_the_deadline_times_out_those_items_only(aws_faults: Any) -> None:
-    aws_faults.delay("athena.GetWorkGroup", 3.0)
-    settings = Settings(mode="local", request_timeout_seconds=1.5, aws_call_timeout_seconds=1, max_attempts=1)
-    result = direct_read("athena://workgroups", settings)
-    assert result["count"] == 45
-    assert {w["error"]["error"] for w in result["workgroups"]} == {"timeout"}
-
-
-@pytest.mark.usefixtures("account")
-async def test_history_spans_every_workgroup_newest_first(http_server: Any, local_lambda_handler: Any) -> None:
-    result = await read_everywhere(http_server.url, local_lambda_handler, "athena://query/history?limit=200")
-    assert result["page"]["total"] == 200 and result["page"]["next_uri"]  # over the budget: paged
+async def test_history_is_the_newest_50_across_every_workgroup(server: ServerThread, estate: Estate,
+                                                               local_lambda_handler: Any) -> None:
+    result = await read_everywhere(server.url, local_lambda_handler, "athena://query/history")
     executions = result["executions"]
-    async with Client(http_server.url, mode="legacy") as client:
-        while result["page"]["next_uri"]:
-            result = json.loads((await client.read_resource(result["page"]["next_uri"])).contents[0].text)
-            executions += result["executions"]
-    assert len(executions) == 200 and len({e["id"] for e in executions}) == 200
-    assert len({e["workgroup"] for e in executions}) == 15  # not just "primary"
-    submitted = [e["submitted"] for e in executions]
-    assert submitted == sorted(submitted, reverse=True)
-    long_sql = next(e for e in executions if e["query_truncated"])
-    assert len(long_sql["query"]) == 500
-    assert set(executions[0]) >= {"state", "bytes_scanned", "run_time_ms", "completed", "error", "state_change_reason"}
+    assert [e["id"] for e in executions] == estate.ids[:50]
+    assert result["limit"] == 50 and len(result["workgroups_read"]) == 45 and result["workgroup_errors"] == []
+    first, long, failed, cancelled = executions[0], executions[5], executions[3], executions[7]
+    assert first["state"] == "RUNNING" and first["completed"] is None and executions[1]["state"] == "QUEUED"
+    assert long["query_truncated"] is True and long["query"] == LONG_SQL[:500]
+    assert failed["state"] == "FAILED" and failed["error"]["category"] == 2
+    assert failed["error"]["message"].startswith("COLUMN_NOT_FOUND") and failed["state_change_reason"]
+    assert cancelled["state"] == "CANCELLED" and cancelled["state_change_reason"] == "Query cancelled by user"
+    assert executions[9] | {"bytes_scanned": 9000, "run_time_ms": 2500, "statement_type": "DML"} == executions[9]
 
 
-@pytest.mark.usefixtures("account")
-def test_history_default_limit_narrowing_and_bad_limits(aws_faults: Any) -> None:
-    everything = direct_read("athena://query/history?limit=500")
-    assert everything["page"]["total"] == EXECUTIONS
-    assert aws_faults.calls["athena.BatchGetQueryExecution"] >= EXECUTIONS // 50  # chunks of at most 50
-    assert len(direct_read("athena://query/history")["executions"]) == 50
-    narrowed = direct_read("athena://query/history?workgroup=team-04&limit=500")
-    assert {e["workgroup"] for e in narrowed["executions"]} == {"team-04"} and narrowed["page"]["total"] == 20
-    for bad in ("0", "501", "ten", "-1"):
-        with pytest.raises(Exception) as raised:
-            direct_read(f"athena://query/history?limit={bad}")
-        assert raised.value.payload()["error"] == "invalid_argument"  # type: ignore[attr-defined]
+async def test_history_of_all_300_is_paged_by_the_reader_newest_first(server: ServerThread, estate: Estate) -> None:
+    async with Client(server.url, mode="2026-07-28") as client:
+        executions, pages = await read_all_pages(client, "athena://query/history?limit=300")
+        narrowed = await read_json(client, "athena://query/history?workgroup=team-07&limit=500")
+    assert [e["id"] for e in executions] == estate.ids and pages > 1
+    assert {e["workgroup"] for e in executions} == set(WORKGROUPS)  # not just "primary"
+    assert [e["id"] for e in narrowed["executions"]] == estate.of("team-07")
+    assert narrowed["workgroups_read"] == ["team-07"]
 
 
-@pytest.mark.usefixtures("account")
-def test_history_keeps_a_denied_workgroup_as_an_error_beside_the_rest(aws_faults: Any) -> None:
-    aws_faults.fail("athena.ListQueryExecutions", "AccessDeniedException", when=lambda r: b'"team-01"' in r.body)
+def test_history_reads_only_as_far_as_the_limit(estate: Estate, aws_faults: AwsFaults) -> None:
+    per_workgroup = Counter(estate.workgroup.values())
+    direct_read("athena://query/history?limit=5")
+    assert aws_faults.calls["athena.ListWorkGroups"] == 3
+    assert aws_faults.calls["athena.ListQueryExecutions"] == 45  # one page each, even for the busy one
+    assert aws_faults.calls["athena.BatchGetQueryExecution"] == -(-sum(min(5, n) for n in per_workgroup.values())
+                                                                  // 50)
+
+
+def test_history_of_200_in_three_waves_follows_the_busy_workgroup_as_deep_as_needed(
+        estate: Estate, aws_faults: AwsFaults) -> None:
+    timed_read("athena://query/history?limit=200", aws_faults, 0.05)
+    assert aws_faults.calls["athena.ListQueryExecutions"] == 44 + 3  # the busy one: 120 ids, 50 a page
+    assert aws_faults.calls["athena.BatchGetQueryExecution"] == 6  # 300 ids, 50 a call
+    result = direct_read("athena://query/history?limit=200")
+    assert result["page"]["total"] == 200
+    assert [e["id"] for e in result["executions"]] == estate.ids[:result["page"]["returned"]]
+
+
+def test_history_keeps_a_denied_workgroup_as_an_error_beside_the_rest(estate: Estate, aws_faults: AwsFaults) -> None:
+    aws_faults.fail("athena.ListQueryExecutions", "AccessDeniedException",
+                    when=lambda r: f'"{BUSY}"'.encode() in r.body)
     result = direct_read("athena://query/history?limit=500")
-    assert [e["workgroup"] for e in result["workgroup_errors"]] == ["team-01"]
-    assert result["workgroup_errors"][0]["error"]["action"] == "athena:ListQueryExecutions"
-    assert result["page"]["total"] == EXECUTIONS - 20
+    assert result["workgroup_errors"] == [{"workgroup": BUSY, "error": {
+        "error": "access_denied", "message": "Access denied: the caller is not allowed athena:ListQueryExecutions",
+        "retryable": False, "action": "athena:ListQueryExecutions"}}]
+    assert result["page"]["total"] == EXECUTIONS - 120 and BUSY not in result["workgroups_read"]
 
 
-def test_one_query_with_results_keyed_by_column(account: dict[str, Any]) -> None:
-    execution_id = account["ids"][0]
-    athena = boto3.client("athena", region_name="us-east-1")
-    detail = direct_read(f"athena://queries/{execution_id}")
-    assert detail["execution"]["id"] == execution_id
-    assert detail["execution"]["state"] == athena.get_query_execution(
-        QueryExecutionId=execution_id)["QueryExecution"]["Status"]["State"]
-    if detail["execution"]["state"] == "SUCCEEDED":
-        assert detail["results"]["columns"] is not None
+def test_history_keeps_a_failed_chunk_beside_the_workgroups_it_costs(estate: Estate, aws_faults: AwsFaults) -> None:
+    aws_faults.fail("athena.BatchGetQueryExecution", "AccessDeniedException",
+                    when=lambda r: estate.ids[0].encode() in r.body)
+    result = direct_read("athena://query/history?limit=2")
+    errors = result["workgroup_errors"]
+    assert BUSY in {e["workgroup"] for e in errors}
+    assert {e["error"]["action"] for e in errors} == {"athena:BatchGetQueryExecution"}
+    assert estate.ids[0] not in [e["id"] for e in result["executions"]] and result["executions"]
 
 
-@pytest.mark.usefixtures("account")
-def test_one_query_bad_and_unknown_ids() -> None:
-    for uri, code in (("athena://queries/not-an-id", "invalid_argument"),
-                      ("athena://queries/8f2b7c1e-4d3a-4f5b-9c6d-2e1f0a9b8c7d", "not_found")):
-        with pytest.raises(Exception) as raised:
-            direct_read(uri)
-        assert raised.value.payload()["error"] == code  # type: ignore[attr-defined]
+@pytest.mark.parametrize(("query", "code"), [
+    ("limit=0", "invalid_argument"), ("limit=501", "invalid_argument"), ("limit=ten", "invalid_argument"),
+    ("limit=-1", "invalid_argument"), ("limit=1_0", "invalid_argument"), ("workgroup=no%20such", "invalid_argument"),
+    ("since=yesterday", "invalid_argument"), ("workgroup=nope", "not_found"),
+])
+def test_history_refuses_bad_parameters_clearly(estate: Estate, aws_faults: AwsFaults, query: str, code: str) -> None:
+    assert read_failure(f"athena://query/history?{query}").code.value == code
+    if code == "invalid_argument":
+        assert aws_faults.total("athena.") == 0
 
 
-@pytest.mark.usefixtures("account")
-async def test_databases_and_tables(http_server: Any, local_lambda_handler: Any) -> None:
-    databases = await read_everywhere(http_server.url, local_lambda_handler, "athena://databases")
-    by_name = {d["name"]: d for d in databases["databases"]}
-    assert by_name["sales"] | {"catalog": "AwsDataCatalog", "table_count": 1, "description": "Orders"} \
-        == by_name["sales"]
-    assert by_name["wide"]["table_count"] == TABLES
-    tables = await read_everywhere(http_server.url, local_lambda_handler, "athena://databases/wide/tables")
-    assert tables["page"]["total"] == TABLES and tables["tables"][0]["format"] == "csv"
-    orders = await read_everywhere(http_server.url, local_lambda_handler, "athena://databases/sales/tables/orders")
-    assert orders["format"] == "parquet" and orders["location"] == "s3://lake/sales/orders/"
-    assert orders["columns"][0] == {"name": "order_id", "type": "string", "comment": "unique"}
-    assert orders["partition_keys"] == [{"name": "order_date", "type": "date"}]
-    assert "spark.sql.sources.schema" not in orders["parameters"]
+# --------------------------------------------------------------------------- one query
+
+async def test_a_succeeded_select_gives_rows_keyed_by_column_without_the_header(
+        server: ServerThread, estate: Estate, local_lambda_handler: Any) -> None:
+    select = await read_everywhere(server.url, local_lambda_handler, f"athena://queries/{estate.select_id}")
+    show = await anyio.to_thread.run_sync(direct_read, f"athena://queries/{estate.show_id}")
+    assert select["execution"] | {"id": estate.select_id, "state": "SUCCEEDED", "statement_type": "DML"} \
+        == select["execution"]
+    assert select["results"]["columns"] == [{"name": "id", "type": "bigint"}, {"name": "name", "type": "varchar"},
+                                            {"name": "id", "type": "bigint"}]
+    assert select["results"]["rows"] == [{"id": "1", "name": "alpha", "id_2": "1"},
+                                         {"id": "2", "name": None, "id_2": "2"},
+                                         {"id": "3", "name": "gamma", "id_2": "3"}]
+    assert select["results"] | {"returned": 3, "more_rows": False, "rows_cut_to_budget": 0} == select["results"]
+    assert show["execution"]["statement_type"] == "UTILITY"  # no header row: the first row is data
+    assert [row["tab_name"] for row in show["results"]["rows"]] == ["events_csv", "ice", "orders_parquet"]
 
 
-@pytest.mark.usefixtures("account")
-def test_unknown_database_or_table_is_not_found() -> None:
-    for uri in ("athena://databases/nope/tables", "athena://databases/sales/tables/nope"):
-        with pytest.raises(Exception) as raised:
-            direct_read(uri)
-        assert raised.value.payload()["error"] == "not_found"  # type: ignore[attr-defined]
+async def test_a_large_first_page_is_cut_to_the_budget_and_says_how_much(budget_http_server: ServerThread,
+                                                                         estate: Estate) -> None:
+    async with Client(budget_http_server.url, mode="legacy") as client:
+        text = (await client.read_resource(f"athena://queries/{estate.big_id}")).contents[0].text
+    results = json.loads(text)["results"]
+    assert len(text) <= budget_http_server.settings.response_char_budget
+    assert 0 < results["returned"] < 100 and results["returned"] + results["rows_cut_to_budget"] == 100
+    assert [row["n"] for row in results["rows"]] == [str(n) for n in range(results["returned"])]
 
 
-@pytest.mark.usefixtures("account")
-def test_a_database_whose_tables_are_denied_keeps_its_error(aws_faults: Any) -> None:
-    aws_faults.fail("glue.GetTables", "AccessDeniedException", when=lambda r: b'"wide"' in r.body)
-    by_name = {d["name"]: d for d in direct_read("athena://databases")["databases"]}
-    assert by_name["wide"]["table_count"] is None and by_name["wide"]["error"]["action"] == "glue:GetTables"
-    assert by_name["sales"]["table_count"] == 1
+def test_unfinished_and_failed_executions_have_no_results(estate: Estate, aws_faults: AwsFaults) -> None:
+    running = direct_read(f"athena://queries/{estate.ids[0]}")
+    failed = direct_read(f"athena://queries/{estate.ids[3]}")
+    assert running["results"] is None and running["execution"]["state"] == "RUNNING"
+    assert failed["results"] is None and failed["execution"]["error"]["message"].startswith("COLUMN_NOT_FOUND")
+    assert aws_faults.calls["athena.GetQueryResults"] == 0  # asked only of a SUCCEEDED execution
 
 
-@pytest.mark.usefixtures("account")
-def test_second_read_inside_the_ttl_makes_no_aws_call_and_is_never_shared(aws_faults: Any) -> None:
+def test_unreadable_results_stay_beside_the_status(estate: Estate, aws_faults: AwsFaults) -> None:
+    aws_faults.fail("athena.GetQueryResults", "AccessDeniedException")
+    detail = direct_read(f"athena://queries/{estate.select_id}")
+    assert detail["execution"]["state"] == "SUCCEEDED" and detail["results"] is None
+    assert detail["results_error"]["action"] == "athena:GetQueryResults"
+
+
+def test_one_query_bad_and_unknown_ids(estate: Estate, aws_faults: AwsFaults) -> None:
+    missing = read_failure("athena://queries/8f2b7c1e-4d3a-4f5b-9c6d-2e1f0a9b8c7d")
+    assert missing.code is ErrorCode.NOT_FOUND and missing.valid_uris == ["athena://query/history"]
+    for bad in ("not-an-id", "%2E%2E", "x" * 300):
+        assert read_failure(f"athena://queries/{bad}").code is ErrorCode.INVALID_ARGUMENT, bad
+    assert aws_faults.calls["athena.GetQueryExecution"] == 1
+
+
+# --------------------------------------------------------------------------- databases and tables
+
+async def test_databases_per_catalog_with_table_counts(server: ServerThread, estate: Estate,
+                                                       local_lambda_handler: Any) -> None:
+    result = await read_everywhere(server.url, local_lambda_handler, "athena://databases")
+    assert result["catalogs"] == [{"name": "AwsDataCatalog", "type": "GLUE", "database_count": 12},
+                                  {"name": "partner", "type": "HIVE", "database_count": 1}]
+    assert result["catalogs_error"] is None
+    by_name = {(d["catalog"], d["name"]): d for d in result["databases"]}
+    assert by_name[("AwsDataCatalog", BIG_DATABASE)] == {
+        "catalog": "AwsDataCatalog", "name": BIG_DATABASE, "description": f"the {BIG_DATABASE} zone",
+        "location": f"s3://lake-bucket/{BIG_DATABASE}/", "table_count": BIG_TABLES}
+    assert by_name[("AwsDataCatalog", SHOWCASE)]["table_count"] == len(FORMATS)
+    assert by_name[("partner", "partner_sales")]["table_count"] is None and len(by_name) == 13
+
+
+def test_databases_count_tables_in_parallel_following_pages(estate: Estate, aws_faults: AwsFaults) -> None:
+    timed_read("athena://databases", aws_faults, 0.2, service="glue")  # 6 of its 17 Glue calls are dependent
+    assert aws_faults.calls["glue.GetDatabases"] == 3  # 12 databases, 5 a page
+    assert aws_faults.calls["glue.GetTables"] == 11 + 3  # one page each; 250 tables take 3
+    assert aws_faults.calls["athena.ListDataCatalogs"] == 1 and aws_faults.calls["athena.ListDatabases"] == 1
+
+
+def test_a_catalog_or_database_that_fails_keeps_its_error_beside_it(estate: Estate, aws_faults: AwsFaults) -> None:
+    aws_faults.fail("athena.ListDatabases", "AccessDeniedException")
+    aws_faults.fail("glue.GetTables", "AccessDeniedException", when=lambda r: b'"lake_03"' in r.body)
+    result = direct_read("athena://databases")
+    partner = result["catalogs"][1]
+    assert partner["database_count"] is None and partner["error"]["action"] == "athena:ListDatabases"
+    assert result["catalogs"][0]["database_count"] == 12
+    by_name = {d["name"]: d for d in result["databases"]}
+    assert by_name["lake_03"]["table_count"] is None and by_name["lake_03"]["error"]["action"] == "glue:GetTables"
+    assert by_name["lake_04"]["table_count"] == 2
+
+
+def test_slow_table_counts_time_out_and_the_databases_still_answer(estate: Estate, aws_faults: AwsFaults) -> None:
+    aws_faults.delay("glue.GetTables", 6.0)
+    result = direct_read("athena://databases", Settings(mode="local", request_timeout_seconds=3.0))
+    glue_databases = [d for d in result["databases"] if d["catalog"] == "AwsDataCatalog"]
+    assert len(glue_databases) == 12 and {d["error"]["error"] for d in glue_databases} == {"timeout"}
+
+
+async def test_tables_of_a_database_every_page_and_their_formats(server: ServerThread, estate: Estate,
+                                                                 budget_http_server: ServerThread,
+                                                                 local_lambda_handler: Any) -> None:
+    showcase = await read_everywhere(server.url, local_lambda_handler, f"athena://databases/{SHOWCASE}/tables")
+    orders = await read_everywhere(server.url, local_lambda_handler,
+                                   f"athena://databases/{SHOWCASE}/tables/orders_parquet")
+    async with Client(budget_http_server.url, mode="legacy") as client:
+        big, pages = await read_all_pages(client, f"athena://databases/{BIG_DATABASE}/tables")
+    assert [t["name"] for t in big] == [f"t_{n:03d}" for n in range(BIG_TABLES)] and pages > 1
+    assert {t["name"]: t["format"] for t in showcase["tables"]} == FORMATS
+    summary = next(t for t in showcase["tables"] if t["name"] == "orders_parquet")
+    assert summary | {"column_count": 4, "partition_keys": ["dt"], "location": f"s3://lake-bucket/{SHOWCASE}/orders/"} \
+        == summary
+    assert orders["partition_projection"] == {"enabled": True, "keys": {"dt": "date"}, "location_template":
+                                              f"s3://lake-bucket/{SHOWCASE}/orders/dt=${{dt}}/"}
+    assert orders["parameters"] == {"classification": "parquet", "parquet.compression": "SNAPPY"}
+    assert orders["columns"][0] == {"name": "c0", "type": "string", "comment": "column 0"}
+    assert orders["partition_keys"] == [{"name": "dt", "type": "string"}]
+    assert orders["serde"] == PARQUET[0] and orders["input_format"] == PARQUET[1] and orders["created"]
+
+
+def test_tables_follow_glue_pages(estate: Estate, aws_faults: AwsFaults) -> None:
+    direct_read(f"athena://databases/{BIG_DATABASE}/tables")
+    assert aws_faults.calls["glue.GetTables"] == 3  # 250 tables, 100 a page
+
+
+def test_unknown_database_or_table_is_not_found(estate: Estate) -> None:
+    for uri in ("athena://databases/no_such_db/tables", "athena://databases/no_such_db/tables/t",
+                f"athena://databases/{SHOWCASE}/tables/no_such_table"):
+        failure = read_failure(uri)
+        assert failure.code is ErrorCode.NOT_FOUND and failure.valid_uris == ["athena://databases"], uri
+
+
+# --------------------------------------------------------------------------- auth://catalog/info
+
+async def test_catalog_info_names_the_query_workgroup_and_its_results(server: ServerThread, estate: Estate,
+                                                                      local_lambda_handler: Any) -> None:
+    info = await read_everywhere(server.url, local_lambda_handler, "auth://catalog/info")
+    assert info | {"region": REGION, "account": ACCOUNT, "deployment_mode": "local", "data_catalogs_error": None,
+                   "protocol_revisions": ["2025-11-25", "2026-07-28"]} == info
+    assert info["data_catalogs"] == [{"name": "AwsDataCatalog", "type": "GLUE"}, {"name": "partner", "type": "HIVE"}]
+    assert info["query_workgroup"]["name"] == "primary"
+    chosen = await anyio.to_thread.run_sync(direct_read, "auth://catalog/info",
+                                            Settings(mode="local", tabulator_workgroup="team-02"))
+    assert chosen["query_workgroup"] | {"name": "team-02", "result_location": f"s3://{RESULTS}/team-02/"} \
+        == chosen["query_workgroup"]
+
+
+def test_catalog_info_keeps_a_denied_workgroup_beside_it(estate: Estate, aws_faults: AwsFaults) -> None:
+    aws_faults.fail("athena.GetWorkGroup", "AccessDeniedException")
+    info = direct_read("auth://catalog/info")
+    assert info["query_workgroup"]["name"] == "primary"
+    assert info["query_workgroup"]["error"]["action"] == "athena:GetWorkGroup"
+    assert [c["name"] for c in info["data_catalogs"]] == ["AwsDataCatalog", "partner"]
+
+
+# --------------------------------------------------------------------------- cache, completion, errors
+
+def _second_caller() -> Caller:
+    iam = boto3.client("iam", region_name=REGION)
+    iam.create_user(UserName="athena-second-analyst")
+    key = iam.create_access_key(UserName="athena-second-analyst")["AccessKey"]
+    session = boto3.Session(aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"],
+                            region_name=REGION)
+    arn = session.client("sts").get_caller_identity()["Arn"]
+    return Caller("local", session, REGION, principal_arn=arn, account=ACCOUNT)
+
+
+def test_second_read_inside_the_ttl_makes_no_aws_call_and_is_never_shared(estate: Estate,
+                                                                          aws_faults: AwsFaults) -> None:
     settings = Settings(mode="local")
     reader = ResourceReader(registry, settings)
-    alice = resolve_caller(None, settings)
-    anyio.run(reader.read, "athena://workgroups", lambda: alice)
+    first, second = resolve_caller(None, settings), _second_caller()
+    second_calls = AwsFaults(second.session)
+    aws_faults.fail("athena.GetWorkGroup", "AccessDeniedException", when=lambda r: b'"team-09"' in r.body)
+
+    def workgroups(caller: Caller, uri: str = "athena://workgroups") -> Any:
+        return json.loads(anyio.run(reader.read, uri, lambda: caller).text)
+
+    mine = workgroups(first)
     before = aws_faults.total("athena.")
-    anyio.run(reader.read, "athena://workgroups?cursor=", lambda: alice)
+    again = workgroups(first, "athena://workgroups?cursor=")
+    assert aws_faults.total("athena.") == before  # within the TTL: no AWS call at all
+    assert again["workgroups"] == mine["workgroups"] and mine["denied"] == 1
+    theirs = workgroups(second)
+    assert second_calls.calls["athena.GetWorkGroup"] == 45 and theirs["denied"] == 0  # read as them, not served
     assert aws_faults.total("athena.") == before
-    bob = Caller("local", alice.session, alice.region, principal_arn="arn:aws:iam::123456789012:user/bob")
-    anyio.run(reader.read, "athena://workgroups", lambda: bob)
-    assert aws_faults.total("athena.") > before
 
 
-@pytest.mark.usefixtures("account")
-async def test_completion_offers_databases_tables_of_the_chosen_database_and_recent_ids(http_server: Any) -> None:
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_completion_offers_databases_tables_of_the_chosen_database_and_recent_ids(
+        server: ServerThread, estate: Estate, mode: str) -> None:
     tables = ResourceTemplateReference(uri="athena://databases/{database}/tables/{table}")
     query = ResourceTemplateReference(uri="athena://queries/{execution_id}")
-    async with Client(http_server.url, mode="legacy") as client:
-        databases = await client.complete(tables, {"name": "database", "value": "sa"})
-        chosen = await client.complete(tables, {"name": "table", "value": "t12"},
-                                       context_arguments={"database": "wide"})
-        ids = await client.complete(query, {"name": "execution_id", "value": ""})
-    assert databases.completion.values == ["sales"]
-    assert chosen.completion.values == [f"t12{digit}" for digit in range(10)]
-    assert len(ids.completion.values) == 50
+    async with Client(server.url, mode=mode) as client:
+        databases = await client.complete(tables, {"name": "database", "value": "lake_0"})
+        chosen = await client.complete(tables, {"name": "table", "value": "e"}, {"database": SHOWCASE})
+        every = await client.complete(tables, {"name": "table", "value": ""}, {"database": BIG_DATABASE})
+        unchosen = await client.complete(tables, {"name": "table", "value": ""})
+        ids = await client.complete(query, {"name": "execution_id", "value": estate.ids[2][:6]})
+    assert databases.completion.values == [f"lake_0{n}" for n in range(10)]
+    assert chosen.completion.values == ["events_csv"] and unchosen.completion.values == []
+    assert every.completion.total == BIG_TABLES and len(every.completion.values) == 100 and every.completion.has_more
+    assert estate.ids[2] in ids.completion.values
+    assert all(value.startswith(estate.ids[2][:6]) for value in ids.completion.values)
 
 
-def test_workgroups_without_credentials_is_authentication_required_with_no_call(aws_faults: Any) -> None:
-    with pytest.raises(Exception) as raised:
-        direct_read("athena://workgroups", caller=lambda: Caller("local", None, "us-east-1", "no credentials"))
-    assert raised.value.payload()["error"] == "authentication_required"  # type: ignore[attr-defined]
-    assert aws_faults.total() == 0
+async def test_errors_agree_between_read_and_get_resource(server: ServerThread, estate: Estate) -> None:
+    async with Client(server.url, mode="2026-07-28") as client:
+        for uri, code in [("athena://queries/not-a-uuid", "invalid_argument"),
+                          ("athena://databases/no_such_db/tables", "not_found"),
+                          ("athena://query/history?limit=9999", "invalid_argument")]:
+            with pytest.raises(MCPError) as read_error:
+                await client.read_resource(uri)
+            tool = await client.call_tool("get_resource", {"uri": uri})
+            assert tool.is_error and read_error.value.error.data == tool.structured_content
+            assert tool.structured_content["error"] == code, uri
 
 
+def test_workgroups_without_credentials_is_authentication_required_with_no_call(aws_faults: AwsFaults) -> None:
+    with pytest.raises(ResourceFailure) as raised:
+        direct_read("athena://workgroups", caller=lambda: Caller("local", None, REGION, "no credentials"))
+    assert raised.value.code is ErrorCode.AUTHENTICATION_REQUIRED and aws_faults.total() == 0
 
-@pytest.mark.usefixtures("account")
-def test_freshness_hints_on_2026_07_28_are_private_for_caller_data(local_lambda_handler: Any) -> None:
+
+def test_freshness_hints_on_2026_07_28_are_private_for_caller_data(estate: Estate, local_lambda_handler: Any) -> None:
     def hints(uri: str) -> tuple[Any, Any]:
         event = http_api_event(modern("resources/read", {"uri": uri}), revision=REVISION_2026)
         result = body_json(local_lambda_handler(event))["result"]

@@ -17,8 +17,9 @@ Process-wide effects (moto keeps its state and settings per process), all undone
 * a few demo extensions are installed on moto's response classes (see
   ``_MOTO_EXTENSIONS``): Athena requests are authorised against the workgroup's ARN
   (moto checks every Athena action against ``*``, so a resource-scoped Deny would never
-  match), ``BatchGetQueryExecution`` exists (moto 5.2.5 lacks it), ``ListWorkGroups`` and
-  ``ListQueryExecutions`` page and list newest first as Athena does, ``SimulatePrincipalPolicy``
+  match), ``BatchGetQueryExecution`` exists (moto 5.2.5 lacks it), ``ListWorkGroups``,
+  ``ListQueryExecutions`` (one workgroup's, newest first), Glue's ``GetDatabases`` and ``GetTables``
+  page as AWS does, ``GetWorkGroup`` refuses an unknown name, ``SimulatePrincipalPolicy``
   exists (evaluated with moto's own policy engine), query executions report
   the states/statistics/errors the seed gave them, and JSON-protocol services (Athena,
   Glue, SSO Admin) return ``AccessDeniedException`` as JSON instead of moto's XML error.
@@ -50,8 +51,9 @@ from moto.core.exceptions import (
     JsonRESTError,
     SignatureDoesNotMatchError,
 )
-from moto.core.responses import BaseResponse
+from moto.core.responses import ActionResult, BaseResponse
 from moto.dynamodb.responses import DynamoHandler
+from moto.glue.responses import GlueResponse
 from moto.iam.access_control import AssumedRoleAccessKey, IAMPolicy, IAMUserAccessKey, PermissionResult
 from moto.iam.models import iam_backends
 from moto.iam.responses import IamResponse
@@ -194,18 +196,47 @@ def _athena_batch_get_query_execution(self: AthenaResponse) -> str:
     return json.dumps({"QueryExecutions": found, "UnprocessedQueryExecutionIds": unprocessed})
 
 
-def _page(items: list[Any], response: AthenaResponse, default_size: int = 50) -> tuple[list[Any], str | None]:
-    """Athena's MaxResults/NextToken paging, which moto 5.2.5 skips (it returns everything at once)."""
-    size = int(response._get_param("MaxResults") or default_size)
-    start = int(response._get_param("NextToken") or 0)
-    end = start + size
+PAGE_LIMITS: dict[str, int] = {"ListWorkGroups": 50, "ListQueryExecutions": 50, "GetDatabases": 100, "GetTables": 100}
+"""The most items one page of these operations holds (AWS's maxima). AWS may return fewer than MaxResults and
+callers must follow NextToken: tests lower these to make that paging visible."""
+
+
+def _page(items: list[Any], operation: str, token: str | None, max_results: int | None,
+          error: str = "InvalidRequestException") -> tuple[list[Any], str | None]:
+    """MaxResults/NextToken paging, which moto 5.2.5 skips for these operations (it returns everything at once)."""
+    try:
+        start = int(token) if token else 0
+    except ValueError:
+        raise JsonRESTError(error, f"Invalid NextToken for {operation}") from None
+    end = start + min(int(max_results or PAGE_LIMITS[operation]), PAGE_LIMITS[operation])
     return items[start:end], str(end) if end < len(items) else None
 
 
+def _engine_version(configuration: Mapping[str, Any]) -> dict[str, str]:
+    """Both engine versions, as AWS reports them (moto keeps only what the workgroup was created with)."""
+    engine = configuration.get("EngineVersion") or {}
+    selected = engine.get("SelectedEngineVersion", "AUTO")
+    effective = engine.get("EffectiveEngineVersion") or (selected if selected != "AUTO" else "Athena engine version 3")
+    return {"SelectedEngineVersion": selected, "EffectiveEngineVersion": effective}
+
+
 def _athena_list_work_groups(self: AthenaResponse) -> str:
-    """ListWorkGroups in pages of at most 50, as Athena serves it."""
-    page, token = _page(self.athena_backend.list_work_groups(), self)
+    """ListWorkGroups in pages, each summary with its engine version, as Athena serves it."""
+    summaries = self.athena_backend.list_work_groups()
+    for summary in summaries:
+        summary["EngineVersion"] = _engine_version(self.athena_backend.work_groups[summary["Name"]].configuration)
+    page, token = _page(summaries, "ListWorkGroups", self._get_param("NextToken"), self._get_param("MaxResults"))
     return json.dumps({"WorkGroups": page, **({"NextToken": token} if token else {})})
+
+
+def _athena_get_work_group(self: AthenaResponse) -> str:
+    """GetWorkGroup with both engine versions; an unknown name is Athena's InvalidRequestException (moto: null)."""
+    name = self._get_param("WorkGroup")
+    if name not in self.athena_backend.work_groups:
+        raise JsonRESTError("InvalidRequestException", f"WorkGroup {name} is not found.")
+    workgroup = self.athena_backend.get_work_group(name)
+    configuration = {**workgroup["Configuration"], "EngineVersion": _engine_version(workgroup["Configuration"])}
+    return json.dumps({"WorkGroup": {**workgroup, "Configuration": configuration}})
 
 
 def _submitted(execution: Any) -> float:
@@ -214,11 +245,36 @@ def _submitted(execution: Any) -> float:
 
 
 def _athena_list_query_executions(self: AthenaResponse) -> str:
-    """ListQueryExecutions newest first and in pages, as Athena serves it (moto: oldest first, no pages)."""
-    executions = self.athena_backend.list_query_executions(self._get_param("WorkGroup"))
+    """ListQueryExecutions of one workgroup (primary when none is named), newest first and in pages, as Athena
+    serves it (moto: every workgroup's, oldest first, no pages)."""
+    workgroup = self._get_param("WorkGroup") or "primary"
+    if workgroup not in self.athena_backend.work_groups:
+        raise JsonRESTError("InvalidRequestException", f"WorkGroup {workgroup} is not found.")
+    executions = self.athena_backend.list_query_executions(workgroup)
     newest_first = sorted(executions, key=lambda execution_id: _submitted(executions[execution_id]), reverse=True)
-    page, token = _page(newest_first, self)
+    page, token = _page(newest_first, "ListQueryExecutions", self._get_param("NextToken"),
+                        self._get_param("MaxResults"))
     return json.dumps({"QueryExecutionIds": page, **({"NextToken": token} if token else {})})
+
+
+def _glue_get_databases(self: GlueResponse) -> ActionResult:
+    """GetDatabases in pages (moto returns every database at once)."""
+    page, token = _page(self.glue_backend.get_databases(), "GetDatabases", self.parameters.get("NextToken"),
+                        self.parameters.get("MaxResults"), error="InvalidInputException")
+    return ActionResult({"DatabaseList": [database.as_dict() for database in page], "NextToken": token})
+
+
+def _glue_get_tables(self: GlueResponse) -> ActionResult:
+    """GetTables in pages, honouring AttributesToGet (NAME, TABLE_TYPE) as Glue does."""
+    parameters = self.parameters
+    tables = self.glue_backend.get_tables(parameters["DatabaseName"], parameters.get("Expression"))
+    page, token = _page(tables, "GetTables", parameters.get("NextToken"), parameters.get("MaxResults"),
+                        error="InvalidInputException")
+    documents = [table.as_dict() for table in page]
+    if attributes := parameters.get("AttributesToGet"):
+        keep = {"Name", "DatabaseName", "CatalogId"} | ({"TableType"} if "TABLE_TYPE" in attributes else set())
+        documents = [{key: value for key, value in document.items() if key in keep} for document in documents]
+    return ActionResult({"TableList": documents, "NextToken": token})
 
 
 _SIMULATION_RESULT = """<SimulatePrincipalPolicyResponse xmlns="https://iam.amazonaws.com/doc/2010-05-08/">
@@ -288,7 +344,10 @@ _MOTO_EXTENSIONS: tuple[tuple[type, str, Callable[..., Any]], ...] = (
     (AthenaResponse, "get_query_execution", _athena_get_query_execution),
     (AthenaResponse, "batch_get_query_execution", _athena_batch_get_query_execution),
     (AthenaResponse, "list_work_groups", _athena_list_work_groups),
+    (AthenaResponse, "get_work_group", _athena_get_work_group),
     (AthenaResponse, "list_query_executions", _athena_list_query_executions),
+    (GlueResponse, "get_databases", _glue_get_databases),
+    (GlueResponse, "get_tables", _glue_get_tables),
     (IamResponse, "simulate_principal_policy", _iam_simulate_principal_policy),
     (BaseResponse, "_authenticate_and_authorize_normal_action", _authorize_with_protocol_errors),
 )

@@ -948,9 +948,6 @@ def _finish_athena_in_process(
         terminal = state in ("SUCCEEDED", "FAILED", "CANCELLED")
         execution.end_time = (submitted + timedelta(milliseconds=total_ms)).timestamp() if terminal else None
         setattr(execution, EXECUTION_DETAILS_ATTR, details)
-
-    # ListQueryExecutions returns ids newest first on AWS; moto keeps insertion order.
-    backend.executions = dict(sorted(backend.executions.items(), key=lambda item: -item[1].start_time))
     return True
 
 

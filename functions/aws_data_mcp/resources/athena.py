@@ -7,18 +7,22 @@ may not read stays in the answer with its own error instead of failing the read.
 
 from __future__ import annotations
 
+import re
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import islice
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, TypeVar
 
 from botocore.exceptions import BotoCoreError, ClientError
+from botocore.paginate import Paginator
 
-from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure, from_aws_error
 from aws_data_mcp.fanout import Outcome
 from aws_data_mcp.reader import to_json
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources import registry
+
+T = TypeVar("T")
 
 GLUE_CATALOG = "AwsDataCatalog"
 """Athena's built-in catalog, backed by Glue: Glue is the truth for its databases and tables."""
@@ -26,9 +30,11 @@ SQL_PREVIEW_CHARS = 500
 BATCH_GET_LIMIT = 50
 """BatchGetQueryExecution takes at most 50 ids."""
 RESULT_ROWS_PAGE = 100
-_HIDDEN_TABLE_PARAMETERS = ("spark.sql.sources.schema",)
-"""Parameters that repeat the columns in another form (Spark's schema JSON): noise for a reader."""
+_HIDDEN_TABLE_PARAMETERS = ("spark.sql.sources.schema", "projection.", "storage.location.template")
+"""Parameters that repeat the columns in another form (Spark's schema JSON), or that `partition_projection`
+summarises."""
 PARAMETER_VALUE_CHARS = 200
+WORKGROUP_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
 
 # --------------------------------------------------------------------------- shapes
@@ -105,6 +111,8 @@ class QueryResults(TypedDict):
 class QueryDetail(TypedDict):
     execution: Execution
     results: QueryResults | None
+    """None until the query has SUCCEEDED, or when its results could not be read (see `results_error`)."""
+    results_error: NotRequired[ItemError]
 
 
 class Database(TypedDict):
@@ -150,6 +158,16 @@ class Tables(TypedDict):
     tables: list[TableSummary]
 
 
+class PartitionProjection(TypedDict):
+    """Athena partition projection: the table's projection.* parameters, summarised."""
+
+    enabled: bool
+    keys: dict[str, str]
+    """Projected key -> projection type (date, integer, enum, injected)."""
+    location_template: str | None
+    """Where each partition's files are (storage.location.template), when set."""
+
+
 class Table(TypedDict):
     database: str
     name: str
@@ -162,6 +180,7 @@ class Table(TypedDict):
     columns: list[Column]
     partition_keys: list[Column]
     parameters: dict[str, str]
+    partition_projection: PartitionProjection | None
     view_sql: str | None
     created: str | None
     updated: str | None
@@ -169,23 +188,20 @@ class Table(TypedDict):
 
 # --------------------------------------------------------------------------- workgroups
 
+_LIST_WORK_GROUPS_PAGING = {"input_token": "NextToken", "output_token": "NextToken", "limit_key": "MaxResults",
+                            "result_key": "WorkGroups"}
+
+
 def list_workgroups(athena: Any) -> list[dict[str, Any]]:
-    """Every workgroup summary, all pages (botocore has no paginator for ListWorkGroups)."""
-    summaries: list[dict[str, Any]] = []
-    kwargs: dict[str, Any] = {}
-    while True:
-        page = athena.list_work_groups(**kwargs)
-        summaries += page.get("WorkGroups", [])
-        if not page.get("NextToken"):
-            return summaries
-        kwargs["NextToken"] = page["NextToken"]
+    """Every workgroup summary, all pages. botocore ships no ListWorkGroups paginator; its `Paginator`, given the
+    operation's paging keys, is one."""
+    operation = athena.meta.service_model.operation_model("ListWorkGroups")
+    paginator = Paginator(athena.list_work_groups, _LIST_WORK_GROUPS_PAGING, operation)
+    return list(paginator.paginate(PaginationConfig={"PageSize": 50}).build_full_result().get("WorkGroups", []))
 
 
 def get_workgroup(athena: Any, name: str) -> dict[str, Any]:
-    found = athena.get_work_group(WorkGroup=name).get("WorkGroup")
-    if not found:
-        raise ResourceFailure(ErrorCode.NOT_FOUND, f"athena:GetWorkGroup: no workgroup {name!r}")
-    return dict(found)
+    return dict(athena.get_work_group(WorkGroup=name)["WorkGroup"])
 
 
 def workgroup_settings(detail: Mapping[str, Any]) -> dict[str, Any]:
@@ -244,10 +260,19 @@ def _limit(query: Mapping[str, str], default: int, maximum: int) -> int:
     raw = query.get("limit")
     if raw is None:
         return default
-    if not raw.isdigit() or not 1 <= int(raw) <= maximum:
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= maximum:
         raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"limit must be a whole number from 1 to {maximum}",
                               details=[f"e.g. athena://query/history?limit={default}"])
     return int(raw)
+
+
+def _workgroup_asked(query: Mapping[str, str]) -> str | None:
+    name = query.get("workgroup")
+    if name is not None and not WORKGROUP_NAME.fullmatch(name):
+        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"{name[:130]!r} is not an Athena workgroup name",
+                              details=["Workgroup names are 1-128 letters, digits, '.', '_' or '-'; "
+                                       "athena://workgroups lists the caller's."])
+    return name
 
 
 def iso(value: Any) -> str | None:
@@ -292,6 +317,12 @@ def _chunks(items: Sequence[str], size: int) -> Iterator[list[str]]:
         yield chunk
 
 
+def _unprocessed(item: Mapping[str, Any]) -> ResourceFailure:
+    """An id BatchGetQueryExecution could not return, as the error vocabulary says it."""
+    error = {"Error": {"Code": item.get("ErrorCode") or "", "Message": item.get("ErrorMessage") or ""}}
+    return from_aws_error(ClientError(error, "BatchGetQueryExecution"), "athena:BatchGetQueryExecution")
+
+
 @registry.resource(
     "athena://query/history",
     name="athena-query-history",
@@ -311,21 +342,31 @@ def query_history(request: ResourceRequest) -> QueryHistory:
     """
     settings = request.settings
     limit = _limit(request.query, settings.query_history_default, settings.query_history_max)
+    only = _workgroup_asked(request.query)
     athena = request.client("athena")
-    only = request.query.get("workgroup")
     names = [only] if only else [s["Name"] for s in list_workgroups(athena)]
     listed = request.fan_out(lambda name: _recent_ids(athena, name, limit), names,
                              action="athena:ListQueryExecutions")
     if only and listed[0].error is not None:
         raise listed[0].error  # the one workgroup asked for: its failure is the answer
-    errors = [WorkGroupError(workgroup=o.item, error=o.error.brief()) for o in listed if o.error is not None]
-    ids = [execution_id for o in listed for execution_id in (o.value or [])]
+    # Every failure is kept beside the workgroup it costs executions of, once per workgroup and error code.
+    failures = {(o.item, o.error.code): o.error for o in listed if o.error is not None}
+    workgroup_of = {execution_id: o.item for o in listed for execution_id in (o.value or [])}
     batches = request.fan_out(lambda chunk: athena.batch_get_query_execution(QueryExecutionIds=chunk),
-                              list(_chunks(ids, BATCH_GET_LIMIT)), action="athena:BatchGetQueryExecution")
-    executions = [execution_summary(e) for b in batches for e in (b.value or {}).get("QueryExecutions", [])]
-    errors += [WorkGroupError(workgroup="(batch of executions)", error=b.error.brief())
-               for b in batches if b.error is not None]
+                              list(_chunks(list(workgroup_of), BATCH_GET_LIMIT)),
+                              action="athena:BatchGetQueryExecution")
+    executions: list[Execution] = []
+    for batch in batches:
+        if batch.error is not None:
+            for execution_id in batch.item:
+                failures.setdefault((workgroup_of[execution_id], batch.error.code), batch.error)
+            continue
+        executions += [execution_summary(e) for e in batch.value.get("QueryExecutions", [])]
+        for item in batch.value.get("UnprocessedQueryExecutionIds", []):
+            failure = _unprocessed(item)
+            failures.setdefault((workgroup_of.get(item.get("QueryExecutionId"), "unknown"), failure.code), failure)
     executions.sort(key=lambda e: e["submitted"] or "", reverse=True)
+    errors = [WorkGroupError(workgroup=name, error=failure.brief()) for (name, _), failure in failures.items()]
     return QueryHistory(limit=limit, workgroups_read=[o.item for o in listed if o.ok], workgroup_errors=errors,
                         executions=executions[:limit])
 
@@ -345,6 +386,16 @@ def _validated_execution_id(value: str) -> str:
                               details=["Execution ids are UUIDs; athena://query/history lists recent ones."]) from None
 
 
+def _row_keys(columns: Sequence[ResultColumn]) -> list[str]:
+    """Column names as row keys: a repeated name (SELECT a, a) gets a suffix instead of overwriting the first."""
+    seen: dict[str, int] = {}
+    keys = []
+    for column in columns:
+        seen[column["name"]] = seen.get(column["name"], 0) + 1
+        keys.append(column["name"] if seen[column["name"]] == 1 else f"{column['name']}_{seen[column['name']]}")
+    return keys
+
+
 def _result_rows(page: Mapping[str, Any], statement_type: str | None) -> tuple[list[ResultColumn], list[list[Any]]]:
     result_set = page.get("ResultSet") or {}
     columns = [ResultColumn(name=c.get("Name", ""), type=c.get("Type"))
@@ -358,7 +409,8 @@ def _result_rows(page: Mapping[str, Any], statement_type: str | None) -> tuple[l
 
 def _fit_rows(columns: list[ResultColumn], rows: list[list[Any]], budget: int) -> list[dict[str, Any]]:
     """As many rows as fit in the character budget (leaving room for the execution around them)."""
-    keyed = [dict(zip([c["name"] for c in columns], row, strict=False)) for row in rows]
+    keys = _row_keys(columns)
+    keyed = [dict(zip(keys, row, strict=False)) for row in rows]
     room, used, fitted = budget * 3 // 4, 0, []
     for row in keyed:
         used += len(to_json(row)) + 1
@@ -380,12 +432,26 @@ def _fit_rows(columns: list[ResultColumn], rows: list[list[Any]], budget: int) -
     example="athena://queries/8f2b7c1e-4d3a-4f5b-9c6d-2e1f0a9b8c7d",
 )
 def query(request: ResourceRequest) -> QueryDetail:
+    """GetQueryExecution, then (SUCCEEDED only) GetQueryResults: two dependent calls. Results that cannot be read
+    (the result bucket denied, expired) leave the status standing, with their error beside it."""
     execution_id = _validated_execution_id(request.args["execution_id"])
     athena = request.client("athena")
-    execution = execution_summary(athena.get_query_execution(QueryExecutionId=execution_id)["QueryExecution"])
+    try:
+        found = athena.get_query_execution(QueryExecutionId=execution_id)["QueryExecution"]
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "InvalidRequestException":
+            raise
+        raise ResourceFailure(ErrorCode.NOT_FOUND, f"No query execution {execution_id} for this caller",
+                              details=["Athena keeps executions for 45 days; athena://query/history lists the "
+                                       "caller's recent ones."], valid_uris=["athena://query/history"]) from exc
+    execution = execution_summary(found)
     if execution["state"] != "SUCCEEDED":
         return QueryDetail(execution=execution, results=None)
-    page = athena.get_query_results(QueryExecutionId=execution_id, MaxResults=RESULT_ROWS_PAGE)
+    try:
+        page = athena.get_query_results(QueryExecutionId=execution_id, MaxResults=RESULT_ROWS_PAGE)
+    except (ClientError, BotoCoreError) as exc:
+        return QueryDetail(execution=execution, results=None,
+                           results_error=as_failure(exc, "athena:GetQueryResults").brief())  # type: ignore[typeddict-item]
     columns, rows = _result_rows(page, execution["statement_type"])
     fitted = _fit_rows(columns, rows, request.settings.response_char_budget)
     results = QueryResults(columns=columns, rows=fitted, returned=len(fitted), more_rows=bool(page.get("NextToken")),
@@ -405,6 +471,32 @@ def glue_tables(glue: Any, database: str) -> list[dict[str, Any]]:
     return [table for page in pages for table in page.get("TableList", [])]
 
 
+def glue_table_names(glue: Any, database: str) -> list[str]:
+    """A database's table names only (GetTables with AttributesToGet): a fraction of the bytes of whole tables."""
+    pages = glue.get_paginator("get_tables").paginate(DatabaseName=database, AttributesToGet=["NAME"])
+    return [table["Name"] for page in pages for table in page.get("TableList", [])]
+
+
+def _as_action(action: str, call: Callable[[], T]) -> T:
+    """`call()`, an AWS failure named after `action`: for a fan-out whose items call different operations."""
+    try:
+        return call()
+    except (ClientError, BotoCoreError) as exc:
+        raise from_aws_error(exc, action) from exc
+
+
+def _glue_call(call: Callable[[], T], not_found: str) -> T:
+    """`call()`, Glue's EntityNotFoundException as a `not_found` that says what is missing."""
+    try:
+        return call()
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "EntityNotFoundException":
+            raise
+        raise ResourceFailure(ErrorCode.NOT_FOUND, not_found,
+                              details=["athena://databases lists the databases the caller can see."],
+                              valid_uris=["athena://databases"]) from exc
+
+
 def data_catalogs(athena: Any) -> tuple[list[dict[str, Any]], ItemError | None]:
     """Athena's data catalogs; the Glue catalog is always there, even when listing catalogs is denied."""
     glue_catalog = {"CatalogName": GLUE_CATALOG, "Type": "GLUE"}
@@ -420,7 +512,8 @@ def data_catalogs(athena: Any) -> tuple[list[dict[str, Any]], ItemError | None]:
 
 def _other_catalog_databases(athena: Any, catalog: str) -> list[dict[str, Any]]:
     pages = athena.get_paginator("list_databases").paginate(CatalogName=catalog)
-    return [database for page in pages for database in page.get("DatabaseList", [])]
+    return _as_action("athena:ListDatabases",
+                      lambda: [database for page in pages for database in page.get("DatabaseList", [])])
 
 
 @registry.resource(
@@ -445,8 +538,8 @@ def databases(request: ResourceRequest) -> Databases:
 
     listed = request.fan_out(catalog_databases, catalogs, action="glue:GetDatabases")
     glue_names = next((o.value or [] for o in listed if o.item["CatalogName"] == GLUE_CATALOG), [])
-    counts = {o.item["Name"]: o for o in request.fan_out(lambda d: len(glue_tables(glue, d["Name"])), glue_names,
-                                                            action="glue:GetTables")}
+    counts = {o.item["Name"]: o for o in request.fan_out(lambda d: len(glue_table_names(glue, d["Name"])),
+                                                            glue_names, action="glue:GetTables")}
     catalog_entries: list[Catalog] = []
     entries: list[Database] = []
     for outcome in listed:
@@ -469,20 +562,36 @@ def databases(request: ResourceRequest) -> Databases:
 
 
 def table_format(table: Mapping[str, Any]) -> str | None:
-    """What a user calls the format: Glue's classification, else read off the table type, SerDe and input format."""
+    """What a user calls the format: a view, an open table format, Glue's classification, else read off the SerDe
+    and input format."""
+    if table.get("TableType") == "VIRTUAL_VIEW":
+        return "view"
     parameters = table.get("Parameters") or {}
-    if str(parameters.get("table_type", "")).upper() == "ICEBERG":
-        return "iceberg"
+    declared = str(parameters.get("table_type", "")).lower()
+    if declared in ("iceberg", "delta"):
+        return declared
+    descriptor = table.get("StorageDescriptor") or {}
+    serde = descriptor.get("SerdeInfo") or {}
+    hints = f"{descriptor.get('InputFormat', '')} {serde.get('SerializationLibrary', '')}".lower()
+    if "hudi" in hints:  # HoodieParquetInputFormat: Hudi, though its files are Parquet
+        return "hudi"
     if parameters.get("classification"):
         return str(parameters["classification"]).lower()
-    descriptor = table.get("StorageDescriptor") or {}
-    hints = f"{descriptor.get('InputFormat', '')} {(descriptor.get('SerdeInfo') or {}).get('SerializationLibrary', '')}"
-    for name in ("parquet", "orc", "avro", "json", "hudi", "delta"):
-        if name in hints.lower():
+    for name in ("parquet", "orc", "avro", "json", "delta"):
+        if name in hints:
             return name
-    if "lazysimpleserde" in hints.lower() or "opencsvserde" in hints.lower():
-        return "csv"
+    if "lazysimpleserde" in hints or "opencsvserde" in hints:
+        return "tsv" if (serde.get("Parameters") or {}).get("field.delim") == "\t" else "csv"
     return None
+
+
+def partition_projection(parameters: Mapping[str, str]) -> PartitionProjection | None:
+    if not any(key.startswith("projection.") for key in parameters):
+        return None
+    keys = {key[len("projection."):-len(".type")]: value for key, value in parameters.items()
+            if key.startswith("projection.") and key.endswith(".type")}
+    return PartitionProjection(enabled=str(parameters.get("projection.enabled", "")).lower() == "true", keys=keys,
+                               location_template=parameters.get("storage.location.template"))
 
 
 def _columns(raw: Sequence[Mapping[str, Any]]) -> list[Column]:
@@ -512,7 +621,7 @@ def complete_table(request: ResourceRequest, prefix: str) -> list[str]:
     database = request.args.get("database")
     if not database:
         return []
-    return [t["Name"] for t in glue_tables(request.client("glue"), database) if t["Name"].startswith(prefix)]
+    return [name for name in glue_table_names(request.client("glue"), database) if name.startswith(prefix)]
 
 
 @registry.resource(
@@ -528,7 +637,9 @@ def complete_table(request: ResourceRequest, prefix: str) -> list[str]:
 )
 def tables(request: ResourceRequest) -> Tables:
     database = request.args["database"]
-    return Tables(database=database, tables=[_table_summary(t) for t in glue_tables(request.client("glue"), database)])
+    found = _glue_call(lambda: glue_tables(request.client("glue"), database),
+                       f"No Glue database {database!r} in this account's AwsDataCatalog")
+    return Tables(database=database, tables=[_table_summary(t) for t in found])
 
 
 def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
@@ -549,15 +660,17 @@ def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
 )
 def table(request: ResourceRequest) -> Table:
     database, name = request.args["database"], request.args["table"]
-    found = request.client("glue").get_table(DatabaseName=database, Name=name)["Table"]
+    found = _glue_call(lambda: request.client("glue").get_table(DatabaseName=database, Name=name)["Table"],
+                       f"No table {name!r} in Glue database {database!r}")
     descriptor = found.get("StorageDescriptor") or {}
+    parameters = found.get("Parameters") or {}
     view_sql = found.get("ViewOriginalText")
     return Table(
         database=database, name=found["Name"], type=found.get("TableType"), description=found.get("Description"),
         format=table_format(found), location=descriptor.get("Location"), input_format=descriptor.get("InputFormat"),
         serde=(descriptor.get("SerdeInfo") or {}).get("SerializationLibrary"),
         columns=_columns(descriptor.get("Columns") or []), partition_keys=_columns(found.get("PartitionKeys") or []),
-        parameters=_shown_parameters(found.get("Parameters") or {}),
+        parameters=_shown_parameters(parameters), partition_projection=partition_projection(parameters),
         view_sql=view_sql[:SQL_PREVIEW_CHARS] if view_sql else None,
         created=iso(found.get("CreateTime")), updated=iso(found.get("UpdateTime")),
     )
