@@ -50,10 +50,11 @@ class DynamoDbStore:
         return Workflow.from_json(item["body"]) if item else None
 
     def list(self, owner: str) -> list[Workflow]:
+        # The table's client converts Python values both ways, as the Table methods do.
         pages = self.table.meta.client.get_paginator("query").paginate(
-            TableName=self.location, KeyConditionExpression="pk = :owner",
-            ExpressionAttributeValues={":owner": {"S": owner}}, ProjectionExpression="body", ConsistentRead=True)
-        workflows = [Workflow.from_json(item["body"]["S"]) for page in pages for item in page.get("Items", [])]
+            TableName=self.location, KeyConditionExpression="pk = :owner", ExpressionAttributeValues={":owner": owner},
+            ProjectionExpression="body", ConsistentRead=True)
+        workflows = [Workflow.from_json(item["body"]) for page in pages for item in page.get("Items", [])]
         return sorted(workflows, key=lambda w: w.updated_at, reverse=True)
 
     def create(self, workflow: Workflow) -> None:

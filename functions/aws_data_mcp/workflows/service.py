@@ -7,7 +7,9 @@ Another caller's workflow is `not_found`, exactly like one that never existed.
 from __future__ import annotations
 
 import copy
+import random
 import threading
+import time
 from collections.abc import Callable
 
 from aws_data_mcp.config import Settings
@@ -21,7 +23,8 @@ MAX_NOTE = 4_000
 MAX_RESULT = 2_000
 MAX_STEPS = 100
 MAX_WORKFLOWS = 500
-CONFLICT_RETRIES = 10
+CONFLICT_RETRIES = 20
+CONFLICT_BACKOFF_SECONDS = 0.005
 
 
 def _invalid(message: str, *details: str) -> ResourceFailure:
@@ -73,7 +76,9 @@ class Workflows:
 
     def change(self, workflow_id: str, apply: Callable[[Workflow], None]) -> Workflow:
         """Read, apply, write back only if nobody wrote in between; re-read and retry a bounded number of times."""
-        for _ in range(CONFLICT_RETRIES):
+        for attempt in range(CONFLICT_RETRIES):
+            if attempt:  # another writer won the last round: step aside for a random moment, then re-read
+                time.sleep(random.uniform(0, CONFLICT_BACKOFF_SECONDS * attempt))
             current = self.get(workflow_id)
             changed = copy.deepcopy(current)
             apply(changed)  # raises invalid_argument before anything is written
