@@ -192,3 +192,22 @@ print(json.loads(answer["result"]["contents"][0]["text"])["name"])
     other = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                            env={**os.environ})
     assert other.stdout.strip().splitlines()[-1] == "Across containers", other.stderr[-2000:]
+
+
+@pytest.mark.anyio
+async def test_a_listening_client_hears_of_a_change_within_a_second(workflow_server: str) -> None:
+    import anyio
+
+    async with Client(workflow_server, mode="2026-07-28") as writer:
+        created = await writer.call_tool("workflow_create", {"name": "Watched", "steps": ["a"]})
+        workflow_id = created.structured_content["workflow"]["id"]
+        uri = f"workflow://workflows/{workflow_id}/status"
+        async with Client(workflow_server, mode="2026-07-28") as listener, \
+                listener.listen(resource_subscriptions=[uri], resources_list_changed=True) as subscription:
+            started = anyio.current_time()
+            await writer.call_tool("workflow_update_step", {"workflow_id": workflow_id, "step_id": "s1",
+                                                            "status": "in_progress"})
+            with anyio.fail_after(1.0):
+                event = await subscription.__anext__()
+            assert getattr(event, "uri", None) == uri
+            assert anyio.current_time() - started < 1.0

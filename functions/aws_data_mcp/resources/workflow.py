@@ -101,7 +101,8 @@ async def _as_caller(ctx: Context, operation: Callable[[Workflows], T]) -> T:
         return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
 
 
-async def _answer(ctx: Context, operation: Callable[[Workflows], Workflow | None], done: str) -> CallToolResult:
+async def _answer(ctx: Context, operation: Callable[[Workflows], Workflow | None], done: str,
+                  *, changes_list: bool = False, uri: str | None = None) -> CallToolResult:
     try:
         workflow = await _as_caller(ctx, operation)
     except ResourceFailure as failure:
@@ -112,9 +113,21 @@ async def _answer(ctx: Context, operation: Callable[[Workflows], Workflow | None
                                   details=["Retry; if the write happened, the status URI shows it."])
         return CallToolResult(content=[TextContent(type="text", text=to_json(failure.payload()))],
                               structured_content=failure.payload(), is_error=True)
+    await _notify(ctx, status_uri(workflow.id) if workflow is not None else uri, changes_list)
     if workflow is None:
         return _result(None, {"done": done})
     return _result(workflow, {"done": done, "workflow": workflow.view()})
+
+
+async def _notify(ctx: Context, uri: str | None, changes_list: bool) -> None:
+    """Live updates for `subscriptions/listen` streams, where the transport holds them open (local HTTP).
+
+    The SDK's in-process bus reaches the streams of this process only; on Lambda nothing listens.
+    """
+    if uri is not None:
+        await ctx.notify_resource_updated(uri)
+    if changes_list:
+        await ctx.notify_resources_changed()
 
 
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, description="A short name for the plan.")]
@@ -133,7 +146,7 @@ async def workflow_create(
     steps: Annotated[list[Annotated[str, Field(min_length=1, max_length=MAX_NAME)]],
                      Field(max_length=MAX_STEPS, description="Initial step titles, in order.")] | None = None,
 ) -> CallToolResult:
-    return await _answer(ctx, lambda mine: mine.create(name, description, steps), "created")
+    return await _answer(ctx, lambda mine: mine.create(name, description, steps), "created", changes_list=True)
 
 
 @registry.tool(name="workflow_add_step", title="Add a step", read_only=False,
@@ -174,4 +187,4 @@ async def workflow_delete(ctx: Context, workflow_id: WorkflowId) -> CallToolResu
     def delete(mine: Workflows) -> None:
         mine.delete(workflow_id)
 
-    return await _answer(ctx, delete, "deleted")
+    return await _answer(ctx, delete, "deleted", changes_list=True, uri=status_uri(workflow_id))
