@@ -105,18 +105,21 @@ async def _answer(ctx: Context, operation: Callable[[Workflows], Workflow | None
                   *, changes_list: bool = False, uri: str | None = None) -> CallToolResult:
     try:
         workflow = await _as_caller(ctx, operation)
-    except ResourceFailure as failure:
-        return CallToolResult(content=[TextContent(type="text", text=to_json(failure.payload()))],
-                              structured_content=failure.payload(), is_error=True)
     except TimeoutError:
-        failure = ResourceFailure(ErrorCode.TIMEOUT, "The workflow store did not answer in time",
-                                  details=["Retry; if the write happened, the status URI shows it."])
-        return CallToolResult(content=[TextContent(type="text", text=to_json(failure.payload()))],
-                              structured_content=failure.payload(), is_error=True)
+        return _error(ResourceFailure(ErrorCode.TIMEOUT, "The workflow store did not answer in time",
+                                      details=["Retry; if the write happened, the status URI shows it."]))
+    except ResourceFailure as failure:
+        return _error(failure)
     await _notify(ctx, status_uri(workflow.id) if workflow is not None else uri, changes_list)
     if workflow is None:
         return _result(None, {"done": done})
     return _result(workflow, {"done": done, "workflow": workflow.view()})
+
+
+def _error(failure: ResourceFailure) -> CallToolResult:
+    """The same error payload get_resource and resources/read carry, as a tool error."""
+    return CallToolResult(content=[TextContent(type="text", text=to_json(failure.payload()))],
+                          structured_content=failure.payload(), is_error=True)
 
 
 async def _notify(ctx: Context, uri: str | None, changes_list: bool) -> None:
