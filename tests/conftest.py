@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import socket
 import threading
@@ -199,29 +200,30 @@ def http_api_event(
     return event
 
 
-@pytest.fixture(scope="session")
-def lambda_handler() -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """The real Lambda entry (`aws_data_mcp.handler.lambda_handler`), one warm container for the session."""
-    from aws_data_mcp.handler import lambda_handler as handler
-
-    def invoke(event: dict[str, Any]) -> dict[str, Any]:
-        return handler(event, LocalLambdaContext())
-
-    return invoke
-
-
-def lambda_container(settings: Settings) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """Mangum around the app built for `settings`, invoked as a Lambda container does: one thread, one event loop,
-    so async tests may call it too."""
-    from mangum import Mangum
-
-    handler = Mangum(create_http_app(settings), lifespan="off")
+def in_container(handler: Callable[[Any, Any], dict[str, Any]]) -> Callable[[Any], dict[str, Any]]:
+    """`handler` invoked as a Lambda container invokes it: always on one thread with one event loop of its own, so
+    async tests may call it too and no test's loop (or lack of one) leaks into it."""
     container = ThreadPoolExecutor(max_workers=1, initializer=lambda: asyncio.set_event_loop(asyncio.new_event_loop()))
 
-    def invoke(event: dict[str, Any]) -> dict[str, Any]:
+    def invoke(event: Any) -> dict[str, Any]:
         return container.submit(handler, event, LocalLambdaContext()).result()
 
     return invoke
+
+
+@pytest.fixture(scope="session")
+def lambda_handler() -> Callable[[Any], dict[str, Any]]:
+    """The real Lambda entry (`aws_data_mcp.handler.lambda_handler`), one warm container for the session."""
+    from aws_data_mcp.handler import lambda_handler as handler
+
+    return in_container(handler)
+
+
+def lambda_container(settings: Settings) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Mangum around the app built for `settings`, in a container of its own."""
+    from mangum import Mangum
+
+    return in_container(Mangum(create_http_app(settings), lifespan="off"))
 
 
 @pytest.fixture(scope="session")
@@ -329,3 +331,34 @@ class AwsFaults:
 def aws_faults() -> AwsFaults:
     """Faults and call counts for the local credential chain's session (the one every local read uses)."""
     return AwsFaults(local_chain.session())
+
+
+# --- Log records of the whole process ---------------------------------------------------------
+
+class RecordKeeper(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not any(record is kept for kept in self.records):
+            self.records.append(record)
+
+    def at_least(self, level: int) -> list[logging.LogRecord]:
+        return [r for r in self.records if r.levelno >= level]
+
+
+@pytest.fixture
+def log_records() -> Iterator[RecordKeeper]:
+    """Every log record of the server's own logger and of every library (root), while the test runs."""
+    from aws_data_mcp.observability import logger
+
+    keeper = RecordKeeper()
+    ours, root = logger._logger, logging.getLogger()
+    for target in (ours, root):
+        target.addHandler(keeper)
+    try:
+        yield keeper
+    finally:
+        for target in (ours, root):
+            target.removeHandler(keeper)

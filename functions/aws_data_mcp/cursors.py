@@ -11,19 +11,29 @@ class InvalidCursor(ValueError):
     """A cursor this server did not issue, or one past the end of the list."""
 
 
+_NOT_OURS = "Invalid cursor: pass back a cursor this server returned, unchanged"
+
+
 def encode_cursor(offset: int) -> str:
     return base64.urlsafe_b64encode(json.dumps({"offset": offset}).encode()).decode().rstrip("=")
 
 
 def decode_cursor(cursor: str | None, length: int) -> int:
-    """The offset a cursor points at; 0 for no cursor."""
+    """The offset a cursor points at; 0 for no cursor.
+
+    Anything else a client can put in a cursor (`Infinity`, `1e999`, a string, a deeply nested list) is an
+    `InvalidCursor`, never a server error.
+    """
     if not cursor:
         return 0
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        offset = int(json.loads(base64.urlsafe_b64decode(padded.encode()))["offset"])
-    except (ValueError, KeyError, TypeError, binascii.Error) as exc:
-        raise InvalidCursor("Invalid cursor: pass back a cursor this server returned, unchanged") from exc
+        decoded = json.loads(base64.urlsafe_b64decode(padded.encode()))
+    except (ValueError, RecursionError, binascii.Error) as exc:
+        raise InvalidCursor(_NOT_OURS) from exc
+    offset = decoded.get("offset") if isinstance(decoded, dict) else None
+    if not isinstance(offset, int) or isinstance(offset, bool):
+        raise InvalidCursor(_NOT_OURS)
     if not 0 <= offset <= length:
         raise InvalidCursor("Invalid cursor: it points past the end of the list")
     return offset

@@ -48,6 +48,18 @@ JSONRPC_CODES: dict[ErrorCode, int] = {
     ErrorCode.NOT_FOUND: RESOURCE_NOT_FOUND,
     ErrorCode.AUTHENTICATION_REQUIRED: AUTHENTICATION_ERROR,
 }
+ECHO_LIMIT = 200
+"""At most this many characters of a client's input are quoted back in an error (a URI, an argument name)."""
+MESSAGE_LIMIT = 1_000
+
+
+def echo(text: str, limit: int = ECHO_LIMIT) -> str:
+    """`text` as an error may quote it: at most `limit` characters, saying how many were left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
 RETRYABLE = frozenset({ErrorCode.THROTTLED, ErrorCode.UPSTREAM_UNAVAILABLE, ErrorCode.TIMEOUT})
 
 _THROTTLING_CODES = frozenset(
@@ -89,6 +101,7 @@ class ResourceFailure(Exception):
     """For `access_denied`: the IAM action the caller lacks."""
 
     def __post_init__(self) -> None:
+        self.message = echo(self.message, MESSAGE_LIMIT)  # messages quote input: never an unbounded answer
         super().__init__(self.message)
 
     @property
@@ -111,7 +124,7 @@ class ResourceFailure(Exception):
         if self.action is not None:
             body["action"] = self.action
         if self.uri is not None:
-            body["uri"] = self.uri
+            body["uri"] = echo(self.uri)
         return body
 
     def brief(self) -> dict[str, Any]:

@@ -6,6 +6,7 @@ bytes on both paths; errors become tool results with `isError` and the same code
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from mcp.server.context import ServerRequestContext
@@ -13,7 +14,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 from pydantic import WithJsonSchema
 
-from aws_data_mcp.errors import ResourceFailure
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.reader import to_json
 from aws_data_mcp.resources import registry
 
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 
 
 TOOL_NAME = "get_resource"
+ACCEPTED = "get_resource takes one optional argument, uri: a resource URI string such as auth://status; omit it to " \
+    "discover every resource."
 
 
 def _description() -> str:
@@ -41,7 +44,7 @@ AnyUri = Annotated[
     Any,
     WithJsonSchema({"type": "string", "description": "A resource URI, e.g. auth://status; omit it to discover."}),
 ]
-"""Advertised as a string; accepted as anything so a wrong type gets our structured `invalid_uri`, not a
+"""Advertised as a string; accepted as anything so a wrong type gets our structured `invalid_argument`, not a
 validation dump."""
 
 
@@ -51,11 +54,23 @@ def text_result(text: str, structured: dict[str, Any] | None = None, is_error: b
                           is_error=is_error)
 
 
+def _refused(message: str) -> CallToolResult:
+    failure = ResourceFailure(ErrorCode.INVALID_ARGUMENT, message, details=[ACCEPTED])
+    payload = failure.payload()
+    return text_result(to_json(payload), payload, is_error=True)
+
+
 async def get_resource_result(
-    server: DataMCPServer, uri: Any, ctx: ServerRequestContext[Any, Any] | None
+    server: DataMCPServer, arguments: Mapping[str, Any], ctx: ServerRequestContext[Any, Any] | None
 ) -> CallToolResult:
     """Discovery for an empty `uri`, else exactly what `resources/read` returns, or a structured error."""
-    if uri is None or (isinstance(uri, str) and not uri.strip()):
+    unknown = sorted(set(arguments) - {"uri"})
+    if unknown:
+        return _refused(f"get_resource takes only the argument 'uri', not {echo(', '.join(unknown))!r}")
+    uri = arguments.get("uri")
+    if uri is not None and not isinstance(uri, str):
+        return _refused(f"The argument 'uri' must be a string, not {type(uri).__name__}")
+    if uri is None or not uri.strip():
         discovery = server.registry.discovery()
         return text_result(to_json(discovery), discovery)
     try:
@@ -73,4 +88,4 @@ async def get_resource(ctx: Context, uri: AnyUri = None) -> CallToolResult:
     `DataMCPServer` sends `tools/call` for it straight to `get_resource_result`; this
     entry serves the SDK's in-process `call_tool`.
     """
-    return await get_resource_result(cast("DataMCPServer", ctx.mcp_server), uri, ctx.request_context)
+    return await get_resource_result(cast("DataMCPServer", ctx.mcp_server), {"uri": uri}, ctx.request_context)

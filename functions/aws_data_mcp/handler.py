@@ -11,21 +11,42 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from mangum import Mangum
+from mangum.protocols.http import HTTPCycle
+from mcp_types import INVALID_REQUEST
 
 from aws_data_mcp.app import create_http_app
 from aws_data_mcp.config import Settings
-from aws_data_mcp.observability import lambda_invocation
+from aws_data_mcp.observability import lambda_invocation, logger
+from aws_data_mcp.transport.json_errors import error_body
 
 app = create_http_app(Settings.from_env(default_mode="lambda"))
 # lifespan "off": the app holds its own session manager open (see transport/http.py).
 asgi_handler = Mangum(app, lifespan="off")
 
+NOT_AN_HTTP_EVENT: dict[str, Any] = {
+    "statusCode": 400,
+    "headers": {"content-type": "application/json"},
+    "isBase64Encoded": False,
+    "body": error_body(INVALID_REQUEST, "Not an API Gateway HTTP event: this function serves MCP over API "
+                       "Gateway (HTTP API or REST) only").decode(),
+}
 
 # Everything built so far is shared by every caller: keep it out of the collector's scans.
 gc.freeze()
 
 
-def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+def lambda_handler(event: Any, context: LambdaContext) -> dict[str, Any]:
+    """Mangum's own three steps (`Mangum.__call__` with lifespan off), split so that an event API Gateway never
+    sends (a direct invocation, a test console's `{}`, bad base64) is refused with a 400 instead of failing the
+    invocation, while a failure anywhere else still surfaces."""
+    request_context = event.get("requestContext") if isinstance(event, dict) else None
     # API Gateway's request id (HTTP API and REST alike) is the correlation id.
-    with lambda_invocation((event.get("requestContext") or {}).get("requestId"), context.aws_request_id):
-        return asgi_handler(event, context)
+    request_id = request_context.get("requestId") if isinstance(request_context, dict) else None
+    with lambda_invocation(request_id, context.aws_request_id):
+        try:
+            adapter = asgi_handler.infer(event, context)
+            scope, body = adapter.scope, adapter.body
+        except Exception as exc:
+            logger.warning("not an API Gateway HTTP event", extra={"error": type(exc).__name__})
+            return dict(NOT_AN_HTTP_EVENT)
+        return adapter(HTTPCycle(scope, body)(app))

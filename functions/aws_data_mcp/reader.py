@@ -23,7 +23,7 @@ from aws_data_mcp.aws import deadline_scope
 from aws_data_mcp.cache import ResultCache
 from aws_data_mcp.config import Settings
 from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
-from aws_data_mcp.errors import ErrorCode, ResourceFailure, from_aws_error, iam_action_name
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo, from_aws_error, iam_action_name
 from aws_data_mcp.identity import Caller
 from aws_data_mcp.observability import logger, record_read
 from aws_data_mcp.registry import Registry, ResourceRequest, ResourceSpec
@@ -88,23 +88,24 @@ class ResourceReader:
         if not isinstance(raw, str) or not raw.strip():
             raise self._invalid("", ErrorCode.INVALID_URI, "A resource URI is required, e.g. auth://status")
         if len(raw) > MAX_URI_LENGTH:
-            raise self._invalid(raw[:100], ErrorCode.INVALID_URI, f"URI longer than {MAX_URI_LENGTH} characters")
+            raise self._invalid(raw[:100], ErrorCode.INVALID_URI,
+                                f"URI longer than {MAX_URI_LENGTH} characters ({len(raw)})")
         uri = self.canonical(raw)
         base, _, query_text = uri.partition("?")
         if "://" not in base:
             raise self._invalid(base, ErrorCode.INVALID_URI,
-                                f"{raw.strip()!r} is not a resource URI (expected scheme://path)")
+                                f"{echo(raw.strip())!r} is not a resource URI (expected scheme://path)")
         if base.split("://", 1)[0] not in self._categories:
-            raise self._invalid(base, ErrorCode.INVALID_URI, f"Unknown URI scheme in {base!r}")
+            raise self._invalid(base, ErrorCode.INVALID_URI, f"Unknown URI scheme in {echo(base)!r}")
         match = self.registry.match(base)
         if match is None:
-            raise self._invalid(base, ErrorCode.NOT_FOUND, f"No resource at {base!r}")
+            raise self._invalid(base, ErrorCode.NOT_FOUND, f"No resource at {echo(base)!r}")
         query = dict(parse_qsl(query_text, keep_blank_values=True))
         unknown = sorted(set(query) - set(match.spec.accepted_query))
         if unknown:
             accepted = ", ".join(match.spec.accepted_query) or "none"
             raise ResourceFailure(ErrorCode.INVALID_ARGUMENT,
-                                  f"{match.spec.uri} takes no query parameter {', '.join(unknown)[:100]!r}",
+                                  f"{match.spec.uri} takes no query parameter {echo(', '.join(unknown))!r}",
                                   details=[f"Query parameters accepted here: {accepted}."])
         return match.spec, match.args, query
 
@@ -241,12 +242,15 @@ class ResourceReader:
         return self._resolve(spec, args, query, caller)
 
     def _render(self, spec: ResourceSpec, result: Mapping[str, Any], base_uri: str, query: Mapping[str, str]) -> str:
-        """JSON within the character budget: a pageable list is cut JSON-safely, keeping its total and a next URI."""
+        """JSON within the character budget: a pageable list is cut JSON-safely, keeping its total and a next URI.
+
+        The first page carries the document around the list; later pages carry only the list and `page`.
+        What cannot fit (one document, one item, the document around the list) is never cut into invalid
+        JSON: it is answered whole, with `over_budget` saying by how much and why.
+        """
+        budget = self.settings.response_char_budget
         if spec.list_field is None:
-            text = to_json(result)
-            if len(text) > self.settings.response_char_budget:  # a single document: never cut into invalid JSON
-                logger.warning("response over the character budget", extra={"resource": spec.uri, "chars": len(text)})
-            return text
+            return within_budget(result, budget, "a single document is answered whole: cut, it would be invalid")
         items = list(result[spec.list_field])
         kept = {key: value for key, value in query.items() if key != "cursor"}  # the next page is of the same list
         try:
@@ -254,23 +258,37 @@ class ResourceReader:
         except InvalidCursor as exc:
             raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, str(exc),
                                   details=[f"Start again from {base_uri}, then follow page.next_uri."]) from exc
+        around = result if offset == 0 else {}
 
-        def page(count: int) -> str:
+        def page(count: int) -> dict[str, Any]:
             end = offset + count
             next_uri = f"{base_uri}?{urlencode({**kept, 'cursor': encode_cursor(end)})}" if end < len(items) else None
             info = {"field": spec.list_field, "total": len(items), "offset": offset, "returned": count,
                     "next_uri": next_uri}
-            return to_json({**result, spec.list_field: items[offset:end], "page": info})
+            return {**around, spec.list_field: items[offset:end], "page": info}
 
         remaining = len(items) - offset
-        text = page(remaining)
-        if len(text) <= self.settings.response_char_budget:
+        text = to_json(page(remaining))
+        if len(text) <= budget:
             return text
         low, high = 0, remaining - 1  # the largest count that fits; at least one item so paging always advances
         while low < high:
             middle = (low + high + 1) // 2
-            if len(page(middle)) <= self.settings.response_char_budget:
+            if len(to_json(page(middle))) <= budget:
                 low = middle
             else:
                 high = middle - 1
-        return page(max(low, 1))
+        count = min(max(low, 1), remaining)
+        reason = (f"one item of {spec.list_field} is larger than the budget: a page holds at least one item"
+                  if count and len(to_json(page(0))) <= budget else
+                  f"the document around {spec.list_field} is larger than the budget; later pages carry only the list")
+        return within_budget(page(count), budget, reason)
+
+
+def within_budget(document: Mapping[str, Any], budget: int, reason: str) -> str:
+    """`document` as JSON; over `budget`, with an `over_budget` note saying by how much and why."""
+    text = to_json(document)
+    if len(text) <= budget:
+        return text
+    logger.warning("response over the character budget", extra={"chars": len(text), "budget": budget})
+    return to_json({**document, "over_budget": {"budget": budget, "characters": len(text), "reason": reason}})

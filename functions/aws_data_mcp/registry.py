@@ -17,7 +17,7 @@ from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.shared.uri_template import UriTemplate
 
 from aws_data_mcp.aws import client
-from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.fanout import I, Outcome, T, fan_out
 
 if TYPE_CHECKING:
@@ -232,7 +232,7 @@ class Registry:
             if rejected is not None:
                 raise ResourceFailure(
                     ErrorCode.INVALID_ARGUMENT,
-                    f"Argument {rejected!r} of {template_uri} is not a safe value",
+                    f"Argument {echo(rejected)!r} of {template_uri} is not a safe value",
                     details=["Template arguments are names, not paths: no '..', no leading '/', no NUL."],
                 )
             args = {k: v if isinstance(v, str) else ",".join(v) for k, v in params.items()}

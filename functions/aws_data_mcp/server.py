@@ -51,6 +51,7 @@ from aws_data_mcp.request_state import snapshot_safe_request_state
 
 T = TypeVar("T")
 MAX_COMPLETIONS = 100
+UNSERVED_METHODS = ("prompts/list", "prompts/get")
 DEADLINE_SCOPE_KEY = "aws_data_mcp.deadline"
 """ASGI scope key: the `time.monotonic()` by which a request must be answered (set by the Lambda edge)."""
 
@@ -125,6 +126,11 @@ class DataMCPServer(MCPServer[Any]):
         self.middleware.append(_bind_log_context)
         self._lowlevel_server.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
         self._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
+        # This server offers no prompts. `MCPServer` registers the prompt methods unconditionally and the SDK
+        # advertises a capability for every registered method, so unregister them: `prompts` is then absent
+        # from `initialize` and `server/discover` alike, and prompts/* is method-not-found on every revision.
+        for method in UNSERVED_METHODS:
+            self._lowlevel_server._request_handlers.pop(method, None)
         for tool in registry.tools():
             annotations = ToolAnnotations(read_only_hint=tool.read_only, idempotent_hint=tool.read_only,
                                           destructive_hint=tool.destructive, open_world_hint=tool.read_only)
@@ -145,11 +151,11 @@ class DataMCPServer(MCPServer[Any]):
 
         Why: building the SDK's `Context`, its pydantic argument model and result
         conversion cost about a fifth of a warm read; the fallback tool must cost what
-        `resources/read` costs (SPEC §8). Other tools, and odd arguments, take the SDK's path.
+        `resources/read` costs (SPEC §8); it also refuses arguments it does not take, where the SDK's path
+        would drop them silently. Other tools take the SDK's path.
         """
-        arguments = params.arguments or {}
-        if params.name == GET_RESOURCE and self.registry.tool_named(GET_RESOURCE) and set(arguments) <= {"uri"}:
-            return await get_resource_result(self, arguments.get("uri"), ctx)
+        if params.name == GET_RESOURCE and self.registry.tool_named(GET_RESOURCE):
+            return await get_resource_result(self, params.arguments or {}, ctx)
         return await super()._handle_call_tool(ctx, params)
 
     async def _handle_list_resources(

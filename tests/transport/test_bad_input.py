@@ -1,11 +1,13 @@
-"""Bad input (SPEC §9), through the Lambda handler AND the local HTTP server.
+"""Bad input (SPEC §9 and the hardening of issue 7), through the Lambda handler AND the local HTTP server.
 
 Every case: never a 500, a JSON error body, no traceback text, and the next request is served normally.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -14,7 +16,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from conftest import REVISION_2025, REVISION_2026, http_api_event, modern, rpc
+from conftest import REVISION_2025, REVISION_2026, RecordKeeper, http_api_event, modern, rpc
 
 REASON_OBJECT_ID = ("SDK limitation, left alone: on 2025-11-25 a request whose id is an object (invalid JSON-RPC) "
                     "is taken for a notification and answered 202 with no body; 2026-07-28 answers -32600")
@@ -162,12 +164,17 @@ CASES: dict[str, Case] = {
     "empty-body": Case("", status=400, code=(-32700, -32600)),
     "empty-body-2026": Case("", REVISION_2026, status=400, code=(-32700, -32600)),
     "whitespace-body": Case("   \n", status=400, code=(-32700, -32600)),
-    "json-null": Case("null", status=400),
-    "json-string": Case('"resources/read"', status=400),
-    "batch-array": Case([rpc("resources/list", {}, 1), rpc("tools/list", {}, 2)], status=400),
+    "json-null": Case("null", status=400, code=-32600),
+    "json-string": Case('"resources/read"', status=400, code=-32600),
+    "json-number": Case("42", status=400, code=-32600),
+    "empty-array": Case("[]", status=400, code=-32600),
+    "batch-array": Case([rpc("resources/list", {}, 1), rpc("tools/list", {}, 2)], status=400, code=-32600),
+    "no-jsonrpc": Case({"id": 1, "method": "tools/list"}, status=400, code=-32600),
+    "no-jsonrpc-2026": Case({"id": 1, "method": "tools/list"}, REVISION_2026, headers=(("mcp-method", "tools/list"),),
+                            status=400, code=-32600),
     "batch-array-2026": Case([modern("tools/list", {}, 1)], REVISION_2026, headers=(("mcp-method", "tools/list"),),
                              status=400, code=-32600),
-    "jsonrpc-1.0": Case({"jsonrpc": "1.0", "id": 1, "method": "tools/list"}, status=400),
+    "jsonrpc-1.0": Case({"jsonrpc": "1.0", "id": 1, "method": "tools/list"}, status=400, code=-32600),
     "object-id": Case({"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}, code=-32600,
                       json_xfail=REASON_OBJECT_ID),
     "deeply-nested": Case("[" * 100_000 + "]" * 100_000, status=400, code=-32700),
@@ -234,6 +241,12 @@ def test_bad_request_gets_a_structured_json_rpc_error(edge: Edge, name: str) -> 
         assert error["code"] in expected, f"{name}: {error}"
     if isinstance(case.body, dict) and case.body.get("jsonrpc") == "2.0" and isinstance(case.body.get("id"), int):
         assert message["id"] == case.body["id"]
+    if error["code"] == -32600:
+        # An envelope refusal says what is wrong in a sentence: no validation dump echoing the input or naming
+        # internal models and library versions.
+        assert len(error["message"]) < 200, error
+        for leak in ("pydantic", "JSONRPCRequest", "input_value", "validation error"):
+            assert leak not in error["message"].lower() and leak not in json.dumps(error).lower(), error
 
 
 # --- Malformed and unknown URIs: the same code from resources/read and get_resource ----------------
@@ -361,4 +374,95 @@ def test_get_resource_with_a_non_string_uri_is_refused_cleanly(edge: Edge, value
     result = edge.get_resource(value)["result"]
     assert result["isError"] is True
     assert_no_traceback(json.dumps(result))
+    assert_next_request_served(edge)
+
+
+def cursor_of(json_text: str) -> str:
+    return base64.urlsafe_b64encode(json_text.encode()).decode().rstrip("=")
+
+
+# --- Cursors -------------------------------------------------------------------------------------
+
+BAD_CURSORS = {
+    "infinity": cursor_of('{"offset": Infinity}'),
+    "minus-infinity": cursor_of('{"offset": -Infinity}'),
+    "1e999": cursor_of('{"offset": 1e999}'),
+    "nan": cursor_of('{"offset": NaN}'),
+    "fraction": cursor_of('{"offset": 1.5}'),
+    "boolean": cursor_of('{"offset": true}'),
+    "huge-integer": cursor_of('{"offset": ' + "9" * 1000 + "}"),
+    "string": cursor_of('{"offset": "1"}'),
+    "list": cursor_of("[1]"),
+    "not-base64": "%%%",
+    "not-json": cursor_of("offset=1"),
+}
+
+
+def assert_no_error_logged(log_records: RecordKeeper) -> None:
+    errors = [f"{r.name}: {r.getMessage()}" for r in log_records.at_least(logging.ERROR)]
+    assert errors == [], "a client's bad input is not a server error"
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CURSORS))
+def test_every_bad_cursor_is_invalid_argument(edge: Edge, name: str, log_records: RecordKeeper,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    cursor = BAD_CURSORS[name]
+    for revision, build in ((REVISION_2025, rpc), (REVISION_2026, modern)):
+        for method in ("resources/list", "resources/templates/list"):
+            reply = edge.send(build(method, {"cursor": cursor}, 5), revision=revision)
+            assert reply.status < 500
+            assert reply.json()["error"]["code"] == -32602, (revision, method, reply.text)
+            assert "Invalid cursor" in reply.json()["error"]["message"]
+        uri = f"metadata://templates?cursor={cursor}"
+        reply = edge.send(build("resources/read", {"uri": uri}, 6), revision=revision)
+        error = reply.json()["error"]
+        assert error["code"] == -32602 and error["data"]["error"] == "invalid_argument", reply.text
+        tool = edge.get_resource(uri, revision=revision)["result"]
+        assert tool["isError"] and tool["structuredContent"]["error"] == "invalid_argument"
+        assert_no_traceback(reply.text)
+    assert_no_error_logged(log_records)
+    assert "Errors_internal" not in capsys.readouterr().out
+    assert_next_request_served(edge)
+
+
+# --- get_resource arguments ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("arguments", [{"uri": 5}, {"uri": ["auth://status"]}, {"uri": {"uri": "auth://status"}},
+                                       {"uri": True}, {"foo": 1}, {"uri": "auth://status", "limit": 5},
+                                       {"x" * 10_000: 1}], ids=lambda a: repr(a)[:40])
+def test_get_resource_refuses_what_it_does_not_take_naming_what_it_does(edge: Edge, arguments: Any) -> None:
+    for revision, build in ((REVISION_2025, rpc), (REVISION_2026, modern)):
+        reply = edge.send(build("tools/call", {"name": "get_resource", "arguments": arguments}, 9), revision=revision)
+        result = reply.json()["result"]
+        assert result["isError"] is True, f"{arguments!r} was served: {reply.text[:300]}"
+        error = result["structuredContent"]
+        assert error["error"] == "invalid_argument", error
+        assert "uri" in error["message"] and any("uri" in detail for detail in error["details"])
+        assert len(reply.text) < 2_000, "the refusal echoes the input bounded"
+    assert_next_request_served(edge)
+
+
+# --- What an error echoes, and how big a header may be ------------------------------------------
+
+@pytest.mark.parametrize("uri", ["nope://" + "a" * 1_000_000, "auth://status?" + "a" * 1_000_000,
+                                 "metadata://templates/" + "a" * 2_000], ids=["scheme", "query", "template-arg"])
+def test_an_error_echoes_a_bounded_part_of_a_huge_uri(edge: Edge, uri: str) -> None:
+    read = edge.send(rpc("resources/read", {"uri": uri}, 3))
+    tool = edge.send(rpc("tools/call", {"name": "get_resource", "arguments": {"uri": uri}}, 4))
+    for reply in (read, tool):
+        assert reply.status < 500
+        assert len(reply.text) < 5_000, f"{len(reply.text)} characters answered a {len(uri)}-character URI"
+    data = read.json()["error"]["data"]
+    assert data["uri"].startswith(uri[:100]) and "characters" in data["uri"], "what is left out is said"
+    assert data == tool.json()["result"]["structuredContent"]
+    assert_next_request_served(edge)
+
+
+@pytest.mark.parametrize("name", ["mcp-name", "mcp-method", "x-anything"])
+def test_a_huge_header_is_refused_with_431(edge: Edge, name: str) -> None:
+    body = modern("resources/read", {"uri": "config://server"}, 7)
+    reply = edge.send(body, revision=REVISION_2026, headers={name: "a" * 100_000})
+    assert reply.status == 431, reply.text[:300]
+    assert reply.json()["error"]["code"] == -32600
+    assert len(reply.text) < 1_000
     assert_next_request_served(edge)

@@ -587,3 +587,39 @@ def test_event_is_not_mutated_by_the_handler(lambda_handler: Invoke) -> None:
     original = copy.deepcopy(event)
     lambda_handler(event)
     assert event == original
+
+
+# --- Events API Gateway never sends: a structured 400, and the container keeps serving ------------
+
+def _broken_events() -> dict[str, Any]:
+    good = http_api_event(rpc("tools/list"))
+    no_source_ip = copy.deepcopy(good)
+    del no_source_ip["requestContext"]["http"]["sourceIp"]
+    bad_base64 = dict(copy.deepcopy(good), body="!!not base64!!", isBase64Encoded=True)
+    header_not_text = copy.deepcopy(good)
+    header_not_text["headers"]["x-count"] = 5
+    return {
+        "empty": {},
+        "request-context-null": {"version": "2.0", "requestContext": None, "rawPath": "/mcp"},
+        "request-context-text": dict(copy.deepcopy(good), requestContext="prod"),
+        "list": [good],
+        "string": "POST /mcp",
+        "null": None,
+        "bad-base64": bad_base64,
+        "no-source-ip": no_source_ip,
+        "header-not-text": header_not_text,
+        "rest-without-path": {"resource": "/mcp", "requestContext": {}, "httpMethod": "POST"},
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_broken_events()))
+def test_an_event_api_gateway_never_sends_gets_a_structured_400(lambda_handler: Invoke, name: str,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    response = lambda_handler(_broken_events()[name])
+    assert response["statusCode"] == 400, response
+    assert header(response, "content-type") == "application/json"
+    error = body_json(response)["error"]
+    assert error["code"] == -32600 and "API Gateway" in error["message"]
+    assert "Traceback" not in json.dumps(response)
+    assert "Errors" not in capsys.readouterr().out, "no metric for an event that never was a request"
+    assert body_json(lambda_handler(http_api_event(rpc("tools/list", {}, 2))))["id"] == 2

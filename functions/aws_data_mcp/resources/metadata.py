@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources import registry
 
@@ -78,7 +78,7 @@ def get_template(request: ResourceRequest) -> dict[str, Any]:
         valid = list(templates())
         raise ResourceFailure(
             ErrorCode.NOT_FOUND,
-            f"No metadata template named {name!r}; valid names: {', '.join(valid)}",
+            f"No metadata template named {echo(name)!r}; valid names: {', '.join(valid)}",
             details=["Read metadata://templates for every template with its description."],
             valid_uris=[template_uri(v) for v in valid],
         )

@@ -21,6 +21,7 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp.server import DataMCPServer
 from aws_data_mcp.transport.json_errors import json_errors
 from aws_data_mcp.transport.lambda_edge import LambdaEdge
+from aws_data_mcp.transport.limits import refuse_oversized_headers
 from aws_data_mcp.transport.paths import route_path
 from aws_data_mcp.transport.well_known import is_metadata_request, serve_metadata
 
@@ -104,6 +105,8 @@ class McpHttpApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await _accept_lifespan(receive, send)
+            return
+        if await refuse_oversized_headers(scope, send):
             return
         if self._edge is not None:
             await self._edge(scope, receive, send)

@@ -12,26 +12,21 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
+from mcp_types import INVALID_REQUEST
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from aws_data_mcp.server import DEADLINE_SCOPE_KEY
+from aws_data_mcp.transport.json_errors import send_error
 from aws_data_mcp.transport.paths import route_path
 
 ANSWER_MARGIN_SECONDS = 1.0
 """Kept back from Lambda's remaining time to write the answer before the invocation ends."""
 MIN_BUDGET_SECONDS = 0.1
+_NO_STREAM = "GET streams are not served on Lambda; POST JSON-RPC to this URL"
 
-_NO_STREAM_BODY = json.dumps(
-    {
-        "jsonrpc": "2.0",
-        "id": None,
-        "error": {"code": -32600, "message": "GET streams are not served on Lambda; POST JSON-RPC to this URL"},
-    }
-).encode()
 
 
 class LambdaEdge:
@@ -45,7 +40,7 @@ class LambdaEdge:
             return
         scope = _with_deadline(_strip_stage(scope))
         if scope["method"] == "GET" and route_path(scope).rstrip("/") == self.mcp_path:
-            await _answer(send, 405, _NO_STREAM_BODY, [(b"allow", b"POST, DELETE")])
+            await send_error(send, 405, INVALID_REQUEST, _NO_STREAM, [(b"allow", b"POST, DELETE")])
             return
         await self.app(scope, receive, _with_content_type(send))
 
@@ -81,8 +76,3 @@ def _with_content_type(send: Send) -> Send:
 
     return send_typed
 
-
-async def _answer(send: Send, status: int, body: bytes, extra: list[tuple[bytes, bytes]]) -> None:
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})

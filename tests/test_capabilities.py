@@ -1,0 +1,53 @@
+"""Advertise only what is served, the same on every path: `initialize` (2025-11-25) and `server/discover`
+(2026-07-28), on Lambda and on the local server. (Subscription flags follow the transport: not checked here.)"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import httpx2
+import pytest
+
+from conftest import REVISION_2025, REVISION_2026, RecordKeeper, body_json, http_api_event, modern, rpc
+
+INITIALIZE = rpc("initialize", {"protocolVersion": REVISION_2025, "capabilities": {},
+                                "clientInfo": {"name": "pytest", "version": "1"}})
+SERVED = {"completions", "logging", "resources", "tools"}
+
+
+def post_http(url: str, body: dict[str, Any], revision: str) -> dict[str, Any]:
+    headers = {"accept": "application/json, text/event-stream", "mcp-protocol-version": revision}
+    if revision == REVISION_2026:
+        headers["mcp-method"] = body["method"]
+        name = body["params"].get("name")
+        if name:
+            headers["mcp-name"] = name
+    response = httpx2.post(url, json=body, headers=headers, timeout=10)
+    assert response.status_code < 500
+    return response.json()  # type: ignore[no-any-return]
+
+
+@pytest.fixture(params=["lambda", "http"])
+def post(request: pytest.FixtureRequest) -> Callable[[dict[str, Any], str], dict[str, Any]]:
+    if request.param == "lambda":
+        handler = request.getfixturevalue("lambda_handler")
+        return lambda body, revision: body_json(handler(http_api_event(body, revision=revision)))
+    url = request.getfixturevalue("http_server").url
+    return lambda body, revision: post_http(url, body, revision)
+
+
+def test_initialize_and_discover_advertise_the_same_served_capabilities(post: Any) -> None:
+    legacy = post(INITIALIZE, REVISION_2025)["result"]["capabilities"]
+    modern_ = post(modern("server/discover", {}), REVISION_2026)["result"]["capabilities"]
+    assert set(legacy) == set(modern_) == SERVED, (legacy, modern_)
+
+
+@pytest.mark.parametrize("method", ["prompts/list", "prompts/get"])
+def test_prompts_are_not_served_on_any_revision(post: Any, method: str, log_records: RecordKeeper) -> None:
+    params = {"name": "anything"} if method == "prompts/get" else {}
+    for revision, build in ((REVISION_2025, rpc), (REVISION_2026, modern)):
+        error = post(build(method, params, 11), revision)["error"]
+        assert error["code"] == -32601, (revision, error)
+    assert [r.getMessage() for r in log_records.at_least(logging.ERROR)] == []
