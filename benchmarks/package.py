@@ -1,7 +1,9 @@
 """Package size: the unzipped bytes of what `sam build` produced (function + layer).
 
 Only a real build says what Lambda unpacks: the layer is built for the Lambda platform and
-the function directory is whatever `CodeUri` copies, so the local venv would mislead.
+the function directory is what functions/Makefile copies (the package without the demo and the
+command line), so the local venv or source tree would mislead. A build from before that Makefile
+(a plain CodeUri copy) still counts the demo: run `sam build` again.
 """
 
 from __future__ import annotations

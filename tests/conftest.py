@@ -17,7 +17,6 @@ from typing import Any
 
 import botocore.session
 import pytest
-import uvicorn
 from botocore.awsrequest import AWSResponse
 
 # Nothing in the suite may reach real AWS or read the developer's own profile.
@@ -42,6 +41,7 @@ from aws_data_mcp.cli import LocalLambdaContext  # noqa: E402
 from aws_data_mcp.config import Settings  # noqa: E402
 from aws_data_mcp.demo.account import install_moto_extensions  # noqa: E402
 from aws_data_mcp.identity import local_chain  # noqa: E402
+from aws_data_mcp.transport import local_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 EVENTS = ROOT / "events"
@@ -105,14 +105,13 @@ def free_port() -> int:
 
 
 class ServerThread:
-    """uvicorn serving the real app on a loopback port, in a thread, for the SDK's HTTP client."""
+    """The real app served as `serve` serves it (uvicorn with its limits, on a loopback port), in a thread."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        config = uvicorn.Config(create_http_app(settings), host="127.0.0.1", port=settings.port, lifespan="off",
-                                log_level="warning")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.server = local_server.server(create_http_app(settings))
+        sock = local_server.bind("127.0.0.1", settings.port)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
 
     @property
     def url(self) -> str:

@@ -5,16 +5,27 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from aws_data_mcp.get_resource import registry
+import pytest
+
+from aws_data_mcp.cli import DOC_TABLES, doc_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_readme_resource_table_matches_the_registry() -> None:
+@pytest.mark.parametrize("name", sorted(DOC_TABLES))
+def test_readme_generated_tables_match_the_code(name: str) -> None:
+    """The resource table is the registry's; the settings table is every setting config.py reads."""
     readme = (ROOT / "README.md").read_text()
-    table = re.search(r"<!-- resource-table:start -->\n(.*?)<!-- resource-table:end -->", readme, re.S)
+    table = re.search(rf"<!-- {name}:start -->\n(.*?)<!-- {name}:end -->", readme, re.S)
     assert table is not None
-    assert table.group(1) == registry.markdown_table(), "run: aws-data-mcp resource-table --update README.md"
+    assert table.group(1) == doc_table(name), f"run: aws-data-mcp {name} --update README.md"
+
+
+def test_the_settings_table_names_every_variable_the_server_reads() -> None:
+    source = (ROOT / "functions" / "aws_data_mcp").rglob("*.py")
+    read = {name for path in source for name in re.findall(r"AWS_DATA_MCP_[A-Z_]+", path.read_text())}
+    documented = set(re.findall(r"`(AWS_DATA_MCP_[A-Z_]+)`", doc_table("settings-table")))
+    assert read - {"AWS_DATA_MCP_"} <= documented, read - documented
 
 
 def test_readme_commands_are_make_targets_that_exist() -> None:

@@ -14,16 +14,23 @@ from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from typing import Any
 
-from aws_data_mcp.config import Settings
+from aws_data_mcp.config import SettingError, Settings, state_directory
+from aws_data_mcp.transport.local_server import PortUnavailable
 
 
-def _serve_http(settings: Settings) -> None:
-    import uvicorn
-
+def _serve_http(settings: Settings, banner: str) -> None:
+    """Serve once the port is ours: only then is the token file written and the banner printed."""
     from aws_data_mcp.app import create_http_app
+    from aws_data_mcp.transport.local_server import serve
 
-    uvicorn.run(create_http_app(settings), host=settings.host, port=settings.port, lifespan="off",
-                log_level="warning")
+    def ready() -> None:
+        if settings.local_token:
+            from aws_data_mcp.transport.local_token import token_file, write_token_file
+
+            write_token_file(token_file(settings.port), settings.local_token)
+        print(banner, file=sys.stderr, flush=True)
+
+    serve(create_http_app(settings), settings.host, settings.port, ready)
 
 
 def _serve_stdio(settings: Settings) -> None:
@@ -46,27 +53,70 @@ def _demo_account() -> Iterator[Any]:
         yield account
 
 
-def client_configurations(url: str, python: str) -> dict[str, Any]:
-    """Ready-to-paste configuration for the common MCP clients."""
+def client_configurations(url: str, token: str | None, stdio_args: list[str],
+                          stdio_env: dict[str, str]) -> dict[str, Any]:
+    """Ready-to-paste configuration for the common MCP clients: HTTP ones with the token's header, if any."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    remote: dict[str, Any] = {"url": url, **({"headers": headers} if headers else {})}
+    claude_code = f"claude mcp add --transport http aws-data-mcp {url}"
+    if token:
+        claude_code += f' --header "Authorization: Bearer {token}"'
+    stdio: dict[str, Any] = {"command": sys.executable, "args": ["-m", "aws_data_mcp", "stdio", *stdio_args]}
+    if stdio_env:
+        stdio["env"] = stdio_env
     return {
-        "Claude Desktop (claude_desktop_config.json, stdio)": {
-            "mcpServers": {"aws-data-mcp": {"command": python, "args": ["-m", "aws_data_mcp", "stdio", "--demo"]}}
-        },
-        "Claude Code": f"claude mcp add --transport http aws-data-mcp {url}",
-        "Kiro (.kiro/settings/mcp.json)": {"mcpServers": {"aws-data-mcp": {"url": url}}},
-        "Cursor (~/.cursor/mcp.json)": {"mcpServers": {"aws-data-mcp": {"url": url}}},
+        "Claude Desktop (claude_desktop_config.json, stdio: no token needed)": {"mcpServers": {"aws-data-mcp": stdio}},
+        "Claude Code": claude_code,
+        "Kiro (.kiro/settings/mcp.json)": {"mcpServers": {"aws-data-mcp": remote}},
+        "Cursor (~/.cursor/mcp.json)": {"mcpServers": {"aws-data-mcp": remote}},
+        "VS Code (.vscode/mcp.json)": {"servers": {"aws-data-mcp": {"type": "http", **remote}}},
     }
 
 
-def _print_banner(settings: Settings, inventory: Any) -> None:
-    url = f"http://{settings.host}:{settings.port}/mcp"
-    lines = [f"aws-data-mcp demo: serving {url} against an emulated AWS account", ""]
-    lines += [f"Seeded data lake: {inventory}", ""]
-    for client, config in client_configurations(url, sys.executable).items():
+def banner(title: str, notes: list[str], configurations: dict[str, Any]) -> str:
+    lines = [title, "", *notes, ""] if notes else [title, ""]
+    for client, config in configurations.items():
         text = config if isinstance(config, str) else json.dumps(config, indent=2)
         lines += [f"== {client} ==", text, ""]
     lines.append("Press Ctrl+C to stop.")
-    print("\n".join(lines), file=sys.stderr, flush=True)
+    return "\n".join(lines)
+
+
+def _serve_banner(settings: Settings, token: str | None) -> str:
+    from aws_data_mcp.transport.local_token import token_file
+
+    url = f"http://{settings.host}:{settings.port}/mcp"
+    if token:
+        notes = [f"Access token (also in {token_file(settings.port)}, readable by you only): {token}",
+                 "HTTP clients send it as: Authorization: Bearer <token>. It changes at every start unless "
+                 "AWS_DATA_MCP_TOKEN sets it."]
+    else:
+        notes = [NO_TOKEN_WARNING]
+    profile = {"AWS_PROFILE": os.environ["AWS_PROFILE"]} if os.environ.get("AWS_PROFILE") else \
+        {"AWS_PROFILE": "<your profile>"}
+    return banner(f"aws-data-mcp: serving {url} with your AWS credentials", notes,
+                  client_configurations(url, token, [], profile))
+
+
+def _demo_banner(settings: Settings, inventory: Any) -> str:
+    url = f"http://{settings.host}:{settings.port}/mcp"
+    notes = [f"Seeded data lake: {inventory}", "No access token: the demo serves only the emulated account, "
+             "never your credentials (`serve` asks for one)."]
+    return banner(f"aws-data-mcp demo: serving {url} against an emulated AWS account", notes,
+                  client_configurations(url, None, ["--demo"], {}))
+
+
+NO_TOKEN_WARNING = ("WARNING: --no-token: any user or process on this machine can call this server and read AWS "
+                    "as you. Use it only on a single-user machine.")
+
+
+def _local_token(settings: Settings, wanted: bool) -> str | None:
+    """The token `serve` asks for: AWS_DATA_MCP_TOKEN's, or a new one."""
+    if not wanted:
+        return None
+    from aws_data_mcp.transport.local_token import new_token
+
+    return settings.local_token or new_token()
 
 
 def _invoke(event_file: Path) -> dict[str, Any]:
@@ -103,6 +153,21 @@ class LocalLambdaContext:
         return 29_000
 
 
+DOC_TABLES = {"resource-table": "resource table, from the live registry",
+              "settings-table": "settings table, from the settings the server reads"}
+
+
+def doc_table(name: str) -> str:
+    """A generated README table: the registry's resources and tools, or every setting of config.py."""
+    if name == "resource-table":
+        from aws_data_mcp.resources import registry
+
+        return registry.markdown_table()
+    from aws_data_mcp.config import markdown_table
+
+    return markdown_table()
+
+
 def _update_between_markers(path: Path, name: str, text: str) -> None:
     """Replace what stands between `<!-- name:start -->` and `<!-- name:end -->` in a generated-docs file."""
     start, end = f"<!-- {name}:start -->\n", f"<!-- {name}:end -->"
@@ -122,6 +187,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         command.add_argument("--host", default=None, help="loopback interface to bind: 127.0.0.1 (default), "
                              "localhost or ::1; the server acts as you, so it never listens beyond this machine")
         command.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    serve.add_argument("--no-token", action="store_true", help="serve without an access token: any local user or "
+                       "process may then read AWS as you (single-user machines only)")
     demo.add_argument("--auth", choices=("iam", "oidc"), default=None,
                       help="serve the hosted path instead: a local API Gateway front (SigV4 or JWT) before the "
                       "Lambda handler, which acts as each demo caller through STS")
@@ -129,42 +196,45 @@ def main(argv: Sequence[str] | None = None) -> None:
     stdio.add_argument("--demo", action="store_true", help="against the embedded emulated AWS account")
     invoke = commands.add_parser("invoke", help="run the Lambda handler on an API Gateway event file")
     invoke.add_argument("event", type=Path)
-    table = commands.add_parser("resource-table", help="print the README's resource table from the live registry")
-    table.add_argument("--update", type=Path, metavar="README", help="rewrite the table in this file instead")
+    for name, what in DOC_TABLES.items():
+        table = commands.add_parser(name, help=f"print the README's {what}")
+        table.add_argument("--update", type=Path, metavar="README", help="rewrite the table in this file instead")
     args = parser.parse_args(argv)
 
-    if args.command == "resource-table":
-        from aws_data_mcp.resources import registry
-
+    if args.command in DOC_TABLES:
+        text = doc_table(args.command)
         if args.update is None:
-            print(registry.markdown_table(), end="")
+            print(text, end="")
         else:
-            _update_between_markers(args.update, "resource-table", registry.markdown_table())
+            _update_between_markers(args.update, args.command, text)
         return
     if args.command == "invoke":
         print(json.dumps(_invoke(args.event), indent=2))
         return
     if args.command == "demo" and args.auth:
-        from aws_data_mcp.demo.hosted_front import serve, state_directory
+        from aws_data_mcp.demo.hosted_front import serve
 
-        serve(args.auth, args.host or "127.0.0.1", args.port or 8000, state_directory())
+        try:
+            serve(args.auth, args.host or "127.0.0.1", args.port or 8000, state_directory())
+        except PortUnavailable as refused:
+            parser.exit(2, f"aws-data-mcp: error: {refused}\n")
         return
     demo_mode = args.command == "demo" or getattr(args, "demo", False)
-    settings = Settings.from_env(default_mode="demo" if demo_mode else "local")
     overrides = {k: v for k, v in (("host", getattr(args, "host", None)), ("port", getattr(args, "port", None)))
                  if v is not None}
     try:
-        settings = dataclasses.replace(settings, **overrides)
-    except ValueError as refused:
-        parser.error(str(refused))
-    if args.command == "serve":
-        _serve_http(settings)
-    elif args.command == "stdio" and not demo_mode:
-        _serve_stdio(settings)
-    else:
-        with _demo_account() as account:
-            if args.command == "demo":
-                _print_banner(settings, account.inventory)
-                _serve_http(settings)
-            else:
-                _serve_stdio(settings)
+        settings = dataclasses.replace(Settings.from_env(default_mode="demo" if demo_mode else "local"), **overrides)
+        if args.command == "serve":
+            token = _local_token(settings, wanted=not args.no_token)
+            settings = dataclasses.replace(settings, local_token=token or "")
+            _serve_http(settings, _serve_banner(settings, token))
+        elif args.command == "stdio" and not demo_mode:
+            _serve_stdio(settings)
+        else:
+            with _demo_account() as account:
+                if args.command == "demo":
+                    _serve_http(settings, _demo_banner(settings, account.inventory))
+                else:
+                    _serve_stdio(settings)
+    except (SettingError, PortUnavailable) as refused:
+        parser.exit(2, f"aws-data-mcp: error: {refused}\n")

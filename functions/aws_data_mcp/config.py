@@ -1,15 +1,20 @@
 """Server settings, read once from the environment.
 
-Reading only the environment (no AWS calls, no randomness) keeps module init
-snapshot-safe for Lambda SnapStart.
+Every setting is declared once, on its field: the environment variable that sets it and what it means.
+`Settings.from_env` parses by the field's type and `markdown_table` documents the same fields, so the
+README's settings table cannot drift from what the server reads. Reading only the environment (no AWS
+calls, no randomness) keeps module init snapshot-safe for Lambda SnapStart.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
-from typing import Literal
+import typing
+from dataclasses import MISSING, Field, dataclass, field, fields
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
 
 from aws_data_mcp import __version__
 
@@ -22,24 +27,26 @@ PROTOCOL_REVISIONS: tuple[str, ...] = ("2025-11-25", "2026-07-28")
 
 ENV_PREFIX = "AWS_DATA_MCP_"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+MIN_LOCAL_TOKEN_LENGTH = 32
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
 
-def _env(name: str, default: str) -> str:
-    return os.environ.get(ENV_PREFIX + name, default)
+class SettingError(ValueError):
+    """A setting's value is unusable; the message names the variable and what it accepts."""
 
 
-def _pairs(name: str) -> tuple[tuple[str, str], ...]:
-    """A JSON object of strings from the environment, its order kept (first match wins where it is used)."""
-    raw = _env(name, "").strip()
-    if not raw:
-        return ()
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{ENV_PREFIX}{name} must be a JSON object of strings: {exc.msg}") from None
-    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
-        raise ValueError(f"{ENV_PREFIX}{name} must be a JSON object of strings, e.g. {{\"admins\": \"arn:...\"}}")
-    return tuple(value.items())
+def setting(default: Any, doc: str, env: str, *, default_doc: str | None = None, minimum: float | None = None,
+            secret: bool = False) -> Any:
+    """A field read from `AWS_DATA_MCP_<env>` (from `env` itself for AWS's own `AWS_REGION`), meaning `doc`."""
+    metadata = {"env": env if env == "AWS_REGION" else ENV_PREFIX + env, "doc": doc, "default_doc": default_doc,
+                "minimum": minimum}
+    return field(default=default, metadata=metadata, repr=not secret)
+
+
+def state_directory() -> Path:
+    """Where this user's server keeps state (workflows, the local access token, demo profiles)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "aws-data-mcp"
 
 
 def _default_mode() -> DeploymentMode:
@@ -50,68 +57,89 @@ def _default_mode() -> DeploymentMode:
 class Settings:
     """Everything configurable, with the defaults a local user gets."""
 
-    mode: DeploymentMode = "local"
-    auth_mode: AuthMode = "local"
-    region: str = "us-east-1"
+    mode: DeploymentMode = setting("local", "Where the server runs: lambda, local or demo.", "MODE",
+                                   default_doc="`lambda` on Lambda, else `local` (`demo` for the demo command)")
+    auth_mode: AuthMode = setting(
+        "local", "How callers are identified: iam or oidc behind API Gateway, local (your own credential chain) "
+        "everywhere else.", "AUTH_MODE", default_doc="`iam` on Lambda, else `local`")
+    region: str = setting("us-east-1", "The AWS region read, unless a profile names one.", "AWS_REGION",
+                          default_doc="`AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1`")
     version: str = __version__
-    host: str = "127.0.0.1"
-    port: int = 8000
-    allowed_hosts: tuple[str, ...] = ()
-    """Extra Host header values accepted by DNS-rebinding protection (local HTTP only)."""
-    aws_call_timeout_seconds: float = 5.0
-    request_timeout_seconds: float = 25.0
-    """Whole-request budget: under API Gateway's 30 s integration timeout."""
-    max_attempts: int = 3
-    response_char_budget: int = 50_000
-    max_request_body_bytes: int = 1_048_576
-    list_page_size: int = 100
-    cache_ttl_seconds: float = 30.0
-    """How long a caller's AWS results are reused for the same URI; 0 turns the cache off."""
-    fanout_width: int = 32
-    """Concurrent AWS calls per fan-out (per bucket, workgroup, user...); also botocore's connection pool size."""
+    host: str = setting("127.0.0.1", "Loopback interface the local HTTP server binds: 127.0.0.1, localhost or ::1.",
+                        "HOST")
+    port: int = setting(8000, "Port of the local HTTP server.", "PORT", minimum=1)
+    allowed_hosts: tuple[str, ...] = setting(
+        (), "Extra `Host` header values (host:port, exactly) the local server's DNS-rebinding protection accepts, "
+        "comma-separated.", "ALLOWED_HOSTS")
+    local_token: str = setting(
+        "", f"The local HTTP server's bearer token, at least {MIN_LOCAL_TOKEN_LENGTH} characters, to keep client "
+        "configurations stable across restarts.", "TOKEN", default_doc="a new random token per start", secret=True)
+    """Empty: the app asks for no token (the CLI's `serve` always sets one unless told `--no-token`)."""
+    aws_call_timeout_seconds: float = setting(5.0, "Seconds one AWS call may take (shrinks as the request's "
+                                              "deadline nears).", "AWS_CALL_TIMEOUT", minimum=0.1)
+    request_timeout_seconds: float = setting(25.0, "Seconds a whole read may take locally; on Lambda the "
+                                             "invocation's remaining time bounds it.", "REQUEST_TIMEOUT", minimum=0.1)
+    max_attempts: int = setting(3, "Attempts per AWS call (botocore's standard retry mode: throttling is retried "
+                                "with backoff).", "MAX_ATTEMPTS", minimum=1)
+    response_char_budget: int = setting(50_000, "Characters per response: lists are paged (`?cursor=`) to fit; a "
+                                        "response that cannot fit says why.", "RESPONSE_CHAR_BUDGET", minimum=1_000)
+    max_request_body_bytes: int = setting(1_048_576, "Largest request body accepted (413 beyond).",
+                                          "MAX_REQUEST_BODY_BYTES", minimum=1_024)
+    list_page_size: int = setting(100, "Entries per page of `resources/list` and `resources/templates/list`.",
+                                  "LIST_PAGE_SIZE", minimum=1)
+    cache_ttl_seconds: float = setting(30.0, "Seconds a caller's AWS results are reused for the same URI; 0 turns "
+                                       "the cache off.", "CACHE_TTL", minimum=0)
+    fanout_width: int = setting(32, "Concurrent AWS calls per fan-out (per bucket, workgroup, user...); also "
+                                "botocore's connection pool size.", "FANOUT_WIDTH", minimum=1)
     query_history_default: int = 50
     query_history_max: int = 500
-    tabulator_workgroup: str = "primary"
-    """The Athena workgroup the server's table queries use."""
-    tabulator_databases: tuple[str, ...] = ()
-    """The Glue databases in scope for table queries; empty means all."""
-    open_query_enabled: bool = False
-    """Whether free-form SQL queries are enabled (off: only the server's own table queries)."""
-    function_role_arn: str = ""
-    """The function's own role, named only in the trust statement a refused caller is told to add."""
-    expected_api_id: str = ""
-    """When set, a hosted request whose requestContext names another API is refused (a forged direct invoke)."""
-    session_duration_seconds: int = 3600
-    """How long exchanged caller credentials last (STS DurationSeconds)."""
-    principal_role_map: tuple[tuple[str, str], ...] = ()
-    """iam mode: caller ARN (IAM user, federated user, or a role's ARN) -> the role to act as, in order."""
-    oidc_role_arn: str = ""
-    """oidc mode: the role a token is exchanged for when no claim maps to another."""
-    oidc_role_claim: str = "groups"
-    oidc_role_map: tuple[tuple[str, str], ...] = ()
-    """oidc mode: a value of `oidc_role_claim` -> role ARN; the first entry the token's claim holds wins."""
-    oidc_issuer: str = ""
-    """oidc mode: the issuer API Gateway's JWT authorizer trusts, published in the protected-resource metadata."""
-    workflow_store: WorkflowStoreKind = "sqlite"
-    """Where workflows live: "dynamodb" (Lambda and demo: any container reads them) or "sqlite" (local)."""
-    workflow_table: str = "aws-data-mcp-workflows"
-    workflow_db: str = ""
-    """The SQLite file; empty means `workflows.sqlite3` under the user's state directory."""
-    workflow_retention_days: int = 30
-    """Finished workflows expire (DynamoDB TTL) this long after their last change."""
+    tabulator_workgroup: str = setting("primary", "The Athena workgroup the server's table queries use.",
+                                       "TABULATOR_WORKGROUP")
+    tabulator_databases: tuple[str, ...] = setting((), "The Glue databases in scope for table queries, "
+                                                   "comma-separated; empty means all.", "TABULATOR_DATABASES")
+    open_query_enabled: bool = setting(False, "Whether free-form SQL queries are enabled (off: only the server's "
+                                       "own table queries).", "OPEN_QUERY")
+    function_role_arn: str = setting("", "The function's own role, named only in the trust statement a refused "
+                                     "caller is told to add (set by the template).", "FUNCTION_ROLE_ARN")
+    expected_api_id: str = setting("", "When set, a hosted request whose requestContext names another API is "
+                                   "refused (a forged direct invoke; set by the template).", "API_ID")
+    session_duration_seconds: int = setting(3600, "How long exchanged caller credentials last (STS "
+                                            "DurationSeconds).", "SESSION_DURATION", minimum=900)
+    principal_role_map: tuple[tuple[str, str], ...] = setting(
+        (), "iam mode: JSON object, caller ARN (IAM user, federated user or role) -> role ARN to act as; first match "
+        "wins.", "PRINCIPAL_ROLE_MAP")
+    oidc_role_arn: str = setting("", "oidc mode: the role a token is exchanged for when no claim maps to another.",
+                                 "OIDC_ROLE_ARN")
+    oidc_role_claim: str = setting("groups", "oidc mode: the token claim whose values select a role.",
+                                   "OIDC_ROLE_CLAIM")
+    oidc_role_map: tuple[tuple[str, str], ...] = setting(
+        (), "oidc mode: JSON object, claim value -> role ARN; the first entry the token's claim holds wins.",
+        "OIDC_ROLE_MAP")
+    oidc_issuer: str = setting("", "oidc mode: the issuer API Gateway's JWT authorizer trusts, published in the "
+                               "protected-resource metadata.", "OIDC_ISSUER")
+    workflow_store: WorkflowStoreKind = setting(
+        "sqlite", "Where workflows live: dynamodb (any container reads them) or sqlite (one machine).",
+        "WORKFLOW_STORE", default_doc="`sqlite` locally, `dynamodb` on Lambda and in the demo")
+    workflow_table: str = setting("aws-data-mcp-workflows", "The DynamoDB table of workflows.", "WORKFLOW_TABLE")
+    workflow_db: str = setting("", "The SQLite file of workflows.", "WORKFLOW_DB",
+                               default_doc="`workflows.sqlite3` under the state directory")
+    workflow_retention_days: int = setting(30, "Finished workflows expire (DynamoDB TTL) this long after their "
+                                           "last change.", "WORKFLOW_RETENTION_DAYS", minimum=1)
     protocol_revisions: tuple[str, ...] = field(default=PROTOCOL_REVISIONS)
 
     @property
     def workflow_db_path(self) -> str:
-        if self.workflow_db:
-            return self.workflow_db
-        state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-        return os.path.join(state, "aws-data-mcp", "workflows.sqlite3")
+        return self.workflow_db or str(state_directory() / "workflows.sqlite3")
 
     def __post_init__(self) -> None:
         if not self.hosted and self.host not in LOOPBACK_HOSTS:
-            raise ValueError(f"host {self.host!r}: the local server acts with your own AWS credentials and has no "
-                             f"authentication of its own, so it binds loopback only ({', '.join(LOOPBACK_HOSTS)})")
+            raise SettingError(f"host {self.host!r}: the local server acts with your own AWS credentials, so it binds "
+                               f"loopback only ({', '.join(LOOPBACK_HOSTS)})")
+        if not 0 < self.port < 65536:
+            raise SettingError(f"port {self.port}: a port is a number from 1 to 65535")
+        if self.local_token and len(self.local_token) < MIN_LOCAL_TOKEN_LENGTH:
+            raise SettingError(f"{ENV_PREFIX}TOKEN must be at least {MIN_LOCAL_TOKEN_LENGTH} characters (it guards "
+                               "your AWS credentials); unset it for a random token per start")
 
     @property
     def hosted(self) -> bool:
@@ -120,51 +148,93 @@ class Settings:
 
     @classmethod
     def from_env(cls, default_mode: DeploymentMode | None = None) -> Settings:
-        mode: DeploymentMode = _env("MODE", default_mode or _default_mode())  # type: ignore[assignment]
-        if mode not in ("lambda", "local", "demo"):
-            raise ValueError(f"{ENV_PREFIX}MODE must be lambda, local or demo, not {mode!r}")
-        auth_mode: AuthMode = _env("AUTH_MODE", "iam" if mode == "lambda" else "local")  # type: ignore[assignment]
-        if auth_mode not in ("local", "oidc", "iam"):
-            raise ValueError(f"{ENV_PREFIX}AUTH_MODE must be local, oidc or iam, not {auth_mode!r}")
+        """The settings the environment gives; a `SettingError` names any variable whose value is unusable."""
+        values = {f.name: _parse(f, raw) for f in _documented() if (raw := _raw(f)) is not None}
+        mode = values.setdefault("mode", default_mode or _default_mode())
+        auth_mode = values.setdefault("auth_mode", "iam" if mode == "lambda" else "local")
+        values.setdefault("workflow_store", "sqlite" if mode == "local" else "dynamodb")
         if os.environ.get("AWS_LAMBDA_FUNCTION_NAME") and mode != "lambda":
-            raise ValueError(f"{ENV_PREFIX}MODE={mode!r} on Lambda would serve the function's own role: refused")
+            raise SettingError(f"{ENV_PREFIX}MODE={mode!r} on Lambda would serve the function's own role: refused")
         if mode == "lambda" and auth_mode == "local":
-            raise ValueError("auth mode 'local' would use the function's own role: it is refused on Lambda")
+            raise SettingError("auth mode 'local' would use the function's own role: it is refused on Lambda")
         if mode != "lambda" and auth_mode != "local":
-            raise ValueError(f"{ENV_PREFIX}AUTH_MODE={auth_mode!r} needs API Gateway in front (a deployed stack, or "
-                             f"`aws-data-mcp demo --auth {auth_mode}`); the local server uses your own credentials")
-        hosts = tuple(h.strip() for h in _env("ALLOWED_HOSTS", "").split(",") if h.strip())
-        store = _env("WORKFLOW_STORE", "sqlite" if mode == "local" else "dynamodb")
-        if store not in ("dynamodb", "sqlite"):
-            raise ValueError(f"{ENV_PREFIX}WORKFLOW_STORE must be dynamodb or sqlite, not {store!r}")
-        return cls(
-            mode=mode,
-            auth_mode=auth_mode,
-            region=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
-            host=_env("HOST", "127.0.0.1"),
-            port=int(_env("PORT", "8000")),
-            allowed_hosts=hosts,
-            aws_call_timeout_seconds=float(_env("AWS_CALL_TIMEOUT", "5")),
-            request_timeout_seconds=float(_env("REQUEST_TIMEOUT", "25")),
-            max_attempts=int(_env("MAX_ATTEMPTS", "3")),
-            response_char_budget=int(_env("RESPONSE_CHAR_BUDGET", "50000")),
-            max_request_body_bytes=int(_env("MAX_REQUEST_BODY_BYTES", "1048576")),
-            list_page_size=int(_env("LIST_PAGE_SIZE", "100")),
-            cache_ttl_seconds=float(_env("CACHE_TTL", "30")),
-            fanout_width=int(_env("FANOUT_WIDTH", "32")),
-            tabulator_workgroup=_env("TABULATOR_WORKGROUP", "primary"),
-            tabulator_databases=tuple(d.strip() for d in _env("TABULATOR_DATABASES", "").split(",") if d.strip()),
-            function_role_arn=_env("FUNCTION_ROLE_ARN", ""),
-            expected_api_id=_env("API_ID", ""),
-            session_duration_seconds=int(_env("SESSION_DURATION", "3600")),
-            principal_role_map=_pairs("PRINCIPAL_ROLE_MAP"),
-            oidc_role_arn=_env("OIDC_ROLE_ARN", ""),
-            oidc_role_claim=_env("OIDC_ROLE_CLAIM", "groups"),
-            oidc_role_map=_pairs("OIDC_ROLE_MAP"),
-            oidc_issuer=_env("OIDC_ISSUER", ""),
-            workflow_store=store,  # type: ignore[arg-type]
-            workflow_table=_env("WORKFLOW_TABLE", "aws-data-mcp-workflows"),
-            workflow_db=_env("WORKFLOW_DB", ""),
-            workflow_retention_days=int(_env("WORKFLOW_RETENTION_DAYS", "30")),
-            open_query_enabled=_env("OPEN_QUERY", "false").lower() in ("1", "true", "yes", "on"),
-        )
+            raise SettingError(f"{ENV_PREFIX}AUTH_MODE={auth_mode!r} needs API Gateway in front (a deployed stack, "
+                               f"or `aws-data-mcp demo --auth {auth_mode}`); the local server uses your own "
+                               "credentials")
+        return cls(**values)
+
+
+def _documented() -> list[Field[Any]]:
+    return [f for f in fields(Settings) if f.metadata.get("env")]
+
+
+def _raw(setting_field: Field[Any]) -> str | None:
+    variable = setting_field.metadata["env"]
+    if variable == "AWS_REGION":
+        return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or None
+    return os.environ.get(variable)
+
+
+@cache
+def _types() -> dict[str, Any]:
+    return typing.get_type_hints(Settings)
+
+
+def _parse(setting_field: Field[Any], raw: str) -> Any:
+    """`raw` as the field's type, or a `SettingError` saying what the variable accepts."""
+    variable, kind = setting_field.metadata["env"], _types()[setting_field.name]
+    text = raw.strip()
+    if typing.get_origin(kind) is Literal:
+        if text not in typing.get_args(kind):
+            raise SettingError(f"{variable} must be one of {', '.join(typing.get_args(kind))}, not {text!r}")
+        return text
+    if kind is bool:
+        if text.lower() not in _TRUE + _FALSE:
+            raise SettingError(f"{variable} must be true or false, not {text!r}")
+        return text.lower() in _TRUE
+    if kind in (int, float):
+        try:
+            number = kind(text)
+        except ValueError:
+            noun = "a whole number" if kind is int else "a number"
+            raise SettingError(f"{variable} must be {noun}, not {text[:40]!r}") from None
+        minimum = setting_field.metadata["minimum"]
+        if number != number or (minimum is not None and number < minimum):  # NaN, or below what works
+            raise SettingError(f"{variable} must be at least {minimum}, not {text!r}")
+        return number
+    if kind == tuple[str, ...]:
+        return tuple(part.strip() for part in text.split(",") if part.strip())
+    if kind == tuple[tuple[str, str], ...]:
+        return _pairs(variable, text)
+    return raw
+
+
+def _pairs(variable: str, text: str) -> tuple[tuple[str, str], ...]:
+    """A JSON object of strings, its order kept (first match wins where it is used)."""
+    if not text:
+        return ()
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SettingError(f"{variable} must be a JSON object of strings: {exc.msg}") from None
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise SettingError(f"{variable} must be a JSON object of strings, e.g. {{\"admins\": \"arn:...\"}}")
+    return tuple(value.items())
+
+
+def markdown_table() -> str:
+    """Every setting the environment can give, for the README (`aws-data-mcp settings-table`)."""
+    rows = ["| variable | default | meaning |", "|---|---|---|"]
+    for setting_field in _documented():
+        default = setting_field.metadata["default_doc"] or _shown(setting_field)
+        rows.append(f"| `{setting_field.metadata['env']}` | {default} | {setting_field.metadata['doc']} |")
+    return "\n".join(rows) + "\n"
+
+
+def _shown(setting_field: Field[Any]) -> str:
+    value = setting_field.default
+    if value is MISSING or value in ("", ()):
+        return "(none)"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    return f"`{value}`"

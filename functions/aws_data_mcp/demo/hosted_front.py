@@ -18,6 +18,8 @@ from pathlib import Path
 
 import boto3
 
+from aws_data_mcp.transport import local_server
+
 from .account import CONFLICTING_ENVIRONMENT, DemoAccount
 from .callers import CALLERS, FUNCTION_USER, DemoCaller
 from .gateway import API_ID, ApiGatewayFront, DemoIssuer
@@ -125,14 +127,6 @@ def banner(demo: HostedDemo) -> str:
 
 
 def serve(auth_mode: str, host: str, port: int, state_dir: Path) -> None:
-    import uvicorn
-
     with hosted_demo(auth_mode, host, port, state_dir / f"demo-{auth_mode}") as demo:
-        print(banner(demo), file=sys.stderr, flush=True)
-        uvicorn.run(demo.front, host=host, port=port, lifespan="off", log_level="warning")
-
-
-def state_directory() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "aws-data-mcp"
+        local_server.serve(demo.front, host, port, lambda: print(banner(demo), file=sys.stderr, flush=True))
 

@@ -14,18 +14,23 @@ import asyncio
 from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import INVALID_REQUEST
 from starlette.applications import Starlette
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.server import DataMCPServer
-from aws_data_mcp.transport.json_errors import json_errors
+from aws_data_mcp.transport.json_errors import json_errors, send_error
 from aws_data_mcp.transport.lambda_edge import LambdaEdge
-from aws_data_mcp.transport.limits import refuse_oversized_headers
+from aws_data_mcp.transport.limits import receive_body_within, refuse_oversized_headers
+from aws_data_mcp.transport.local_token import TokenGate, token_file
 from aws_data_mcp.transport.paths import route_path
 from aws_data_mcp.transport.well_known import is_metadata_request, serve_metadata
 
 MCP_PATH = "/mcp"
+NO_GET_STREAM = "No GET stream here: POST JSON-RPC to this URL (2026-07-28 clients: subscriptions/listen streams)"
+"""Served statelessly, a 2025-11-25 GET stream belongs to no session, so nothing would ever be sent on it; on
+Lambda it would also hang until the timeout under Mangum's buffering. Answered 405 at once, as the spec allows."""
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
@@ -39,10 +44,11 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     """
     if settings.hosted:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", *settings.allowed_hosts]
-    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
-                                     allowed_origins=origins)
+    # Exact values only: the SDK matches a "host:*" pattern by prefix, which lets 127.0.0.1:8000.evil.com pass.
+    loopback = [f"{name}:{settings.port}" for name in ("127.0.0.1", "localhost", "[::1]")]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                     allowed_hosts=[*loopback, *settings.allowed_hosts],
+                                     allowed_origins=[f"http://{host}" for host in loopback])
 
 
 class McpHttpApp:
@@ -56,7 +62,7 @@ class McpHttpApp:
         self._started: asyncio.Event | None = None
         self._stop: asyncio.Event | None = None
         self._held: asyncio.Task[None] | None = None
-        self._edge = LambdaEdge(self._serve, MCP_PATH) if settings.hosted else None
+        self._edge = LambdaEdge(self._serve) if settings.hosted else _local_edge(self._serve, settings)
 
     def _build(self) -> Starlette:
         return self.server.streamable_http_app(
@@ -95,6 +101,9 @@ class McpHttpApp:
         if self.settings.auth_mode == "oidc" and self.settings.oidc_issuer and is_metadata_request(scope, MCP_PATH):
             await serve_metadata(scope, receive, send, self.settings, MCP_PATH)
             return
+        if scope["type"] == "http" and scope["method"] == "GET" and route_path(scope).rstrip("/") == MCP_PATH:
+            await send_error(send, 405, INVALID_REQUEST, NO_GET_STREAM, [(b"allow", b"POST, DELETE")])
+            return
         app = await self._running_app()
         if scope["type"] == "http" and route_path(scope).rstrip("/") == MCP_PATH:
             # No trailing-slash redirect: behind a stage it would drop the stage from the URL.
@@ -108,10 +117,23 @@ class McpHttpApp:
             return
         if await refuse_oversized_headers(scope, send):
             return
-        if self._edge is not None:
-            await self._edge(scope, receive, send)
-        else:
-            await self._serve(scope, receive, send)
+        await self._edge(scope, receive, send)
+
+
+def _local_edge(app: ASGIApp, settings: Settings) -> ASGIApp:
+    """Locally: the owner's token first (when the server has one), then the body within its time and size."""
+
+    async def bounded_body(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            replay = await receive_body_within(receive, send, settings.max_request_body_bytes)
+            if replay is None:
+                return
+            receive = replay
+        await app(scope, receive, send)
+
+    if not settings.local_token:
+        return bounded_body
+    return TokenGate(bounded_body, settings.local_token, token_file(settings.port))
 
 
 async def _accept_lifespan(receive: Receive, send: Send) -> None:

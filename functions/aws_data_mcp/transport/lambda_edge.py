@@ -4,8 +4,6 @@
   REST (v1) paths never carry the stage, so a stage named like a route is safe there.
 - The invocation's remaining time becomes the request's deadline, so every read
   answers before Lambda (and API Gateway behind it) gives up.
-- GET /mcp (the legacy SSE stream) would hang until the Lambda timeout under
-  Mangum's buffering: answer 405 at once. Streaming belongs to the local HTTP mode.
 - Through REST v1, a response without content-type comes back base64-encoded:
   give every response one.
 """
@@ -15,34 +13,24 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from mcp_types import INVALID_REQUEST
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from aws_data_mcp.server import DEADLINE_SCOPE_KEY
-from aws_data_mcp.transport.json_errors import send_error
-from aws_data_mcp.transport.paths import route_path
 
 ANSWER_MARGIN_SECONDS = 1.0
 """Kept back from Lambda's remaining time to write the answer before the invocation ends."""
 MIN_BUDGET_SECONDS = 0.1
-_NO_STREAM = "GET streams are not served on Lambda; POST JSON-RPC to this URL"
-
 
 
 class LambdaEdge:
-    def __init__(self, app: ASGIApp, mcp_path: str) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.mcp_path = mcp_path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        scope = _with_deadline(_strip_stage(scope))
-        if scope["method"] == "GET" and route_path(scope).rstrip("/") == self.mcp_path:
-            await send_error(send, 405, INVALID_REQUEST, _NO_STREAM, [(b"allow", b"POST, DELETE")])
-            return
-        await self.app(scope, receive, _with_content_type(send))
+        await self.app(_with_deadline(_strip_stage(scope)), receive, _with_content_type(send))
 
 
 def _strip_stage(scope: Scope) -> Scope:

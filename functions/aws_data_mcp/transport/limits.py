@@ -7,8 +7,9 @@ an oversized one is refused at once with 431 rather than carried through. API Ga
 
 from __future__ import annotations
 
+import anyio
 from mcp_types import INVALID_REQUEST
-from starlette.types import Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from aws_data_mcp.transport.json_errors import send_error
 
@@ -37,3 +38,46 @@ async def refuse_oversized_headers(scope: Scope, send: Send) -> bool:
         return False
     await send_error(send, 431, INVALID_REQUEST, f"Request header fields too large: {problem}")
     return True
+
+
+BODY_SECONDS = 10.0
+"""How long a local client may take to send a request body once its headers have arrived."""
+
+
+async def receive_body_within(receive: Receive, send: Send, limit: int) -> Receive | None:
+    """The request body read whole within `BODY_SECONDS` and at most `limit` bytes, replayed to the app.
+
+    Locally, uvicorn would hold a half-sent body for ever (a slow client, or a hostile one holding
+    connections open); on Lambda the body always arrives whole in the event. Answers 408 or 413 itself and
+    returns None when the body does not come in time or in size.
+    """
+    chunks: list[bytes] = []
+    size = 0
+    with anyio.move_on_after(BODY_SECONDS):
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return None  # the client went away: nothing to answer
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                await send_error(send, 413, INVALID_REQUEST, f"Request body larger than {limit} bytes")
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return _replay(b"".join(chunks), receive)
+    await send_error(send, 408, INVALID_REQUEST, f"Request body not received within {BODY_SECONDS:g} seconds")
+    return None
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()  # later: a disconnect, awaited by streaming responses
+
+    return replay

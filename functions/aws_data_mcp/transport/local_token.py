@@ -1,0 +1,70 @@
+"""The local HTTP server's bearer token.
+
+`serve` acts with its owner's AWS credentials, and loopback is shared by every user and process on the
+machine, so, as notebook servers do, it answers only requests that carry the random token it printed when
+it started (and wrote to a file only its owner can read). stdio needs none: only the launching client holds
+its pipes. Lambda needs none: API Gateway authorizes there.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+from pathlib import Path
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from aws_data_mcp.config import state_directory
+from aws_data_mcp.errors import AUTHENTICATION_ERROR
+from aws_data_mcp.transport.json_errors import send_error
+
+CHALLENGE = b'Bearer realm="aws-data-mcp"'
+_WRONG_TOKEN = CHALLENGE + b', error="invalid_token"'  # RFC 6750 §3.1: a token was sent and is not valid
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def token_file(port: int) -> Path:
+    """One file per port, so two servers of one user keep their own tokens."""
+    return state_directory() / f"serve-{port}.token"
+
+
+def write_token_file(path: Path, token: str) -> None:
+    """The token, alone on its line, in a file only its owner may read (created so from the start)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        os.fchmod(file.fileno(), 0o600)  # an older file keeps its mode through O_TRUNC
+        file.write(token + "\n")
+
+
+def _presented(scope: Scope) -> bytes | None:
+    for name, value in scope.get("headers") or ():
+        if name.lower() == b"authorization":
+            scheme, _, credential = value.partition(b" ")
+            return credential.strip() if scheme.lower() == b"bearer" else None
+    return None
+
+
+class TokenGate:
+    """Pass only requests bearing the server's token; everything else gets a 401 JSON-RPC error."""
+
+    def __init__(self, app: ASGIApp, token: str, token_file: Path | None) -> None:
+        self.app = app
+        self._token = token.encode()
+        where = f" (printed when it started, and kept in {token_file})" if token_file else ""
+        self._message = f"This server answers its owner's clients only: send Authorization: Bearer <its token>{where}"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        presented = _presented(scope)
+        if presented is not None and hmac.compare_digest(presented, self._token):
+            await self.app(scope, receive, send)
+            return
+        challenge = CHALLENGE if presented is None else _WRONG_TOKEN
+        await send_error(send, 401, AUTHENTICATION_ERROR, self._message, [(b"www-authenticate", challenge)])
