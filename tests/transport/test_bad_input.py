@@ -425,6 +425,17 @@ def test_every_bad_cursor_is_invalid_argument(edge: Edge, name: str, log_records
     assert_next_request_served(edge)
 
 
+@pytest.mark.parametrize("uri", ["auth://status?cursor=x", "config://server?limit=5", "metadata://templates?a=1&b=2"])
+def test_a_query_parameter_a_resource_does_not_take_is_invalid_argument(edge: Edge, uri: str) -> None:
+    for revision, build in ((REVISION_2025, rpc), (REVISION_2026, modern)):
+        error = edge.send(build("resources/read", {"uri": uri}, 4), revision=revision).json()["error"]
+        assert error["data"]["error"] == "invalid_argument", error
+        assert "takes no query parameter" in error["message"] and error["data"]["details"]
+        tool = edge.get_resource(uri, revision=revision)["result"]
+        assert tool["structuredContent"]["error"] == "invalid_argument"
+    assert_next_request_served(edge)
+
+
 # --- get_resource arguments ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("arguments", [{"uri": 5}, {"uri": ["auth://status"]}, {"uri": {"uri": "auth://status"}},
