@@ -349,15 +349,16 @@ class RecordKeeper(logging.Handler):
 
 @pytest.fixture
 def log_records() -> Iterator[RecordKeeper]:
-    """Every log record of the server's own logger and of every library (root), while the test runs."""
-    from aws_data_mcp.observability import logger
+    """Every log record of the server's own logger, of the libraries it routes through it (which no longer reach
+    the root logger) and of every other library (root), while the test runs."""
+    from aws_data_mcp.observability import LIBRARY_LOGGERS, logger
 
     keeper = RecordKeeper()
-    ours, root = logger._logger, logging.getLogger()
-    for target in (ours, root):
+    targets = [logger._logger, logging.getLogger(), *(logging.getLogger(name) for name in LIBRARY_LOGGERS)]
+    for target in targets:
         target.addHandler(keeper)
     try:
         yield keeper
     finally:
-        for target in (ours, root):
+        for target in targets:
             target.removeHandler(keeper)

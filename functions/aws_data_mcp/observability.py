@@ -2,7 +2,8 @@
 
 On Lambda: JSON lines carrying the API Gateway request id as correlation id, and
 EMF metrics flushed by the handler. Locally: human-readable lines on stderr
-(stdout belongs to the stdio transport) and no metrics.
+(stdout belongs to the stdio transport) and no metrics. Either way one event is one record, printed once
+(the libraries' records included), and no client input can start a line of its own.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.logging.filters import SuppressFilter
 from aws_lambda_powertools.metrics import MetricUnit
 
 SERVICE = "aws-data-mcp"
@@ -24,28 +26,79 @@ logger = Logger(service=SERVICE, logger_handler=logging.StreamHandler(sys.stderr
 _json_line = logger.registered_formatter.json_serializer
 metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
 
-_QUIET_LOGGERS = ("mcp", "httpx", "httpx2", "botocore", "boto3", "urllib3", "uvicorn.access", "mangum", "sse_starlette")
+# Libraries that log on their own: their loggers write through our handler (same formatter, so the same
+# JSON or human style and the request's correlation id) at WARNING and up, and stop propagating, so a root
+# handler someone else installed (the Lambda runtime's) never prints a second, plain copy of their lines.
+# (uvicorn's `log_config`, unless None, re-installs uvicorn's own handlers when its server is configured.)
+LIBRARY_LOGGERS = ("mcp", "mangum", "uvicorn", "starlette", "sse_starlette", "httpx", "httpx2", "httpcore",
+                   "botocore", "boto3", "urllib3")
 _LOCAL_CONTEXT_KEYS = ("mcp_method", "mcp_uri", "correlation_id")
+_TRACEBACK_INDENT = "    "
 _in_invocation: ContextVar[bool] = ContextVar("in_lambda_invocation", default=False)
+_root_handler: logging.Handler | None = None
+
+
+def _escaped(value: object) -> str:
+    """`value` as text with every non-printable character (newline, CR, ANSI escape, NUL, U+2028...) written
+    as its Python escape (`\\n`, `\\x1b`, `\\u2028`), so it can neither end the line nor repaint the terminal."""
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 def _human_line(record: dict[str, Any]) -> str:
-    """Render Powertools' structured record as one readable line for local terminals."""
-    context = " ".join(f"{key}={record[key]}" for key in _LOCAL_CONTEXT_KEYS if record.get(key))
-    line = f"{record.get('timestamp', '')} {record.get('level', '')} {record.get('message', '')}"
+    """Render Powertools' structured record as one readable line for local terminals.
+
+    The message and every context value may carry client input (a URI, a Host header) and are escaped.
+    A traceback stays readable on lines of its own, each escaped and indented: a record starts at column 0
+    with its timestamp, every continuation line starts with spaces, so no exception text can pass for a
+    record of its own (escaping the traceback's newlines too would make it unreadable in a terminal).
+    """
+    keys = _LOCAL_CONTEXT_KEYS if record.get("name", SERVICE) == SERVICE else ("name", *_LOCAL_CONTEXT_KEYS)
+    context = " ".join(f"{key}={_escaped(record[key])}" for key in keys if record.get(key))
+    line = f"{record.get('timestamp', '')} {record.get('level', '')} {_escaped(record.get('message', ''))}"
     if context:
         line += f" [{context}]"
     if record.get("exception"):
-        line += "\n" + str(record["exception"])
+        lines = str(record["exception"]).split("\n")  # other line breaks (CR, U+2028...) are escaped below
+        line += "".join(f"\n{_TRACEBACK_INDENT}{_escaped(text)}" for text in lines)
     return line
 
 
 def configure(hosted: bool, level: str = "INFO") -> None:
-    """Set the log style for this process and quiet the SDK's per-request INFO noise."""
+    """Set the log style for this process and route every library's log lines through our handler.
+
+    Idempotent: every app built in a process (tests build several) may call it; the last call's style wins.
+    One event, one line: our records print only through our handler, library records only through it too,
+    and the root handler the MCP SDK's `logging.basicConfig` would install (plain text, no correlation id,
+    a second copy of each of our lines) is never installed: `basicConfig` does nothing once the root logger
+    has a handler, and `configure` runs before the SDK's server is built (`app.create_server`).
+    """
+    global _root_handler
     logger.registered_formatter.json_serializer = _json_line if hosted else _human_line
     logger.setLevel(level)
-    for name in _QUIET_LOGGERS:
-        logging.getLogger(name).setLevel(logging.WARNING)
+    # What Powertools' `copy_config_to_registered_loggers` does, with our one Powertools handler only: that
+    # function copies whatever handlers our logger holds at the time, so a handler attached for a moment
+    # (a test's capture) would stay on every library logger for good. Libraries not imported yet are covered
+    # too: their `getLogger` will return the logger configured here.
+    logger.append_keys(name="%(name)s")  # whose line it is: ours, or which library's
+    for name in LIBRARY_LOGGERS:
+        library = logging.getLogger(name)
+        library.setLevel(logging.WARNING)  # quiet their per-request INFO noise
+        library.handlers = [logger.registered_handler]
+        library.propagate = False
+    root = logging.getLogger()
+    if not root.handlers:
+        # Nobody configured logging (local server, stdio, `invoke`): the root logger, which catches every other
+        # library's warnings, writes our format too. It skips our own records, which our handler already wrote
+        # (Powertools adds the same filter to root handlers that exist when its Logger is created, as the
+        # Lambda runtime's does; handlers added later, like basicConfig's, never got it).
+        if _root_handler is None:
+            _root_handler = logging.StreamHandler(sys.stderr)
+            _root_handler.setFormatter(logger.registered_formatter)
+            _root_handler.addFilter(SuppressFilter(SERVICE))
+        root.addHandler(_root_handler)
 
 
 def bind_request(method: str | None, uri: str | None) -> None:
@@ -71,6 +124,8 @@ def lambda_invocation(request_id: str | None, aws_request_id: str) -> Iterator[N
         yield
     finally:
         _in_invocation.reset(token)
+        # Lines logged between invocations (or by a local server in the same process) carry no stale id.
+        logger.remove_keys(["correlation_id", "aws_request_id"])
         if metrics.metric_set:  # a GET 405 or a parse error records nothing: no empty EMF line
             metrics.flush_metrics()
 

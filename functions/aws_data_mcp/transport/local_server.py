@@ -43,8 +43,9 @@ def server(app: ASGIApp) -> uvicorn.Server:
     """uvicorn for `app`, with the limits above; run it on a socket from `bind`."""
     import uvicorn  # only when serving: the CLI's other commands (invoke, the docs tables) never load it
 
-    config = uvicorn.Config(app, lifespan="off", log_level="warning", limit_concurrency=MAX_CONNECTIONS,
-                            timeout_keep_alive=KEEP_ALIVE_SECONDS)
+    # log_config None: uvicorn's loggers keep the server's format (observability.configure), not uvicorn's own.
+    config = uvicorn.Config(app, lifespan="off", log_level="warning", log_config=None,
+                            limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_SECONDS)
     return uvicorn.Server(config)
 
 
