@@ -18,11 +18,14 @@ import httpx2
 import pytest
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
+from joserfc import jwt
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
+from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.gateway import ApiGatewayFront, DemoIssuer
-from conftest import ROOT, free_port, load_event
+from conftest import ROOT, free_port, http_api_event, lambda_container, load_event
 
 PROXY = ROOT / ".venv-proxy" / "bin" / "mcp-proxy-for-aws"
 
@@ -86,9 +89,25 @@ async def test_oidc_callers_read_the_same_uris_as_themselves(oidc_demo: tuple[st
     carol_buckets = await read_as(url, tokens["carol"], "permissions://discover")
     assert alice_buckets["levels"] != carol_buckets["levels"]
     assert {b["bucket"] for b in carol_buckets["buckets"] if b["level"] != "none"} == {"acme-datalake-curated"}
-    with pytest.raises(Exception) as denied:
+    with pytest.raises((MCPError, BaseExceptionGroup)) as denied:
         await read_as(url, tokens["carol"], "admin://users")
-    assert "iam:ListUsers" in repr(denied.value)
+    assert_denied(the_error(denied.value).error.data, "iam:ListUsers", "demo-contractor-role/carol")
+
+
+def the_error(raised: BaseException) -> MCPError:
+    """The one MCPError the client raised: the SDK client's task group may wrap it in an exception group."""
+    if isinstance(raised, BaseExceptionGroup):
+        (only,) = raised.exceptions
+        return the_error(only)
+    assert isinstance(raised, MCPError), repr(raised)
+    return raised
+
+
+def assert_denied(error: Any, action: str, principal: str) -> None:
+    """The structured refusal a denied caller gets: access_denied, the IAM action it lacks, and who was refused."""
+    assert isinstance(error, dict), error
+    assert error["error"] == "access_denied" and error["action"] == action, error
+    assert error["retryable"] is False and any(principal in line for line in error["details"]), error
 
 
 def test_oidc_front_refuses_what_the_jwt_authorizer_refuses(oidc_demo: tuple[str, dict[str, str]]) -> None:
@@ -100,8 +119,10 @@ def test_oidc_front_refuses_what_the_jwt_authorizer_refuses(oidc_demo: tuple[str
         answer = httpx2.post(url, content=body, headers=headers)
         assert answer.status_code == 401 and answer.json() == {"message": "Unauthorized"}
         assert answer.headers["www-authenticate"].startswith("Bearer")
-    metadata = httpx2.get(url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")).json()
-    assert metadata["authorization_servers"] == [url.removesuffix("/mcp") + "/"]
+    for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
+        metadata = httpx2.get(url.replace("/mcp", path)).json()
+        assert metadata["resource"] == url  # the URL the client used: http on this front (https on AWS)
+        assert metadata["authorization_servers"] == [url.removesuffix("/mcp") + "/"]
 
 
 @pytest.mark.anyio
@@ -117,10 +138,12 @@ async def test_iam_callers_through_mcp_proxy_for_aws_over_stdio(iam_demo: tuple[
             url, "--service", "execute-api", "--region", "us-east-1", "--profile", f"demo-{name}"])
         async with Client(params, mode="legacy") as client:
             status = json.loads((await client.read_resource("auth://status")).contents[0].text)
-            tool = await client.call_tool("get_resource", {"uri": "admin://users"})
-        seen[name] = (status["principal_arn"], tool.is_error)
-    assert seen["alice"][0].endswith("assumed-role/demo-analyst-role/alice") and seen["alice"][1] is False
-    assert seen["carol"][0].endswith("assumed-role/demo-contractor-role/carol") and seen["carol"][1] is True
+            seen[name] = (status["principal_arn"], await client.call_tool("get_resource", {"uri": "admin://users"}))
+    (alice, alice_users), (carol, carol_users) = seen["alice"], seen["carol"]
+    assert alice.endswith("assumed-role/demo-analyst-role/alice") and alice_users.is_error is False
+    assert carol.endswith("assumed-role/demo-contractor-role/carol") and carol_users.is_error is True
+    assert_denied(carol_users.structured_content, "iam:ListUsers", "demo-contractor-role/carol")
+    assert json.loads(carol_users.content[0].text) == carol_users.structured_content  # the same error, as text
 
 
 # --------------------------------------------------------------------------- the front alone, before any handler
@@ -149,6 +172,26 @@ def signed(credentials: Any, body: bytes, url: str = "http://127.0.0.1/mcp", *, 
     return dict(request.headers.items())
 
 
+def shape(value: Any) -> Any:
+    """The keys at every level and the type of every value: what two events of one kind must share."""
+    if isinstance(value, dict):
+        return {key: shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [shape(item) for item in value]
+    return type(value).__name__
+
+
+def assert_shaped_like(event: dict[str, Any], relative: str) -> None:
+    """The front's event against the deployed one in events/: the same fields and types, requestContext all the way
+    down (authorizer included); headers are the request's own, so only their being strings is compared."""
+    reference = load_event(relative)
+    assert {key: type(value).__name__ for key, value in event.items()} == \
+        {key: type(value).__name__ for key, value in reference.items()}
+    assert shape(event["requestContext"]) == shape(reference["requestContext"])
+    assert all(isinstance(value, str) for value in event["headers"].values())
+    assert event["headers"]["x-forwarded-proto"] == "http"  # the scheme the client used, as API Gateway says it
+
+
 @pytest.fixture
 def iam_user() -> Any:
     iam = boto3.client("iam", region_name="us-east-1")
@@ -170,10 +213,7 @@ async def test_sigv4_front_admits_only_valid_signatures_and_sends_api_gateway_sh
     assert ok.status_code == 200 and len(recorder.events) == 1
     event = recorder.events[0]
     assert event["requestContext"]["authorizer"]["iam"]["userArn"].endswith(f":user/{name}")
-    reference = load_event("http-api-v2/iam-auth-status.json")
-    assert set(event) == set(reference)
-    assert set(event["requestContext"]) == set(reference["requestContext"])
-    assert set(event["requestContext"]["authorizer"]["iam"]) == set(reference["requestContext"]["authorizer"]["iam"])
+    assert_shaped_like(event, "http-api-v2/iam-auth-status.json")
     refusals = {
         "unsigned": ({"content-type": "application/json"}, body, "Missing Authentication Token"),
         "tampered": (signed(credentials, body), body.replace(b"ping", b"pong"), "signature we calculated"),
@@ -189,17 +229,28 @@ async def test_sigv4_front_admits_only_valid_signatures_and_sends_api_gateway_sh
     assert (await http.post("/elsewhere", content=body, headers=signed(credentials, body))).status_code == 404
 
 
+def reference_token(issuer: DemoIssuer) -> str:
+    """A token from the demo issuer with the claims of the deployed event's token (API Gateway passes them all)."""
+    reference = load_event("http-api-v2/oidc-auth-status.json")["requestContext"]["authorizer"]["jwt"]["claims"]
+    now = int(time.time())
+    values = {"iss": issuer.url, "aud": issuer.audience, "sub": "dana", "iat": now, "exp": now + 600,
+              "groups": ["analysts"]}
+    assert set(values) == set(reference)
+    return jwt.encode({"alg": "RS256", "kid": "demo"}, values, issuer.key)
+
+
 @pytest.mark.anyio
 async def test_jwt_front_checks_issuer_audience_expiry_and_not_before() -> None:
     issuer = DemoIssuer("http://127.0.0.1:9999")
     recorder = Recorder()
     front = ApiGatewayFront(recorder, "oidc", "us-east-1", issuer)
     http = httpx2.AsyncClient(transport=httpx2.ASGITransport(app=front), base_url="http://127.0.0.1:9999")
-    token = issuer.token("dana", ["analysts"])
+    token = reference_token(issuer)
     ok = await http.post("/mcp", content=b"{}", headers={"authorization": f"Bearer {token}"})
     assert ok.status_code == 200
     claims = recorder.events[0]["requestContext"]["authorizer"]["jwt"]["claims"]
     assert claims["sub"] == "dana" and claims["groups"] == "[analysts]"
+    assert_shaped_like(recorder.events[0], "http-api-v2/oidc-auth-status.json")
     wrong_audience = DemoIssuer(issuer.url, audience="someone-else", key=issuer.key)
     for token in (issuer.token("dana", [], lifetime=-60), issuer.token("dana", [], not_before=time.time() + 600),
                   wrong_audience.token("dana", []), DemoIssuer("http://elsewhere", key=issuer.key).token("dana", [])):
@@ -207,3 +258,13 @@ async def test_jwt_front_checks_issuer_audience_expiry_and_not_before() -> None:
         assert refused.status_code == 401
     assert len(recorder.events) == 1
     assert (await http.get("/.well-known/jwks.json")).json()["keys"][0]["kid"] == "demo"
+
+
+@pytest.mark.parametrize(("proto", "scheme"), [("https", "https"), (None, "https"), ("http", "http"), ("ftp", "https")])
+def test_metadata_resource_keeps_the_scheme_the_client_used(proto: str | None, scheme: str) -> None:
+    """Deployed, API Gateway says https (and Mangum assumes it when nothing is said); only the front says http."""
+    settings = Settings(mode="lambda", auth_mode="oidc", oidc_issuer="https://issuer.example.com/")
+    headers = {"x-forwarded-proto": proto} if proto else {}
+    event = http_api_event(None, method="GET", path="/.well-known/oauth-protected-resource/mcp", headers=headers)
+    metadata = json.loads(lambda_container(settings)(event)["body"])
+    assert metadata["resource"] == f"{scheme}://{event['headers']['host']}/mcp"

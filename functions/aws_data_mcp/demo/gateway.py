@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import hmac
 import time
 import uuid
@@ -57,6 +58,13 @@ class GatewayRefusal(Exception):
 
 # --------------------------------------------------------------------------- iam: SigV4, against the account's keys
 
+SIGNATURE_MISMATCH = ("The request signature we calculated does not match the signature you provided. Check your "
+                      "AWS Secret Access Key and signing method. Consult the service documentation for details.")
+INVALID_TOKEN = "The security token included in the request is invalid."
+EXPIRED_TOKEN = "The security token included in the request is expired"
+HOST_NOT_SIGNED = "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization."
+
+
 @dataclass(frozen=True)
 class _Key:
     secret: str
@@ -64,6 +72,8 @@ class _Key:
     arn: str
     user_id: str
     account: str
+    expires: datetime | None = None
+    """When a role session's credentials stop being accepted; None for an IAM user's long-term key."""
 
 
 def _key(access_key_id: str) -> _Key | None:
@@ -74,8 +84,9 @@ def _key(access_key_id: str) -> _Key | None:
                 if key.access_key_id == access_key_id and key.status == "Active":
                     return _Key(key.secret_access_key, None, user.arn, user.id, account)
         session = sts_backends[account]["aws"].get_assumed_role_from_access_key(access_key_id)
-        if session is not None:
-            return _Key(session.secret_access_key, session.session_token, session.arn, session.user_id, account)
+        if session is not None:  # moto keeps the expiration as a naive UTC datetime
+            return _Key(session.secret_access_key, session.session_token, session.arn, session.user_id, account,
+                        session.expiration.replace(tzinfo=UTC))
     return None
 
 
@@ -89,6 +100,83 @@ def _authorization(header: str) -> dict[str, str]:
     return fields
 
 
+def _scoped_key_id(credential: str, region: str) -> tuple[str, str]:
+    """The access key id and the signing date of `Credential=`, once its scope is this API's region and service.
+
+    A signature for another service (s3, sts...) must not open execute-api, even with the same keys.
+    """
+    access_key_id, date, signed_region, service, terminator = (credential.split("/") + [""] * 5)[:5]
+    if terminator != "aws4_request":
+        raise GatewayRefusal(403, "Credential should be scoped with a valid terminator: 'aws4_request'.")
+    if signed_region != region:
+        raise GatewayRefusal(403, f"Credential should be scoped to a valid region, not '{signed_region}'.")
+    if service != SIGNED_SERVICE:
+        raise GatewayRefusal(403, f"Credential should be scoped to correct service: '{SIGNED_SERVICE}'.")
+    return access_key_id, date
+
+
+def _signing_key(access_key_id: str, session_token: str | None) -> _Key:
+    """The key that signed, refused as API Gateway refuses it: unknown, wrong session token, or an ended session.
+
+    A role session's key is only good with its own session token and until the session expires; without the
+    expiry check a leaked session would outlive the STS lifetime that bounds it on AWS.
+    """
+    key = _key(access_key_id)
+    if key is None or (key.session_token is not None and session_token != key.session_token):
+        raise GatewayRefusal(403, INVALID_TOKEN)
+    if key.expires is not None and key.expires <= datetime.now(UTC):
+        raise GatewayRefusal(403, EXPIRED_TOKEN)
+    return key
+
+
+def _check_signing_time(stamp: str, date: str) -> None:
+    """A signature is good for 15 minutes around its X-Amz-Date, so a captured request cannot be replayed later."""
+    try:
+        signed_at = datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        raise GatewayRefusal(403, "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' "
+                             "header.") from None
+    if abs(time.time() - signed_at) > SIGNATURE_MAX_AGE_SECONDS or not stamp.startswith(date):
+        raise GatewayRefusal(403, f"Signature expired: {stamp} is now earlier or later than the allowed window.")
+
+
+def _signed_header_names(signed_headers: str) -> list[str]:
+    """The names the client signed; `host` must be one, or the signature would hold for any host it is sent to."""
+    names = [name.strip().lower() for name in signed_headers.split(";") if name.strip()]
+    if "host" not in names:
+        raise GatewayRefusal(403, HOST_NOT_SIGNED)
+    return names
+
+
+def _payload_hash(headers: Mapping[str, str], body: bytes) -> str:
+    """The SHA-256 of the body as received: the only payload hash execute-api signs over.
+
+    botocore's canonical request takes the payload hash from an `x-amz-content-sha256` header when there is
+    one, which would let a request signed over one body carry another. API Gateway hashes the body it
+    received, so a declared hash that differs from it is a signature mismatch. `UNSIGNED-PAYLOAD` is refused
+    the same way: it is an S3-style option (botocore sends it only when an operation model turns payload
+    signing off over https, never for execute-api, and always signs the payload over http), nothing documents
+    execute-api honouring it, and honouring it would leave the body (the JSON-RPC request itself)
+    unauthenticated. No real client of the demo is affected.
+    """
+    digest = hashlib.sha256(body).hexdigest()
+    declared = headers.get("x-amz-content-sha256")
+    if declared is not None and not hmac.compare_digest(declared.strip(), digest):
+        raise GatewayRefusal(403, SIGNATURE_MISMATCH)
+    return digest
+
+
+class _ExecuteApiSigner(SigV4Auth):
+    """botocore's SigV4 with the payload hash fixed to the body's own, whatever headers the request carries."""
+
+    def __init__(self, credentials: Credentials, region: str, payload_hash: str) -> None:
+        super().__init__(credentials, SIGNED_SERVICE, region)
+        self._payload_hash = payload_hash
+
+    def payload(self, request: AWSRequest) -> str:
+        return self._payload_hash
+
+
 def verify_sigv4(method: str, url: str, headers: Mapping[str, str], body: bytes, region: str) -> dict[str, Any]:
     """API Gateway's AWS_IAM check: the signature recomputed with botocore's SigV4 over the signed headers.
 
@@ -98,30 +186,21 @@ def verify_sigv4(method: str, url: str, headers: Mapping[str, str], body: bytes,
     if "authorization" not in lowered:
         raise GatewayRefusal(403, "Missing Authentication Token")
     fields = _authorization(lowered["authorization"])
-    access_key_id, date, signed_region, service, _ = (fields["Credential"].split("/") + [""] * 5)[:5]
-    if signed_region != region or service != SIGNED_SERVICE:
-        raise GatewayRefusal(403, f"Credential should be scoped to a valid region and service '{SIGNED_SERVICE}'.")
-    key = _key(access_key_id)
-    if key is None or (key.session_token is not None and lowered.get("x-amz-security-token") != key.session_token):
-        raise GatewayRefusal(403, "The security token included in the request is invalid.")
+    access_key_id, date = _scoped_key_id(fields["Credential"], region)
+    key = _signing_key(access_key_id, lowered.get("x-amz-security-token"))
     stamp = lowered.get("x-amz-date", "")
-    try:
-        signed_at = datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC).timestamp()
-    except ValueError:
-        raise GatewayRefusal(403, "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' "
-                             "header.") from None
-    if abs(time.time() - signed_at) > SIGNATURE_MAX_AGE_SECONDS or not stamp.startswith(date):
-        raise GatewayRefusal(403, f"Signature expired: {stamp} is now earlier or later than the allowed window.")
-    names = fields["SignedHeaders"].split(";")
-    # botocore's own canonical request over exactly the headers the client signed, at the time it signed.
-    request = AWSRequest(method=method, url=url, data=body, headers={n: lowered.get(n, "") for n in names})
+    _check_signing_time(stamp, date)
+    names = _signed_header_names(fields["SignedHeaders"])
+    payload_hash = _payload_hash(lowered, body)
+    # botocore's own canonical request over exactly the headers the client signed, at the time it signed; the
+    # declared content hash (if signed) now equals the body's, and the signer never reads anything else.
+    signed = {n: (payload_hash if n == "x-amz-content-sha256" else lowered.get(n, "")) for n in names}
+    request = AWSRequest(method=method, url=url, data=body, headers=signed)
     request.context["timestamp"] = stamp
-    signer = SigV4Auth(Credentials(access_key_id, key.secret, key.session_token), SIGNED_SERVICE, region)
+    signer = _ExecuteApiSigner(Credentials(access_key_id, key.secret, key.session_token), region, payload_hash)
     expected = signer.signature(signer.string_to_sign(request, signer.canonical_request(request)), request)
     if not hmac.compare_digest(expected, fields["Signature"]):
-        raise GatewayRefusal(403, "The request signature we calculated does not match the signature you provided. "
-                             "Check your AWS Secret Access Key and signing method. Consult the service "
-                             "documentation for details.")
+        raise GatewayRefusal(403, SIGNATURE_MISMATCH)
     return {"iam": {"accessKey": access_key_id, "accountId": key.account, "callerId": key.user_id,
                     "cognitoIdentity": None, "principalOrgId": None, "userArn": key.arn, "userId": key.user_id}}
 
@@ -239,9 +318,7 @@ class ApiGatewayFront:
     def _event(self, request: Request, body: bytes, authorizer: dict[str, Any] | None) -> dict[str, Any]:
         """The HTTP API payload 2.0 event API Gateway sends for this request (stage $default)."""
         now = time.time()
-        headers: dict[str, str] = {}
-        for name, value in request.headers.items():
-            headers[name] = f"{headers[name]},{value}" if name in headers else value
+        headers = _forwarded(request)
         path = request.url.path
         route = ("GET " if request.method == "GET" else f"{request.method} ") + path.rstrip("/")
         context: dict[str, Any] = {
@@ -260,6 +337,27 @@ class ApiGatewayFront:
         return {"version": "2.0", "routeKey": route, "rawPath": path,
                 "rawQueryString": urlencode(parse_qsl(request.url.query)), "headers": headers,
                 "requestContext": context, "body": text, "isBase64Encoded": False}
+
+
+def _forwarded(request: Request) -> dict[str, str]:
+    """The request's headers as API Gateway passes them: duplicates joined, and its own X-Forwarded-* set.
+
+    HTTP APIs move a client's X-Forwarded-* headers into a standard Forwarded header and set X-Forwarded-For,
+    -Port and -Proto themselves, so the function can trust them: -Proto is the scheme the client used (always
+    https on AWS, http on this front), which is where Mangum's ASGI scope takes its scheme from.
+    """
+    headers: dict[str, str] = {}
+    for name, value in request.headers.items():
+        headers[name] = f"{headers[name]},{value}" if name in headers else value
+    client = {name.removeprefix("x-forwarded-"): headers.pop(name)
+              for name in [n for n in headers if n.startswith("x-forwarded-")]}
+    moved = [f"{name}={client[name]}" for name in ("for", "host", "proto") if name in client]
+    if moved:
+        headers["forwarded"] = ";".join(moved)
+    source = request.client.host if request.client else "127.0.0.1"
+    port = request.url.port or (443 if request.url.scheme == "https" else 80)
+    return {**headers, "x-forwarded-for": source, "x-forwarded-port": str(port),
+            "x-forwarded-proto": request.url.scheme}
 
 
 def _response(result: Mapping[str, Any]) -> Response:

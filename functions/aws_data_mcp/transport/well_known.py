@@ -26,9 +26,15 @@ def is_metadata_request(scope: Scope, mcp_path: str) -> bool:
 
 
 def resource_url(scope: Scope, mcp_path: str) -> str:
-    """The MCP URL as the client reached it: https, API Gateway's host, the stage, /mcp."""
+    """The MCP URL as the client reached it: its scheme, API Gateway's host, the stage, /mcp.
+
+    The scheme is the request's own (Mangum takes it from X-Forwarded-Proto, which API Gateway sets to https on
+    every request: deployed, the resource is always https). Only an explicit http, as the local demo front
+    sends, gives an http URL; anything else stays https, so a client is never told a weaker scheme by mistake.
+    """
+    scheme = "http" if scope.get("scheme") == "http" else "https"
     host = Headers(scope=scope).get("host", "localhost")
-    return f"https://{host}{scope.get('root_path', '')}{mcp_path}"
+    return f"{scheme}://{host}{scope.get('root_path', '')}{mcp_path}"
 
 
 async def serve_metadata(scope: Scope, receive: Receive, send: Send, settings: Settings, mcp_path: str) -> None:
