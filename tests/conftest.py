@@ -332,6 +332,22 @@ def aws_faults() -> AwsFaults:
     return AwsFaults(local_chain.session())
 
 
+@pytest.fixture
+def aws_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Every AWS API call made in the process from now on, by operation: data calls and STS alike."""
+    import botocore.client
+
+    seen: Counter[str] = Counter()
+    original = botocore.client.BaseClient._make_api_call
+
+    def counted(self: Any, operation: str, params: Any) -> Any:
+        seen[f"{self.meta.service_model.service_name}:{operation}"] += 1
+        return original(self, operation, params)
+
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", counted)
+    return seen
+
+
 # --- Log records of the whole process ---------------------------------------------------------
 
 class RecordKeeper(logging.Handler):

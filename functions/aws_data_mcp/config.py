@@ -102,7 +102,10 @@ class Settings:
     function_role_arn: str = setting("", "The function's own role, named only in the trust statement a refused "
                                      "caller is told to add (set by the template).", "FUNCTION_ROLE_ARN")
     expected_api_id: str = setting("", "When set, a hosted request whose requestContext names another API is "
-                                   "refused (a forged direct invoke; set by the template).", "API_ID")
+                                   "refused (an event meant for another API; set by the template).", "API_ID")
+    expected_api_stage: str = setting("", "When set, a hosted request whose requestContext names another API stage "
+                                      "is refused (an event meant for another stage; set by the template).",
+                                      "API_STAGE")
     session_duration_seconds: int = setting(3600, "How long exchanged caller credentials last (STS "
                                             "DurationSeconds).", "SESSION_DURATION", minimum=900)
     principal_role_map: tuple[tuple[str, str], ...] = setting(

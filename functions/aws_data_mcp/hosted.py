@@ -14,6 +14,13 @@ authorizer validated); never from other client-set headers. The STS calls are th
 ones made with the function's own credentials, and those credentials never leave this
 module. Exchanged credentials are cached per caller until a minute before they (or the
 token) expire.
+
+What requestContext is worth: API Gateway writes it, but anyone allowed
+`lambda:InvokeFunction` on the function can invoke it directly with a requestContext of
+their own, naming any caller, this API's id and its stage (both are in every URL). The
+function cannot tell such an event from API Gateway's; the defence is who may invoke it
+(its resource policy admits only this API; no identity policy should grant the action).
+The API id and stage checks below only refuse events meant for somewhere else.
 """
 
 from __future__ import annotations
@@ -24,13 +31,21 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import boto3
-from botocore.exceptions import BotoCoreError, ClientError
+import jwt as pyjwt  # PyJWT, a dependency of the MCP SDK
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    NoCredentialsError,
+    ParamValidationError,
+    PartialCredentialsError,
+)
 
 from aws_data_mcp.aws import client
 from aws_data_mcp.caller import Caller
@@ -41,15 +56,24 @@ from aws_data_mcp.observability import logger
 Headers = Mapping[str, Any]
 REFRESH_MARGIN_SECONDS = 60
 MAX_CACHED_CALLERS = 1024
+MAX_TOKEN_CHARS = 16_384
+"""Far above any real token (the HTTP edge refuses a header over 8 KiB anyway): the seam bounds what it decodes."""
 _SESSION_NAME_UNSAFE = re.compile(r"[^\w+=,.@-]")
 _ASSUMED_ROLE = re.compile(r"^arn:(?P<partition>[\w-]+):sts::(?P<account>\d{12}):assumed-role/(?P<role>[\w+=,.@-]+)"
                            r"/(?P<session>[\w+=,.@-]+)$")
+_COMPACT_JWS = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+_BEARER_HELP = "Send Authorization: Bearer <the JWT your identity provider issued for this server>."
 
 
 def sts_name(value: str, fallback: str = "caller") -> str:
     """A RoleSessionName / SourceIdentity STS accepts: [\\w+=,.@-], 2 to 64 characters."""
     cleaned = _SESSION_NAME_UNSAFE.sub("-", value)[:64]
     return cleaned if len(cleaned) >= 2 else fallback
+
+
+def _now() -> float:
+    """Wall-clock seconds, as credential and token expiries are: one seam, so tests can move time."""
+    return time.time()
 
 
 @dataclass(frozen=True)
@@ -63,6 +87,8 @@ class Claim:
     source_identity: str | None = None
     token: str | None = None
     token_expiry: float | None = None
+    issuer: str | None = None
+    audience: str | None = None
 
     @property
     def cache_key(self) -> str:
@@ -81,10 +107,27 @@ class Refused(Exception):
         self.failure = failure
 
 
+class RetryableRefusal(ResourceFailure):
+    """`authentication_required` that a retry may cure (STS busy, or unreachable for a moment).
+
+    The code still says "no caller" (the request acted as nobody); `retryable` tells a client that
+    asking again in a few seconds is the fix, rather than signing in again.
+    """
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
 def _refuse(reason: str, *details: str) -> Refused:
     failure = authentication_required(reason)
     failure.details = [*details, *failure.details]
     return Refused(failure)
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """`value` when it is a JSON object, else an empty one: a malformed context reads as an absent one."""
+    return value if isinstance(value, Mapping) else {}
 
 
 def _request_context(scope: Mapping[str, Any] | None, settings: Settings) -> tuple[Mapping[str, Any], Headers]:
@@ -92,11 +135,25 @@ def _request_context(scope: Mapping[str, Any] | None, settings: Settings) -> tup
     if not isinstance(event, Mapping) or not isinstance(event.get("requestContext"), Mapping):
         raise _refuse("no API Gateway request context")
     context: Mapping[str, Any] = event["requestContext"]
+    _check_origin(context, settings)
+    headers = _mapping(event.get("headers"))
+    return context, {str(k).lower(): v for k, v in headers.items()}
+
+
+def _check_origin(context: Mapping[str, Any], settings: Settings) -> None:
+    """The event names this deployment's API and stage, or it is refused.
+
+    This refuses events meant for somewhere else (another API or stage wired to the function by
+    mistake, a test event replayed against production). It is no defence against a forged direct
+    invoke: the API id and stage are public, so a forger writes the right ones. That defence is
+    who may call lambda:InvokeFunction on the function (see the module docstring).
+    """
     if settings.expected_api_id and context.get("apiId") != settings.expected_api_id:
         raise _refuse("the request did not come through this deployment's API",
                       "Invoke the function only through its API Gateway URL.")
-    headers = event.get("headers") if isinstance(event.get("headers"), Mapping) else {}
-    return context, {str(k).lower(): v for k, v in (headers or {}).items()}
+    if settings.expected_api_stage and context.get("stage") != settings.expected_api_stage:
+        raise _refuse("the request did not come through this deployment's API stage",
+                      "Invoke the function only through its API Gateway URL (output McpUrl).")
 
 
 def _mapped(settings: Settings, *principals: str) -> str | None:
@@ -106,10 +163,8 @@ def _mapped(settings: Settings, *principals: str) -> str | None:
 
 def claim_iam(context: Mapping[str, Any], settings: Settings) -> Claim:
     """The caller's ARN from the IAM authorizer (HTTP API 2.0) or the request identity (REST v1)."""
-    authorizer = context.get("authorizer") if isinstance(context.get("authorizer"), Mapping) else {}
-    iam = (authorizer or {}).get("iam") if isinstance((authorizer or {}).get("iam"), Mapping) else None
-    identity = context.get("identity") if isinstance(context.get("identity"), Mapping) else None
-    arn = (iam or {}).get("userArn") or (identity or {}).get("userArn")
+    iam = _mapping(_mapping(context.get("authorizer")).get("iam"))
+    arn = iam.get("userArn") or _mapping(context.get("identity")).get("userArn")
     if not isinstance(arn, str) or not arn.startswith("arn:"):
         raise _refuse("API Gateway named no IAM caller (is the route's authorization AWS_IAM?)")
     assumed = _ASSUMED_ROLE.match(arn)
@@ -127,49 +182,189 @@ def claim_iam(context: Mapping[str, Any], settings: Settings) -> Claim:
     return Claim(principal=arn, role_arn=role, session_name=name, source_identity=name)
 
 
-def _claim_values(value: Any) -> list[str]:
-    """A claim as API Gateway passes it: a list, a string, or an array flattened to "[a b]"."""
+# --------------------------------------------------------------------------- oidc
+
+
+def _authorizer_claims(context: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The claims the JWT authorizer validated (HTTP API 2.0), or REST v1's Cognito claims: sub and iss at least."""
+    authorizer = _mapping(context.get("authorizer"))
+    claims = _mapping(_mapping(authorizer.get("jwt")).get("claims")) or _mapping(authorizer.get("claims"))
+    if not all(isinstance(claims.get(name), str) and claims[name] for name in ("sub", "iss")):
+        raise _refuse("API Gateway passed no validated token claims (is the route's authorizer the JWT one?)")
+    return claims
+
+
+def _bearer_token(headers: Headers) -> str:
+    """The compact JWT of `Authorization: Bearer <token>`; anything else is refused before STS is asked."""
+    value = headers.get("authorization")
+    if not isinstance(value, str) or not value.strip():
+        raise _refuse("no bearer token", _BEARER_HELP)
+    scheme, _, token = value.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or len(token) > MAX_TOKEN_CHARS or not _COMPACT_JWS.fullmatch(token):
+        raise _refuse("the Authorization header is not a bearer JWT (three base64url segments)", _BEARER_HELP)
+    return token
+
+
+def _token_claims(token: str) -> Mapping[str, Any]:
+    """The token's payload as its issuer wrote it (arrays as arrays), read without checking the signature.
+
+    Safe here, and only here: API Gateway's JWT authorizer verified this very header's token (signature,
+    issuer, audience, expiry) before the function was invoked, and `_same_token` refuses a payload whose
+    sub, iss or aud differ from what the authorizer vouched for. The payload is read because the
+    authorizer passes array claims flattened to a string ("[a b]"), which cannot be split back safely
+    (a group named "not admins" would read as "not" and "admins"). Nothing is trusted that STS does not
+    check again: AssumeRoleWithWebIdentity verifies the signature itself, so a forged token, whatever
+    role its claims select, gets no credentials.
+    """
+    try:
+        claims = pyjwt.decode(token, options={"verify_signature": False})
+    except (pyjwt.PyJWTError, ValueError):
+        raise _refuse("the bearer token could not be read as a JWT", _BEARER_HELP) from None
+    return claims
+
+
+def _token_audiences(value: Any) -> frozenset[str]:
+    values = value if isinstance(value, list) else [] if value is None else [value]
+    return frozenset(str(v) for v in values)
+
+
+def _authorizer_audiences(value: Any) -> frozenset[str]:
+    """The authorizer's `aud`: one string, or an array flattened to "[a b]" (audiences hold no spaces)."""
     if isinstance(value, list):
-        return [str(v) for v in value]
-    text = str(value or "").strip()
+        return frozenset(str(v) for v in value)
+    text = "" if value is None else str(value)
     if text.startswith("[") and text.endswith("]"):
-        return [v for v in re.split(r"[\s,]+", text[1:-1]) if v]
-    return [text] if text else []
+        return frozenset(text[1:-1].split())
+    return frozenset({text}) if text else frozenset()
+
+
+def _same_token(token: Mapping[str, Any], validated: Mapping[str, Any]) -> None:
+    """The bearer token is the one the authorizer validated: same subject, issuer and audience."""
+    same = all(token.get(name) == validated.get(name) for name in ("sub", "iss"))
+    if ("aud" in token or "aud" in validated) and \
+            _token_audiences(token.get("aud")) != _authorizer_audiences(validated.get("aud")):
+        same = False
+    if not same:
+        raise _refuse("the bearer token is not the one API Gateway validated (its sub, iss or aud differ)",
+                      _BEARER_HELP)
+
+
+def _claim_values(value: Any) -> list[str]:
+    """A claim's values as the issuer wrote them: each entry of an array, or one string (never split)."""
+    values = value if isinstance(value, list) else [value]
+    return [str(v) for v in values if isinstance(v, str | int) and not isinstance(v, bool) and str(v)]
+
+
+def _token_expiry(token: Mapping[str, Any]) -> float:
+    expiry = token.get("exp")
+    if not isinstance(expiry, int | float) or isinstance(expiry, bool):
+        raise _refuse("the bearer token carries no expiry", _BEARER_HELP)
+    return float(expiry)
 
 
 def claim_oidc(context: Mapping[str, Any], headers: Mapping[str, Any], settings: Settings) -> Claim:
-    """The JWT authorizer's validated claims (HTTP API 2.0, or REST v1 Cognito claims) and the bearer token."""
-    authorizer = context.get("authorizer") if isinstance(context.get("authorizer"), Mapping) else {}
-    jwt = (authorizer or {}).get("jwt") if isinstance((authorizer or {}).get("jwt"), Mapping) else None
-    claims = (jwt or {}).get("claims") or (authorizer or {}).get("claims")
-    if not isinstance(claims, Mapping) or not claims.get("sub"):
-        raise _refuse("API Gateway passed no validated token claims (is the route's authorizer the JWT one?)")
-    scheme, _, token = str(headers.get("authorization") or "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise _refuse("no bearer token", "Send Authorization: Bearer <token issued for this server>.")
+    """The JWT authorizer's validated caller, the role the token's own claim values map to, and the token."""
+    validated = _authorizer_claims(context)
+    token = _bearer_token(headers)
+    claims = _token_claims(token)
+    _same_token(claims, validated)
     held = set(_claim_values(claims.get(settings.oidc_role_claim)))
     role = next((arn for value, arn in settings.oidc_role_map if value in held), None) or settings.oidc_role_arn
     if not role:
         raise _refuse(f"no role is configured for this token's {settings.oidc_role_claim!r} claim",
                       "Ask the operator to set AWS_DATA_MCP_OIDC_ROLE_ARN or AWS_DATA_MCP_OIDC_ROLE_MAP.")
-    try:
-        expiry: float | None = float(claims["exp"]) if claims.get("exp") is not None else None
-    except (TypeError, ValueError):
-        expiry = None
-    subject = str(claims["sub"])
-    return Claim(principal=f"{claims.get('iss', '')}#{subject}", role_arn=role, session_name=sts_name(subject),
-                 token=token.strip(), token_expiry=expiry)
+    subject, issuer = str(claims["sub"]), str(claims["iss"])
+    return Claim(principal=f"{issuer}#{subject}", role_arn=role, session_name=sts_name(subject), token=token,
+                 token_expiry=_token_expiry(claims), issuer=issuer,
+                 audience=" ".join(sorted(_token_audiences(claims.get("aud")))) or None)
+
+
+# --------------------------------------------------------------------------- STS and its refusals
 
 
 def trust_statement(settings: Settings, claim: Claim) -> str:
     """The trust-policy statement a caller's role needs so the function may act as its caller."""
     if claim.token is not None:
-        statement: dict[str, Any] = {"Effect": "Allow", "Principal": {"Federated": "<the OIDC provider ARN>"},
-                                     "Action": "sts:AssumeRoleWithWebIdentity"}
+        parts = claim.role_arn.split(":")
+        partition, account = (parts[1], parts[4]) if len(parts) > 4 else ("aws", "<account>")
+        provider = (claim.issuer or "<issuer>").removeprefix("https://").rstrip("/")
+        statement: dict[str, Any] = {
+            "Effect": "Allow", "Principal": {"Federated": f"arn:{partition}:iam::{account}:oidc-provider/{provider}"},
+            "Action": "sts:AssumeRoleWithWebIdentity",
+            "Condition": {"StringEquals": {f"{provider}:aud": claim.audience or "<audience>"}}}
     else:
         statement = {"Effect": "Allow", "Principal": {"AWS": settings.function_role_arn or "<FunctionRoleArn output>"},
                      "Action": ["sts:AssumeRole", "sts:SetSourceIdentity", "sts:TagSession"]}
     return json.dumps(statement)
+
+
+def _retry_later(reason: str, *details: str) -> RetryableRefusal:
+    return RetryableRefusal(ErrorCode.AUTHENTICATION_REQUIRED, f"No caller credentials: {reason}",
+                            details=[*details, "Retry in a few seconds; nothing needs to change."])
+
+
+def _not_exchanged(reason: str, *details: str) -> ResourceFailure:
+    return _refuse(reason, *details).failure
+
+
+def _refusal_of(exc: Exception, claim: Claim, settings: Settings) -> ResourceFailure:
+    """An STS failure as the caller should see it: what to fix, never the AWS message (it names the function's
+    role); the function role's ARN appears only inside the trust statement a refused iam caller must add."""
+    oidc = claim.token is not None
+    action = "sts:AssumeRoleWithWebIdentity" if oidc else "sts:AssumeRole"
+    if not isinstance(exc, ClientError | BotoCoreError):
+        logger.warning("unexpected STS failure", extra={"action": action, "error": type(exc).__name__})
+        return _not_exchanged(f"STS did not exchange the caller's identity ({type(exc).__name__})")
+    code = str(exc.response.get("Error", {}).get("Code", "")) if isinstance(exc, ClientError) else ""
+    if code in ("AccessDenied", "AccessDeniedException"):
+        return ResourceFailure(
+            ErrorCode.ACCESS_DENIED, f"This server may not act as {claim.principal} through {claim.role_arn}",
+            details=[f"Add this statement to the trust policy of {claim.role_arn}: {trust_statement(settings, claim)}",
+                     "Then retry; nothing else needs to change."], action=action)
+    if code in ("ExpiredToken", "ExpiredTokenException") and oidc:
+        return _not_exchanged(f"STS found the bearer token expired or no longer valid ({code})",
+                              "Sign in again for a fresh token, then retry.")
+    if code in ("ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId", "SignatureDoesNotMatch",
+                "UnrecognizedClientException"):
+        return _retry_later(f"STS refused this server's own credentials ({code})",
+                            "If it persists, the operator checks the function's execution role.")
+    if code == "InvalidIdentityToken":
+        return _not_exchanged(
+            "STS could not validate the bearer token with the account's OIDC identity provider (InvalidIdentityToken)",
+            f"The operator checks that an IAM OIDC identity provider exists for {claim.issuer} and lists the token's "
+            f"audience ({claim.audience or 'aud'}) as a client ID; then sign in again.")
+    if code == "IDPRejectedClaim":
+        return _not_exchanged("the identity provider rejected the bearer token's claims (IDPRejectedClaim)",
+                              "Sign in again for a fresh token; a revoked or expired sign-in cannot be exchanged.")
+    if code == "IDPCommunicationError":
+        return _retry_later("STS could not reach the identity provider to check the bearer token "
+                            "(IDPCommunicationError)")
+    if code in ("RegionDisabled", "RegionDisabledException"):
+        return _not_exchanged(f"STS is not activated in {settings.region} for this account ({code})",
+                              "An account administrator activates the region's STS endpoint (IAM console, Account "
+                              "settings, Security Token Service endpoints).")
+    if code == "ValidationError":
+        return _not_exchanged(
+            "STS refused the exchange's parameters (ValidationError)",
+            f"Most often the session duration ({settings.session_duration_seconds} s, SessionDurationSeconds) exceeds "
+            f"the maximum session duration of {claim.role_arn}: raise the role's, or lower the parameter.")
+    if _transient(exc):
+        return _retry_later(f"STS was busy or out of reach while exchanging the caller's identity "
+                            f"({code or type(exc).__name__})")
+    return _not_exchanged(f"STS did not exchange the caller's identity ({code or type(exc).__name__})",
+                          "If it persists, tell the operator this error code.")
+
+
+def _transient(exc: ClientError | BotoCoreError) -> bool:
+    """Throttling, a 5xx, a timeout or a connection failure: STS may well answer the next try."""
+    if isinstance(exc, ClientError):
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
+        return from_aws_error(exc, "sts").code is ErrorCode.THROTTLED or int(status) >= 500
+    return not isinstance(exc, NoCredentialsError | PartialCredentialsError | ParamValidationError)
+
+
+# --------------------------------------------------------------------------- the exchanges
 
 
 class _Exchanges:
@@ -181,32 +376,57 @@ class _Exchanges:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._entries: OrderedDict[str, tuple[float, Caller]] = OrderedDict()
-        self._flights: dict[str, threading.Lock] = {}
+        self._flights: dict[str, tuple[threading.Lock, int]] = {}
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    @property
+    def flights(self) -> int:
+        """Claims being exchanged (or waited for) right now."""
+        with self._lock:
+            return len(self._flights)
 
     def get(self, key: str) -> Caller | None:
         with self._lock:
             found = self._entries.get(key)
-            if found is None or found[0] <= time.time():
+            if found is None:
+                return None
+            if found[0] <= _now():
+                del self._entries[key]
                 return None
             self._entries.move_to_end(key)
             return found[1]
 
-    def flight(self, key: str) -> threading.Lock:
+    @contextmanager
+    def flight(self, key: str) -> Iterator[None]:
+        """Hold the claim's exchange. Its lock lives only while someone holds or waits for it, so exchanges that
+        fail (a refused token is tried again on every request) leave nothing behind."""
         with self._lock:
-            return self._flights.setdefault(key, threading.Lock())
+            lock, waiting = self._flights.get(key, (threading.Lock(), 0))
+            self._flights[key] = (lock, waiting + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self._lock:
+                held, waiting = self._flights.get(key, (lock, 1))
+                if waiting <= 1:
+                    self._flights.pop(key, None)
+                else:
+                    self._flights[key] = (held, waiting - 1)
 
     def put(self, key: str, value: Caller, until: float) -> None:
         with self._lock:
             self._entries[key] = (until, value)
             self._entries.move_to_end(key)
             while len(self._entries) > MAX_CACHED_CALLERS:
-                dropped, _ = self._entries.popitem(last=False)
-                self._flights.pop(dropped, None)
+                self._entries.popitem(last=False)
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
-            self._flights.clear()
 
 
 exchanges = _Exchanges()
@@ -242,25 +462,12 @@ def _exchange(claim: Claim, settings: Settings) -> tuple[dict[str, Any], dict[st
     return answer["Credentials"], answer["AssumedRoleUser"]
 
 
-def _refusal_of(exc: Exception, claim: Claim, settings: Settings) -> ResourceFailure:
-    """An STS failure as the caller should see it: no AWS message (it names the function's role)."""
-    action = "sts:AssumeRoleWithWebIdentity" if claim.token is not None else "sts:AssumeRole"
-    code = exc.response.get("Error", {}).get("Code", "") if isinstance(exc, ClientError) else ""
-    if code in ("AccessDenied", "AccessDeniedException"):
-        return ResourceFailure(
-            ErrorCode.ACCESS_DENIED, f"This server may not act as {claim.principal} through {claim.role_arn}",
-            details=[f"Add this statement to the trust policy of {claim.role_arn}: {trust_statement(settings, claim)}",
-                     "Then retry; nothing else needs to change."], action=action)
-    if code in ("ExpiredTokenException", "InvalidIdentityToken", "IDPRejectedClaim", "IDPCommunicationError"):
-        return authentication_required(f"the identity provider's token was refused by STS ({code})")
-    if not isinstance(exc, ClientError | BotoCoreError):
-        logger.warning("unexpected STS failure", extra={"action": action, "error": type(exc).__name__})
-        return authentication_required(f"STS did not exchange the caller's identity ({type(exc).__name__})")
-    failure = from_aws_error(exc, action)
-    if failure.code in (ErrorCode.THROTTLED, ErrorCode.TIMEOUT, ErrorCode.UPSTREAM_UNAVAILABLE):
-        return ResourceFailure(failure.code, f"Exchanging the caller's identity failed: {failure.message}",
-                               details=["Retry in a few seconds."])
-    return authentication_required(f"STS did not exchange the caller's identity ({code or type(exc).__name__})")
+def cached_until(credential_expiry: datetime, token_expiry: float | None) -> float:
+    """When an exchange stops being reused: a minute before its credentials, or the token they came from, expire."""
+    until = credential_expiry.timestamp() - REFRESH_MARGIN_SECONDS
+    if token_expiry is not None:
+        until = min(until, token_expiry - REFRESH_MARGIN_SECONDS)
+    return until
 
 
 def _caller(claim: Claim, settings: Settings) -> Caller:
@@ -284,10 +491,7 @@ def _caller(claim: Claim, settings: Settings) -> Caller:
         caller = Caller(settings.auth_mode, session, settings.region, principal_arn=arn,
                         account=arn.split(":")[4] or None, user_id=user.get("AssumedRoleId"),
                         credential_expiry=expiry, identity_key=f"{claim.principal}\0{claim.role_arn}")
-        until = expiry.timestamp() - REFRESH_MARGIN_SECONDS
-        if claim.token_expiry is not None:
-            until = min(until, claim.token_expiry - REFRESH_MARGIN_SECONDS)
-        exchanges.put(claim.cache_key, caller, until)
+        exchanges.put(claim.cache_key, caller, cached_until(expiry, claim.token_expiry))
         return caller
 
 

@@ -86,7 +86,8 @@ def configure(hosted: bool, level: str = "INFO") -> None:
     for name in LIBRARY_LOGGERS:
         library = logging.getLogger(name)
         library.setLevel(logging.WARNING)  # quiet their per-request INFO noise
-        library.handlers = [logger.registered_handler]
+        if logger.registered_handler not in library.handlers:
+            library.addHandler(logger.registered_handler)
         library.propagate = False
     root = logging.getLogger()
     if not root.handlers:

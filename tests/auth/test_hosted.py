@@ -6,94 +6,27 @@ to STS, inject STS's refusals where a case needs them, and count every AWS call 
 
 from __future__ import annotations
 
-import contextlib
-import copy
 import json
 import logging
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
-from typing import Any
 
-import boto3
 import pytest
+from hosted_support import (  # noqa: F401  (the fixtures register under their short names)
+    FUNCTION_ROLE,
+    IAM,
+    OIDC,
+    as_caller,
+    fresh_exchanges_fixture,
+    read,
+    roles_fixture,
+    status_of,
+    sts_fixture,
+)
 
 from aws_data_mcp import hosted
 from aws_data_mcp.config import Settings
-from conftest import AwsFaults, body_json, lambda_container, load_event
-
-Invoke = Callable[[dict[str, Any]], dict[str, Any]]
-FUNCTION_ROLE = "arn:aws:iam::123456789012:role/aws-data-mcp-McpFunctionRole-TEST"
-TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
-    {"Effect": "Allow", "Principal": {"AWS": FUNCTION_ROLE}, "Action": ["sts:AssumeRole", "sts:SetSourceIdentity"]}]})
-IAM = Settings(mode="lambda", auth_mode="iam", function_role_arn=FUNCTION_ROLE,
-               principal_role_map=(("arn:aws:iam::123456789012:user/ops", "arn:aws:iam::123456789012:role/DataAdmin"),))
-OIDC = Settings(mode="lambda", auth_mode="oidc", function_role_arn=FUNCTION_ROLE,
-                oidc_role_arn="arn:aws:iam::123456789012:role/DataAnalyst",
-                oidc_role_map=(("admins", "arn:aws:iam::123456789012:role/DataAdmin"),))
-
-
-@pytest.fixture(autouse=True)
-def fresh_exchanges() -> Iterator[AwsFaults]:
-    """No exchanged caller survives a test; STS faults and calls counted on the function's own session."""
-    hosted.exchanges.clear()
-    hosted.function_session._session = None
-    session = boto3.Session()
-    hosted.function_session._session = session
-    yield AwsFaults(session)
-    hosted.exchanges.clear()
-    hosted.function_session._session = None
-
-
-@pytest.fixture
-def sts(fresh_exchanges: AwsFaults) -> AwsFaults:
-    return fresh_exchanges
-
-
-@pytest.fixture(scope="module")
-def roles() -> None:
-    iam = boto3.client("iam", region_name="us-east-1")
-    for name in ("DataAnalyst", "DataAdmin", "Contractor"):
-        with contextlib.suppress(iam.exceptions.EntityAlreadyExistsException):
-            iam.create_role(RoleName=name, AssumeRolePolicyDocument=TRUST)
-
-
-@pytest.fixture
-def aws_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """Every AWS API call made in the process, by operation: data calls and STS alike."""
-    import botocore.client
-
-    seen: Counter[str] = Counter()
-    original = botocore.client.BaseClient._make_api_call
-
-    def counted(self: Any, operation: str, params: Any) -> Any:
-        seen[f"{self.meta.service_model.service_name}:{operation}"] += 1
-        return original(self, operation, params)
-
-    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", counted)
-    return seen
-
-
-def read(invoke: Invoke, event: dict[str, Any]) -> dict[str, Any]:
-    return body_json(invoke(event))
-
-
-def status_of(answer: dict[str, Any]) -> dict[str, Any]:
-    return json.loads(answer["result"]["contents"][0]["text"])
-
-
-def as_caller(relative: str, **changes: Any) -> dict[str, Any]:
-    event = copy.deepcopy(load_event(relative))
-    authorizer = event["requestContext"].get("authorizer") or {}
-    if "arn" in changes:
-        authorizer["iam"]["userArn"] = changes["arn"]
-    if "sub" in changes:
-        authorizer["jwt"]["claims"]["sub"] = changes["sub"]
-    if "uri" in changes:
-        event["body"] = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
-                                    "params": {"uri": changes["uri"]}})
-    return event
-
+from conftest import AwsFaults, RecordKeeper, lambda_container, load_event
 
 # --------------------------------------------------------------------------- iam
 
@@ -260,21 +193,24 @@ def test_session_names_follow_sts_rules() -> None:
 
 
 @pytest.mark.usefixtures("roles")
-def test_no_token_key_or_secret_reaches_a_log_line_or_a_response(caplog: pytest.LogCaptureFixture,
+def test_no_token_key_or_secret_reaches_a_log_line_or_a_response(log_records: RecordKeeper,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    caplog.set_level(logging.DEBUG)
-    for name in ("botocore", "boto3", "mcp", "mangum", "uvicorn", "aws-data-mcp"):
-        logging.getLogger(name).setLevel(logging.DEBUG)
-    answers = [json.dumps(read(lambda_container(OIDC), load_event(f"http-api-v2/{name}.json")))
+    """Every line the server writes at the levels it runs with (its own at DEBUG here; libraries at the WARNING
+    `observability.configure` pins them to: botocore's DEBUG lines print request headers and STS response bodies,
+    credentials included, which is why the server never lets them through)."""
+    oidc, iam = lambda_container(OIDC), lambda_container(IAM)
+    logging.getLogger("aws-data-mcp").setLevel(logging.DEBUG)
+    assert all(logging.getLogger(name).level == logging.WARNING for name in ("botocore", "mcp", "mangum"))
+    answers = [json.dumps(read(oidc, load_event(f"http-api-v2/{name}.json")))
                for name in ("oidc-auth-status", "oidc-second-caller-workgroups", "oidc-no-bearer")]
-    answers += [json.dumps(read(lambda_container(IAM), load_event("http-api-v2/iam-auth-status.json")))]
+    answers += [json.dumps(read(iam, load_event("http-api-v2/iam-auth-status.json")))]
     secrets = {load_event("http-api-v2/oidc-auth-status.json")["headers"]["authorization"].split()[1]}
     for _until, caller in hosted.exchanges._entries.values():
         frozen = caller.session.get_credentials().get_frozen_credentials()
         secrets |= {frozen.access_key, frozen.secret_key, frozen.token}
-    captured = caplog.text + capsys.readouterr().err + "".join(answers)
-    for name in ("botocore", "boto3", "mcp", "mangum", "uvicorn", "aws-data-mcp"):
-        logging.getLogger(name).setLevel(logging.WARNING)
+    lines = [logging.Formatter("%(name)s %(message)s").format(record) for record in log_records.records]
+    captured = "\n".join(lines) + capsys.readouterr().err + "".join(answers)
+    logging.getLogger("aws-data-mcp").setLevel(logging.INFO)
     assert len(secrets) >= 4
     leaked = [secret[:6] for secret in secrets if secret and secret in captured]
     assert leaked == []
@@ -289,6 +225,11 @@ AUTH_EVENT_OUTCOMES = {
     "http-api-v2/oidc-auth-status.json": (OIDC, "DataAnalyst/dana"),
     "http-api-v2/oidc-second-caller-workgroups.json": (OIDC, None),
     "http-api-v2/oidc-no-bearer.json": (OIDC, "authentication_required"),
+    "http-api-v2/oidc-group-named-not-admins.json": (OIDC, "DataAnalyst/frank"),  # not DataAdmin: one group
+    "http-api-v2/oidc-token-of-another-subject.json": (OIDC, "authentication_required"),
+    "http-api-v2/oidc-malformed-bearer.json": (OIDC, "authentication_required"),
+    "rest-v1/iam-second-caller-workgroups.json": (IAM, None),
+    "rest-v1/iam-no-identity-spoofed-headers.json": (IAM, "authentication_required"),
 }
 
 
@@ -301,27 +242,39 @@ def test_every_auth_event_is_replayed_with_its_mode() -> None:
 
 @pytest.mark.parametrize("relative", sorted(AUTH_EVENT_OUTCOMES))
 @pytest.mark.usefixtures("roles")
-def test_auth_event_replays_with_its_outcome(relative: str) -> None:
+def test_auth_event_replays_with_its_outcome(relative: str, aws_calls: Counter[str]) -> None:
     settings, expected = AUTH_EVENT_OUTCOMES[relative]
     answer = read(lambda_container(settings), load_event(relative))
     if expected == "authentication_required":  # auth://status answers everyone: it says so instead
-        assert answer["error"]["data"]["error"] == expected if "error" in answer else \
-            status_of(answer)["authenticated"] is False
+        if "error" in answer:
+            assert answer["error"]["data"]["error"] == expected
+        else:
+            assert status_of(answer)["authenticated"] is False
+        assert sum(aws_calls.values()) == 0, aws_calls
         return
-    text = answer["result"]["contents"][0]["text"]
-    assert expected is None or json.loads(text)["principal_arn"].endswith(f"assumed-role/{expected}")
+    document = json.loads(answer["result"]["contents"][0]["text"])
+    if expected is None:  # a second caller reading AWS data as itself
+        assert document["count"] >= 1
+    else:
+        assert document["principal_arn"].endswith(f"assumed-role/{expected}")
+        assert document["identity_digest"]
 
 
 @pytest.mark.parametrize("path", ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"])
-def test_oidc_publishes_protected_resource_metadata_without_a_token(path: str, aws_calls: Counter[str]) -> None:
+@pytest.mark.parametrize(("stage", "resource"), [
+    ("$default", "https://abc123.execute-api.us-east-1.amazonaws.com/mcp"),  # at the host root, where clients look
+    ("prod", "https://abc123.execute-api.us-east-1.amazonaws.com/prod/mcp"),
+])
+def test_oidc_publishes_protected_resource_metadata_without_a_token(path: str, stage: str, resource: str,
+                                                                    aws_calls: Counter[str]) -> None:
     from conftest import http_api_event
 
     settings = Settings(mode="lambda", auth_mode="oidc", oidc_issuer="https://issuer.example.com/")
-    event = http_api_event(None, method="GET", stage="prod", path=path)
+    event = http_api_event(None, method="GET", stage=stage, path=path)
     response = lambda_container(settings)(event)
     assert response["statusCode"] == 200
     metadata = json.loads(response["body"])
-    assert metadata["resource"] == "https://abc123.execute-api.us-east-1.amazonaws.com/prod/mcp"
+    assert metadata["resource"] == resource
     assert metadata["authorization_servers"] == ["https://issuer.example.com/"]
     assert metadata["bearer_methods_supported"] == ["header"]
     assert sum(aws_calls.values()) == 0

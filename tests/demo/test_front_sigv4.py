@@ -13,7 +13,6 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from datetime import timedelta
-from typing import Any
 
 import boto3
 import httpx2
@@ -54,22 +53,6 @@ def sign(credentials: Credentials, body: bytes = READ, url: str = URL, *, servic
     request = AWSRequest(method="POST", url=url, data=body, headers={**MCP_HEADERS, **(headers or {})})
     SigV4Auth(credentials, service, REGION).add_auth(request)
     return dict(request.headers.items())
-
-
-@pytest.fixture
-def aws_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """Every AWS API call made in the process from now on, by operation (STS and data calls alike)."""
-    import botocore.client
-
-    seen: Counter[str] = Counter()
-    original = botocore.client.BaseClient._make_api_call
-
-    def counted(self: Any, operation: str, params: Any) -> Any:
-        seen[f"{self.meta.service_model.service_name}:{operation}"] += 1
-        return original(self, operation, params)
-
-    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", counted)
-    return seen
 
 
 @pytest.fixture

@@ -217,14 +217,15 @@ def test_every_mcp_route_needs_a_caller_api_gateway_verified(resources: dict[str
     assert resources["HttpApi"]["Properties"]["StageName"] == {"Ref": "Stage"}
 
 
-def test_only_this_api_invokes_the_function_and_forged_contexts_are_refused(
-    function: dict[str, Any], resources: dict[str, Any]
-) -> None:
+def test_only_this_api_may_invoke_the_function(function: dict[str, Any], resources: dict[str, Any]) -> None:
+    """The defence against a forged requestContext is who may invoke: the resource policy admits only this API.
+    The API id check (AWS_DATA_MCP_API_ID) refuses events meant for another API, not forgeries: the id is public."""
     (permission,) = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::Lambda::Permission"]
     assert permission["Principal"] == "apigateway.amazonaws.com"
     assert "${HttpApi}/*" in permission["SourceArn"]["Fn::Sub"]
     assert "Events" not in function  # routes are declared explicitly, with conditional authorizers
     assert function["Environment"]["Variables"]["AWS_DATA_MCP_API_ID"] == {"Ref": "HttpApi"}
+    assert function["Environment"]["Variables"]["AWS_DATA_MCP_API_STAGE"] == {"Ref": "Stage"}
 
 
 def test_logs_have_retention(function: dict[str, Any], resources: dict[str, Any]) -> None:
@@ -252,12 +253,58 @@ def test_workflow_table(resources: dict[str, Any]) -> None:
 # --- outputs --------------------------------------------------------------------------------
 
 
+HOST = "https://${HttpApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}"
+
+
+def _by_stage(value: dict[str, Any]) -> tuple[str, str]:
+    """An output's URL for the $default stage and for a named one (`!If [IsDefaultStage, ...]`)."""
+    condition, default, named = value["Fn::If"]
+    assert condition == "IsDefaultStage"
+    return default["Fn::Sub"], named["Fn::Sub"]
+
+
 def test_outputs(template: dict[str, Any]) -> None:
     outputs = template["Outputs"]
-    assert {"McpUrl", "HttpApiId", "FunctionAliasArn", "WorkflowTableName"} <= set(outputs)
-    url = outputs["McpUrl"]["Value"]["Fn::Sub"]
-    assert url == "https://${HttpApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/${Stage}/mcp"
+    assert {"McpUrl", "HttpApiId", "FunctionAliasArn", "FunctionRoleArn", "WorkflowTableName"} <= set(outputs)
+    assert _by_stage(outputs["McpUrl"]["Value"]) == (f"{HOST}/mcp", f"{HOST}/${{Stage}}/mcp")
     assert outputs["FunctionAliasArn"]["Value"] == {"Ref": "McpFunctionAliaslive"}
+    assert outputs["FunctionRoleArn"]["Value"] == {"Fn::GetAtt": ["McpFunctionRole", "Arn"]}
+
+
+def test_protected_resource_metadata_url_is_where_clients_look_on_the_default_stage(template: dict[str, Any]) -> None:
+    """RFC 9728: the metadata of https://host/mcp is at https://host/.well-known/oauth-protected-resource/mcp,
+    which only the $default stage serves; a named stage serves it under /<Stage> (the output says so)."""
+    output = template["Outputs"]["ProtectedResourceMetadataUrl"]
+    assert output["Condition"] == "IsOidc"
+    default, named = _by_stage(output["Value"])
+    assert default == f"{HOST}/.well-known/oauth-protected-resource/mcp"
+    assert named == f"{HOST}/${{Stage}}/.well-known/oauth-protected-resource/mcp"
+    assert "named stage" in output["Description"]
+
+
+# --- the stage ---------------------------------------------------------------------------------
+
+
+def _java_full_match(pattern: str, value: str) -> bool:
+    """CloudFormation matches AllowedPattern against the whole value; this pattern is Python-compatible."""
+    return re.fullmatch(pattern, value) is not None
+
+
+def test_stage_defaults_to_default_so_the_well_known_fallback_works(template: dict[str, Any]) -> None:
+    stage = template["Parameters"]["Stage"]
+    assert stage["Default"] == "$default"
+    for accepted in ("$default", "prod", "dev_2", "v-1", "a" * 64):
+        assert _java_full_match(stage["AllowedPattern"], accepted), accepted
+    for refused in ("", "$other", "default$", "pro/d", "a b", "a" * 65, "$default/x"):
+        assert not _java_full_match(stage["AllowedPattern"], refused), refused
+    assert template["Conditions"]["IsDefaultStage"] == {"Fn::Equals": [{"Ref": "Stage"}, "$default"]}
+    assert template["Resources"]["HttpApi"]["Properties"]["StageName"] == {"Ref": "Stage"}
+
+
+def test_samconfig_stage_is_one_the_template_accepts(template: dict[str, Any]) -> None:
+    default = tomllib.loads(SAMCONFIG.read_text())["default"]
+    overrides = dict(kv.split("=", 1) for kv in default["global"]["parameters"]["parameter_overrides"].split())
+    assert _java_full_match(template["Parameters"]["Stage"]["AllowedPattern"], overrides["Stage"])
 
 
 # --- the layer --------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import anyio
@@ -30,12 +31,23 @@ def test_status_reports_the_caller_identity_and_no_secret() -> None:
     assert status["account"] == "123456789012"
     assert status["principal_arn"].startswith("arn:aws:")
     assert "testing" not in json.dumps(status)  # the access key id and secret of the test env
+    assert re.fullmatch(r"[0-9a-f]{32}", status["identity_digest"]), "a hash of who, what caches key on"
+    assert read("auth://status")["identity_digest"] == status["identity_digest"], "stable for one principal"
+
+
+def test_status_has_the_same_shape_in_every_mode() -> None:
+    """auth://status shows the identity digest in every mode, None when nobody was authenticated."""
+    local = read("auth://status", Settings(mode="local"))
+    hosted = read("auth://status", Settings(mode="lambda", auth_mode="iam"))
+    assert set(local) == set(hosted) == {"authenticated", "auth_mode", "region", "principal_arn", "account",
+                                         "user_id", "credential_expiry", "identity_digest", "reason"}
+    assert hosted["identity_digest"] is None
 
 
 @pytest.mark.usefixtures("aws", "no_credentials")
 def test_status_without_credentials_is_a_clean_not_authenticated() -> None:
     status = read("auth://status")
-    assert status == status | {"authenticated": False, "principal_arn": None, "account": None}
+    assert status == status | {"authenticated": False, "principal_arn": None, "account": None, "identity_digest": None}
     assert "no credentials" in status["reason"]
 
 

@@ -21,6 +21,9 @@ class AuthStatus(TypedDict):
     account: str | None
     user_id: str | None
     credential_expiry: str | None
+    identity_digest: str | None
+    """A stable hash of who the caller is (never of a secret): what this server's caches are keyed on. The same
+    person shows the same digest across credential refreshes; two callers never share one."""
     reason: str | None
 
 
@@ -34,7 +37,10 @@ class AuthStatus(TypedDict):
 )
 def auth_status(request: ResourceRequest) -> AuthStatus:
     """Rendered from the identity seam: the caller was resolved (and its principal asked of STS, once per
-    set of credentials) before this runs, so a failure there is already a clean reason here."""
+    set of credentials) before this runs, so a failure there is already a clean reason here.
+
+    The identity digest is shown in every mode so a caller (or an operator comparing two answers) can see which
+    identity the server's caches hold their results under; it is None whenever nobody was authenticated."""
     caller = request.caller
     expiry = caller.credential_expiry
     return AuthStatus(
@@ -45,6 +51,7 @@ def auth_status(request: ResourceRequest) -> AuthStatus:
         account=caller.account,
         user_id=caller.user_id,
         credential_expiry=expiry.isoformat() if expiry else None,
+        identity_digest=caller.identity_digest,
         reason=caller.unauthenticated_reason,
     )
 

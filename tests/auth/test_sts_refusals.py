@@ -1,0 +1,144 @@
+"""Every way STS can refuse the exchange: a clear refusal naming what to fix, no data call, and nothing leaked.
+
+The issue allows only `authentication_required` or `access_denied` for an STS failure. Throttling (or STS being out
+of reach for a moment) is `authentication_required` with `retryable: true` and a message saying to retry; the rest
+say who fixes what. No answer carries the token, STS's own message (it names the function's role), or the function
+role's ARN, except inside the trust statement an iam caller's role must add.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+
+import pytest
+from hosted_support import (  # noqa: F401  (the fixtures register under their short names)
+    FUNCTION_ROLE,
+    IAM,
+    OIDC,
+    error_of,
+    fresh_exchanges_fixture,
+    iam_event,
+    oidc_event,
+    read,
+    roles_fixture,
+    status_of,
+    sts_fixture,
+    token,
+)
+
+from aws_data_mcp import hosted
+from conftest import AwsFaults, lambda_container
+
+FEWEST_ATTEMPTS = {"iam": dataclasses.replace(IAM, max_attempts=1), "oidc": dataclasses.replace(OIDC, max_attempts=1)}
+"""The least retrying the settings allow: botocore takes `max_attempts` as retries, so this is two attempts."""
+OPERATION = {"iam": "sts.AssumeRole", "oidc": "sts.AssumeRoleWithWebIdentity"}
+AWS_MESSAGE = f"AWS-SAYS User: {FUNCTION_ROLE.replace(':iam:', ':sts:')}/fn is not authorized to perform this"
+TRUST_HINT = "to the trust policy of"
+
+# mode, STS error code, HTTP status -> the answer's code, whether it is retryable, and what it tells the caller
+CASES: dict[tuple[str, str], tuple[int, str, bool, str]] = {
+    ("iam", "Throttling"): (400, "authentication_required", True, "Retry in a few seconds"),
+    ("iam", "InternalFailure"): (500, "authentication_required", True, "Retry in a few seconds"),
+    ("iam", "AccessDenied"): (403, "access_denied", False, "sts:SetSourceIdentity"),
+    ("iam", "ExpiredToken"): (400, "authentication_required", True, "execution role"),
+    ("iam", "ExpiredTokenException"): (400, "authentication_required", True, "execution role"),
+    ("iam", "InvalidClientTokenId"): (403, "authentication_required", True, "execution role"),
+    ("iam", "RegionDisabledException"): (403, "authentication_required", False, "activates the region's STS"),
+    ("iam", "ValidationError"): (400, "authentication_required", False, "maximum session duration"),
+    ("iam", "PackedPolicyTooLarge"): (400, "authentication_required", False, "tell the operator"),
+    ("oidc", "Throttling"): (400, "authentication_required", True, "Retry in a few seconds"),
+    ("oidc", "AccessDenied"): (403, "access_denied", False, "oidc-provider/issuer.example.com"),
+    ("oidc", "ExpiredTokenException"): (400, "authentication_required", False, "Sign in again"),
+    ("oidc", "InvalidIdentityToken"): (400, "authentication_required", False,
+                                       "OIDC identity provider exists for https://issuer.example.com"),
+    ("oidc", "IDPRejectedClaim"): (403, "authentication_required", False, "Sign in again"),
+    ("oidc", "IDPCommunicationError"): (400, "authentication_required", True, "Retry in a few seconds"),
+    ("oidc", "RegionDisabledException"): (403, "authentication_required", False, "activates the region's STS"),
+    ("oidc", "ValidationError"): (400, "authentication_required", False, "maximum session duration"),
+}
+
+
+def _event(mode: str) -> dict:
+    return iam_event("DataAnalyst", "alice", uri="athena://workgroups") if mode == "iam" else \
+        oidc_event("dana", ["analysts"], uri="athena://workgroups")
+
+
+@pytest.mark.parametrize(("mode", "code"), sorted(CASES))
+@pytest.mark.usefixtures("roles")
+def test_an_sts_refusal_names_what_to_fix_and_nothing_else(mode: str, code: str, sts: AwsFaults,
+                                                            aws_calls: Counter[str]) -> None:
+    status, expected, retryable, guidance = CASES[(mode, code)]
+    sts.fail(OPERATION[mode], code, status=status, message=AWS_MESSAGE)
+    event = _event(mode)
+    answer = read(lambda_container(FEWEST_ATTEMPTS[mode]), event)
+    error = error_of(answer)
+    assert (error["error"], error["retryable"]) == (expected, retryable)
+    told = " ".join([error["message"], *error["details"]])
+    assert guidance in told
+    if retryable:
+        assert "Retry" in told
+    assert set(aws_calls) == {OPERATION[mode].replace(".", ":")}, "STS only: no data call"
+    text = json.dumps(answer)
+    assert "AWS-SAYS" not in text, "STS's own message never reaches the caller"
+    if mode == "oidc":
+        assert event["headers"]["authorization"].split()[1] not in text, "the token never comes back"
+    outside_trust = [line for line in (error["message"], *error["details"]) if TRUST_HINT not in line]
+    assert FUNCTION_ROLE not in " ".join(outside_trust)
+    if mode == "oidc":
+        assert FUNCTION_ROLE not in text, "the oidc trust statement names the identity provider, never the function"
+
+
+@pytest.mark.usefixtures("roles")
+def test_the_iam_trust_statement_is_the_only_place_the_function_role_appears(sts: AwsFaults) -> None:
+    sts.fail("sts.AssumeRole", "AccessDenied", status=403, message=AWS_MESSAGE)
+    error = error_of(read(lambda_container(IAM), _event("iam")))
+    (statement_line,) = [line for line in error["details"] if FUNCTION_ROLE in line]
+    statement = json.loads(statement_line.split(": ", 1)[1])
+    assert statement == {"Effect": "Allow", "Principal": {"AWS": FUNCTION_ROLE},
+                         "Action": ["sts:AssumeRole", "sts:SetSourceIdentity", "sts:TagSession"]}
+
+
+@pytest.mark.usefixtures("roles")
+def test_the_oidc_trust_statement_names_the_provider_and_audience(sts: AwsFaults) -> None:
+    sts.fail("sts.AssumeRoleWithWebIdentity", "AccessDenied", status=403, message=AWS_MESSAGE)
+    error = error_of(read(lambda_container(OIDC), _event("oidc")))
+    assert error["action"] == "sts:AssumeRoleWithWebIdentity"
+    statement = json.loads(error["details"][0].split(": ", 1)[1])
+    assert statement == {
+        "Effect": "Allow", "Principal": {"Federated": "arn:aws:iam::123456789012:oidc-provider/issuer.example.com"},
+        "Action": "sts:AssumeRoleWithWebIdentity",
+        "Condition": {"StringEquals": {"issuer.example.com:aud": "aws-data-mcp"}}}
+
+
+@pytest.mark.parametrize("mode", ["iam", "oidc"])
+@pytest.mark.usefixtures("roles")
+def test_a_throttled_exchange_is_retryable_and_the_retry_acts_as_the_caller(mode: str, sts: AwsFaults) -> None:
+    sts.fail(OPERATION[mode], "Throttling", status=400, times=2)  # every attempt of the first request
+    invoke = lambda_container(FEWEST_ATTEMPTS[mode])
+    event = _event(mode)
+    event["body"] = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+                                "params": {"uri": "auth://status"}})
+    first = status_of(read(invoke, event))
+    assert first["authenticated"] is False and "STS was busy" in first["reason"]
+    assert hosted.exchanges.flights == 0 and len(hosted.exchanges) == 0, "a failed exchange leaves nothing behind"
+    second = status_of(read(invoke, event))
+    assert second["authenticated"] is True and second["principal_arn"].startswith("arn:aws:sts::")
+    assert sts.calls[OPERATION[mode]] == 3
+
+
+@pytest.mark.usefixtures("roles")
+def test_standard_retries_ride_out_brief_throttling(sts: AwsFaults) -> None:
+    """botocore's standard retry mode retries a throttled exchange: two throttles, then credentials."""
+    sts.fail("sts.AssumeRoleWithWebIdentity", "Throttling", status=400, times=2)
+    status = status_of(read(lambda_container(OIDC), oidc_event("dana", ["analysts"])))
+    assert status["authenticated"] is True
+    assert sts.calls["sts.AssumeRoleWithWebIdentity"] == 3
+
+
+def test_a_token_sts_would_see_is_never_logged(sts: AwsFaults, caplog: pytest.LogCaptureFixture) -> None:
+    sts.fail("sts.AssumeRoleWithWebIdentity", "InvalidIdentityToken", status=400, message=AWS_MESSAGE)
+    bearer = token("dana", ["analysts"])
+    read(lambda_container(OIDC), oidc_event("dana", ["analysts"]))
+    assert bearer not in caplog.text and "AWS-SAYS" not in caplog.text
