@@ -18,6 +18,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+from pydantic import ValidationError
 
 
 class ErrorCode(StrEnum):
@@ -145,6 +146,15 @@ def authentication_required(reason: str) -> ResourceFailure:
             "Hosted: connect with the deployment's auth mode (an OIDC bearer token or SigV4 through a proxy).",
         ],
     )
+
+
+def invalid_arguments(exc: ValidationError) -> ResourceFailure:
+    """Tool arguments that fail the tool's input schema, each named with what it accepts (pydantic's words state
+    the type, the allowed values or the limit) and never with the value sent, which may be a megabyte."""
+    problems = [f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
+                for error in exc.errors(include_url=False, include_input=False, include_context=False)]
+    return ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Invalid argument: {'; '.join(problems)}",
+                           details=["tools/list gives every argument's type and limits; nothing was changed."])
 
 
 def from_aws_error(exc: BaseException, action: str) -> ResourceFailure:

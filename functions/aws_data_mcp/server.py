@@ -5,6 +5,10 @@ cursors, cannot hand a static resource its request (so no caller), and maps ever
 failure to a bare code. Serving `resources/*` from the registry gives cursors, a
 stable sorted order, the caller seam and the shared error vocabulary; everything
 else (tools, JSON-RPC, transports, templates matching) stays the SDK's.
+
+Live updates (resource changes, list changes) are served only on stdio, where one client holds the
+connection open: HTTP serves 2025-11-25 statelessly, so no session there could receive them, and
+`initialize` and `server/discover` must advertise the same on each transport (see `capabilities`).
 """
 
 from __future__ import annotations
@@ -14,8 +18,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
-from mcp.server.mcpserver import MCPServer
+from mcp.server.lowlevel import NotificationOptions
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
 from mcp_types import (
     INVALID_PARAMS,
     CallToolRequestParams,
@@ -23,6 +32,7 @@ from mcp_types import (
     CompleteRequestParams,
     CompleteResult,
     Completion,
+    DiscoverResult,
     EmptyResult,
     InputRequiredResult,
     ListResourcesResult,
@@ -30,22 +40,30 @@ from mcp_types import (
     PaginatedRequestParams,
     ReadResourceRequestParams,
     ReadResourceResult,
+    RequestParams,
     Resource,
     ResourceTemplate,
     ResourceTemplateReference,
+    ServerCapabilities,
     SetLevelRequestParams,
+    SubscribeRequestParams,
+    SubscriptionsListenRequestParams,
     TextResourceContents,
     ToolAnnotations,
+    ToolsCapability,
+    UnsubscribeRequestParams,
 )
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
-from aws_data_mcp.errors import ResourceFailure
+from aws_data_mcp.errors import ResourceFailure, invalid_arguments
 from aws_data_mcp.get_resource import TOOL_NAME as GET_RESOURCE
-from aws_data_mcp.get_resource import get_resource_result
+from aws_data_mcp.get_resource import get_resource_result, text_result
 from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.observability import bind_request
-from aws_data_mcp.reader import Reading, ResourceReader
+from aws_data_mcp.reader import Reading, ResourceReader, to_json
 from aws_data_mcp.registry import Registry, ResourceSpec
 from aws_data_mcp.request_state import snapshot_safe_request_state
 
@@ -75,6 +93,11 @@ def _page(items: Sequence[T], cursor: str | None, size: int) -> tuple[Sequence[T
         raise MCPError(code=INVALID_PARAMS, message=str(exc)) from exc
     end = offset + size
     return items[offset:end], encode_cursor(end) if end < len(items) else None
+
+
+def _protocol_error(failure: ResourceFailure) -> MCPError:
+    """`failure` as a JSON-RPC error, its structured payload in `data` (as resources/read answers it)."""
+    return MCPError(code=failure.jsonrpc_code, message=failure.message, data=failure.payload())
 
 
 def _resource(spec: ResourceSpec) -> Resource:
@@ -117,15 +140,18 @@ class DataMCPServer(MCPServer[Any]):
             ),
             log_level="WARNING",
             request_state_security=snapshot_safe_request_state(),
-            # Streaming (subscriptions/listen) only where the transport can hold a stream open.
-            subscriptions=False if settings.hosted else None,
+            # No subscriptions/listen unless the transport serves live updates: `serve_live_updates` (stdio).
+            subscriptions=False,
         )
         self.registry = registry
         self.config = settings
         self.reader = ResourceReader(registry, settings)
+        self.subscribed: set[str] = set()
+        """URIs the 2025-11-25 session subscribed to (stdio: the process's one client)."""
         self.middleware.append(_bind_log_context)
         self._lowlevel_server.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
         self._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
+        self._lowlevel_server.add_request_handler("server/discover", RequestParams, self._discover)
         # This server offers no prompts. `MCPServer` registers the prompt methods unconditionally and the SDK
         # advertises a capability for every registered method, so unregister them: `prompts` is then absent
         # from `initialize` and `server/discover` alike, and prompts/* is method-not-found on every revision.
@@ -136,6 +162,76 @@ class DataMCPServer(MCPServer[Any]):
                                           destructive_hint=tool.destructive, open_world_hint=tool.read_only)
             self.add_tool(tool.fn, name=tool.name, title=tool.title, description=tool.description,
                           annotations=annotations)
+
+    @property
+    def serves_live_updates(self) -> bool:
+        return self._lowlevel_server.get_request_handler("subscriptions/listen") is not None
+
+    def serve_live_updates(self) -> None:
+        """Serve change notifications: `resources/subscribe` and `unsubscribe` (2025-11-25) and
+        `subscriptions/listen` (2026-07-28). Only for a transport that keeps a client's connection open to
+        carry them (stdio); what is registered here is what `capabilities` advertises."""
+        self._lowlevel_server.add_request_handler("resources/subscribe", SubscribeRequestParams, self._subscribe)
+        self._lowlevel_server.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams,
+                                                  self._unsubscribe)
+        self._lowlevel_server.add_request_handler("subscriptions/listen", SubscriptionsListenRequestParams,
+                                                  ListenHandler(self._subscriptions))
+
+    def capabilities(self, protocol_version: str | None = None) -> ServerCapabilities:
+        """What `initialize` and `server/discover` advertise: derived from the registered methods, so both say
+        the same on each transport. The tool list never changes at run time, so no `tools.listChanged` (the
+        SDK's 2026-07-28 derivation claims it wherever subscriptions/listen is served)."""
+        capabilities = self._lowlevel_server.get_capabilities(
+            NotificationOptions(resources_changed=self.serves_live_updates), protocol_version=protocol_version)
+        if capabilities.tools is None:
+            return capabilities
+        return capabilities.model_copy(update={"tools": ToolsCapability(list_changed=False)})
+
+    async def _discover(self, ctx: ServerRequestContext[Any], params: RequestParams) -> DiscoverResult:
+        return DiscoverResult(supported_versions=list(MODERN_PROTOCOL_VERSIONS),
+                              capabilities=self.capabilities(ctx.protocol_version), instructions=self.instructions)
+
+    async def run_stdio_async(self) -> None:
+        """stdio: one client on a pipe that stays open, so live updates are served, and advertised, here."""
+        self.serve_live_updates()
+        options = self._lowlevel_server.create_initialization_options()
+        options = options.model_copy(update={"capabilities": self.capabilities()})
+        async with stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(read_stream, write_stream, options)
+
+    def _subscribable(self, uri: str) -> str:
+        """`uri` as reads canonicalise it; one this server does not serve is refused as a read of it would be."""
+        try:
+            self.reader.resolve(uri)
+        except ResourceFailure as failure:
+            raise _protocol_error(failure) from None
+        return self.reader.canonical(uri)
+
+    async def _subscribe(self, ctx: ServerRequestContext[Any], params: SubscribeRequestParams) -> EmptyResult:
+        self.subscribed.add(self._subscribable(params.uri))
+        return EmptyResult()
+
+    async def _unsubscribe(self, ctx: ServerRequestContext[Any], params: UnsubscribeRequestParams) -> EmptyResult:
+        self.subscribed.discard(self.reader.canonical(params.uri))
+        return EmptyResult()
+
+    async def announce(self, ctx: ServerRequestContext[Any, Any], uris: Sequence[str], *,
+                       lists_change: bool = False) -> None:
+        """Tell listeners that `uris` changed, and on a create or delete that the resource list did, where live
+        updates are served: `subscriptions/listen` streams through the SDK's bus (2026-07-28), and on 2025-11-25
+        the session itself (stdio's one client), `updated` only for the URIs it subscribed to."""
+        if not self.serves_live_updates:
+            return
+        for uri in uris:
+            await self._subscriptions.publish(ResourceUpdated(uri=uri))
+        if lists_change:
+            await self._subscriptions.publish(ResourcesListChanged())
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        for uri in self.subscribed.intersection(uris):
+            await ctx.session.send_resource_updated(uri)
+        if lists_change:
+            await ctx.session.send_resource_list_changed()
 
     def caller_for(self, ctx: ServerRequestContext[Any, Any] | None) -> Caller:
         return resolve_caller(request_scope(ctx), self.config)
@@ -158,6 +254,20 @@ class DataMCPServer(MCPServer[Any]):
             return await get_resource_result(self, params.arguments or {}, ctx)
         return await super()._handle_call_tool(ctx, params)
 
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Arguments that fail a tool's input schema answer as every error of this server does: `isError` with
+        the structured `invalid_argument` payload, not the SDK's validation text. The SDK validates before any
+        tool runs, so this is the one place that sees it, for every tool."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
+                raise
+            payload = invalid_arguments(exc.__cause__).payload()
+            return text_result(to_json(payload), payload, is_error=True)
+
     async def _handle_list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourcesResult:
@@ -178,7 +288,7 @@ class DataMCPServer(MCPServer[Any]):
         try:
             reading = await self.read(params.uri, ctx)
         except ResourceFailure as failure:
-            raise MCPError(code=failure.jsonrpc_code, message=failure.message, data=failure.payload()) from None
+            raise _protocol_error(failure) from None
         ttl_ms, scope = self.freshness(reading.spec)
         return ReadResourceResult(
             contents=[TextResourceContents(uri=reading.uri, text=reading.text, mime_type=reading.spec.mime_type)],

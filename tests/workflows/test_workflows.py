@@ -6,6 +6,7 @@ import json
 import multiprocessing
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,27 +14,21 @@ from typing import Any
 import boto3
 import pytest
 from mcp import Client
+from mcp_types import ResourceTemplateReference
+from workflow_support import TABLE, create_table
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.errors import ResourceFailure
+from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.identity import Caller
+from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.resources import registry
+from aws_data_mcp.workflows import service
 from aws_data_mcp.workflows.dynamodb_store import DynamoDbStore
-from aws_data_mcp.workflows.service import MAX_NOTE, Workflows
+from aws_data_mcp.workflows.model import Workflow
+from aws_data_mcp.workflows.service import CONFLICT_RETRIES, MAX_NAME, MAX_NOTE, Workflows
 from aws_data_mcp.workflows.sqlite_store import SqliteStore
 from aws_data_mcp.workflows.store import WorkflowStore
-from conftest import EVENTS, body_json, free_port, http_api_event, lambda_container, rpc
-
-TABLE = "test-workflows"
-
-
-def create_table(name: str = TABLE) -> None:
-    dynamodb = boto3.client("dynamodb", region_name="us-east-1")
-    if name in dynamodb.list_tables()["TableNames"]:
-        return
-    dynamodb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
-                          AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
-                                                {"AttributeName": "sk", "AttributeType": "S"}],
-                          KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
-                                     {"AttributeName": "sk", "KeyType": "RANGE"}])
+from conftest import EVENTS, ROOT, body_json, free_port, http_api_event, lambda_container, rpc
 
 
 @pytest.fixture(params=["sqlite", "dynamodb"])
@@ -81,6 +76,78 @@ def test_another_callers_workflow_is_indistinguishable_from_none(store: Workflow
     assert Workflows(store, "owner-b").get(theirs.id).version == 1
 
 
+def test_rename_and_redescribe(store: WorkflowStore) -> None:
+    mine = Workflows(store, "owner-a")
+    workflow = mine.create("Plan", "the old plan", ["a"])
+    renamed = mine.update(workflow.id, name="  Churn report  ", description="find, check, query, write")
+    assert (renamed.name, renamed.description, renamed.version) == ("Churn report", "find, check, query, write", 2)
+    described = mine.update(workflow.id, description="")
+    assert (described.name, described.description, described.version) == ("Churn report", "", 3)
+    assert mine.get(workflow.id).to_json() == described.to_json()
+    assert [s.title for s in described.steps] == ["a"]
+
+
+def test_remove_a_step_keeping_the_others_and_never_reusing_its_id(store: WorkflowStore) -> None:
+    mine = Workflows(store, "owner-a")
+    workflow = mine.create("Plan", steps=["find", "check", "query"])
+    mine.update_step(workflow.id, "s1", status="completed")
+    removed = mine.remove_step(workflow.id, "s3")
+    assert [(s.id, s.status) for s in removed.steps] == [("s1", "completed"), ("s2", "pending")]
+    assert removed.version == 3 and mine.get(workflow.id).to_json() == removed.to_json()
+    added = mine.add_step(workflow.id, "write")
+    assert [s.id for s in added.steps] == ["s1", "s2", "s4"]  # a reference to the removed s3 never finds another
+
+
+def test_delete_answers_what_it_deleted(store: WorkflowStore) -> None:
+    mine = Workflows(store, "owner-a")
+    workflow = mine.create("Plan", steps=["a", "b"])
+    mine.update_step(workflow.id, "s1", status="completed")
+    deleted = mine.delete(workflow.id)
+    assert (deleted.id, deleted.name, deleted.version, deleted.status) == (workflow.id, "Plan", 2, "in_progress")
+    assert mine.list() == []
+    with pytest.raises(ResourceFailure) as again:
+        mine.delete(workflow.id)
+    assert again.value.code is ErrorCode.NOT_FOUND
+
+
+class LosingStore:
+    """A store where every versioned write loses to another writer, counting the attempts."""
+
+    def __init__(self, store: WorkflowStore) -> None:
+        self.store, self.location, self.attempts = store, store.location, 0
+
+    def get(self, owner: str, workflow_id: str) -> Workflow | None:
+        return self.store.get(owner, workflow_id)
+
+    def list(self, owner: str) -> list[Workflow]:
+        return self.store.list(owner)
+
+    def create(self, workflow: Workflow) -> None:
+        self.store.create(workflow)
+
+    def replace(self, workflow: Workflow, expected_version: int) -> bool:
+        self.attempts += 1
+        return False
+
+    def delete(self, owner: str, workflow_id: str) -> Workflow | None:
+        return self.store.delete(owner, workflow_id)
+
+
+def test_a_write_that_keeps_losing_answers_a_retryable_error_and_changes_nothing(
+        store: WorkflowStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(service, "CONFLICT_BACKOFF_SECONDS", 0.0)
+    losing = LosingStore(store)
+    mine = Workflows(losing, "owner-a")
+    workflow = mine.create("Contended", steps=["a"])
+    with pytest.raises(ResourceFailure) as refused:
+        mine.update_step(workflow.id, "s1", status="completed")
+    assert losing.attempts == CONFLICT_RETRIES
+    payload = refused.value.payload()
+    assert payload["error"] == "upstream_unavailable" and payload["retryable"] is True
+    assert "not applied" in " ".join(payload["details"])
+    assert mine.get(workflow.id).to_json() == workflow.to_json()
+
+
 @pytest.mark.parametrize(("change", "code"), [
     (lambda m, w: m.update_step(w, "s9", status="completed"), "invalid_argument"),
     (lambda m, w: m.update_step(w, "s1", status="done"), "invalid_argument"),
@@ -88,6 +155,10 @@ def test_another_callers_workflow_is_indistinguishable_from_none(store: Workflow
     (lambda m, w: m.update_step(w, "s1", note=5), "invalid_argument"),
     (lambda m, w: m.add_step(w, ""), "invalid_argument"),
     (lambda m, w: m.reorder(w, ["s1", "s1"]), "invalid_argument"),
+    (lambda m, w: m.update(w), "invalid_argument"),
+    (lambda m, w: m.update(w, name=" "), "invalid_argument"),
+    (lambda m, w: m.update(w, name="n" * (MAX_NAME + 1)), "invalid_argument"),
+    (lambda m, w: m.remove_step(w, "s9"), "invalid_argument"),
 ])
 def test_bad_input_is_refused_and_changes_nothing(store: WorkflowStore, change: Any, code: str) -> None:
     mine = Workflows(store, "owner-a")
@@ -96,6 +167,39 @@ def test_bad_input_is_refused_and_changes_nothing(store: WorkflowStore, change: 
         change(mine, workflow.id)
     assert refused.value.code.value == code
     assert mine.get(workflow.id).to_json() == workflow.to_json()
+
+
+def test_a_finished_workflow_expires_by_ttl_in_dynamodb_and_a_reopened_one_does_not(tmp_path: Path) -> None:
+    table = f"{TABLE}-ttl-{os.getpid()}"
+    create_table(table)
+    mine = Workflows(DynamoDbStore(Settings(mode="local", workflow_table=table, workflow_retention_days=7)), "owner-a")
+    running = mine.create("Running", steps=["a", "b"])
+    mine.update_step(running.id, "s1", status="completed")
+    done = mine.create("Done", steps=["a"])
+    before = int(time.time())
+    mine.update_step(done.id, "s1", status="failed")
+    after = int(time.time())
+
+    def item(workflow_id: str) -> dict[str, Any]:
+        key = {"pk": {"S": "owner-a"}, "sk": {"S": workflow_id}}
+        return boto3.client("dynamodb", region_name="us-east-1").get_item(TableName=table, Key=key)["Item"]
+
+    assert before + 7 * 86_400 <= int(item(done.id)["expires_at"]["N"]) <= after + 7 * 86_400
+    assert "expires_at" not in item(running.id)
+    mine.update_step(done.id, "s1", status="in_progress")  # reopened: it must not vanish under the caller
+    assert "expires_at" not in item(done.id)
+    assert "AttributeName: expires_at" in (ROOT / "template.yaml").read_text()  # the attribute the TTL reads
+
+
+@pytest.mark.anyio
+async def test_config_server_shows_where_the_sqlite_file_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    nobody = Caller("local", None, "us-east-1", "not needed")
+    chosen = str(tmp_path / "elsewhere" / "plans.sqlite3")
+    for settings, location in ((Settings(mode="local"), tmp_path / "state" / "aws-data-mcp" / "workflows.sqlite3"),
+                               (Settings(mode="local", workflow_db=chosen), chosen)):
+        reading = await ResourceReader(registry, settings).read("config://server", lambda: nobody)
+        assert json.loads(reading.text)["workflows"] == {"store": "sqlite", "location": str(location)}
 
 
 # --------------------------------------------------------------------------- no lost write across processes
@@ -167,6 +271,49 @@ async def test_tools_and_resources_through_the_sdk_client(workflow_server: str) 
     assert bad.is_error and bad.structured_content["error"] == "invalid_argument"
 
 
+@pytest.mark.anyio
+async def test_rename_remove_a_step_and_delete_through_the_sdk_client(workflow_server: str) -> None:
+    async with Client(workflow_server, mode="legacy") as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        created = (await client.call_tool("workflow_create", {"name": "Draft", "steps": ["a", "b"]})).structured_content
+        workflow_id = created["workflow"]["id"]
+        renamed = await client.call_tool("workflow_update", {"workflow_id": workflow_id, "name": "Final",
+                                                             "description": "the real plan"})
+        removed = await client.call_tool("workflow_remove_step", {"workflow_id": workflow_id, "step_id": "s1"})
+        deleted = await client.call_tool("workflow_delete", {"workflow_id": workflow_id})
+        listed = json.loads((await client.read_resource("workflow://workflows")).contents[0].text)
+    assert {"workflow_update", "workflow_remove_step"} <= set(tools)
+    assert tools["workflow_remove_step"].annotations.destructive_hint is True
+    assert tools["workflow_update"].annotations.read_only_hint is False
+    assert not renamed.is_error and renamed.structured_content["workflow"]["name"] == "Final"
+    assert renamed.structured_content["workflow"]["description"] == "the real plan"
+    assert [link.uri for link in renamed.content if link.type == "resource_link"] == [
+        f"workflow://workflows/{workflow_id}/status"]
+    assert [step["id"] for step in removed.structured_content["workflow"]["steps"]] == ["s2"]
+    assert not deleted.is_error
+    gone = deleted.structured_content["deleted"]
+    assert (gone["id"], gone["name"], gone["version"], gone["step_count"]) == (workflow_id, "Final", 3, 1)
+    links = [c.uri for c in deleted.content if c.type == "resource_link"]
+    assert links == ["workflow://workflows"]  # the list that changed; the deleted status URI would be not_found
+    assert workflow_id not in [w["id"] for w in listed["workflows"]]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_completion_offers_the_callers_workflow_ids(workflow_server: str, mode: str) -> None:
+    template = ResourceTemplateReference(type="ref/resource", uri="workflow://workflows/{workflow_id}/status")
+    async with Client(workflow_server, mode=mode) as client:
+        created = [(await client.call_tool("workflow_create", {"name": f"{mode} {n}"})).structured_content
+                   for n in range(2)]
+        ids = [answer["workflow"]["id"] for answer in created]
+        one = await client.complete(template, {"name": "workflow_id", "value": ids[0][:8]})
+        every = await client.complete(template, {"name": "workflow_id", "value": ""})
+        config = json.loads((await client.read_resource("config://server")).contents[0].text)
+    assert one.completion.values == [ids[0]]
+    assert set(ids) <= set(every.completion.values)
+    assert config["workflows"]["store"] == "sqlite" and config["workflows"]["location"].endswith("workflows.sqlite3")
+
+
 def test_a_workflow_created_through_one_lambda_process_is_read_through_another(tmp_path: Path) -> None:
     create_table("aws-data-mcp-workflows")
     settings = Settings(mode="local", workflow_store="dynamodb", allowed_hosts=("abc123.execute-api.us-east-1."
@@ -192,22 +339,3 @@ print(json.loads(answer["result"]["contents"][0]["text"])["name"])
     other = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                            env={**os.environ})
     assert other.stdout.strip().splitlines()[-1] == "Across containers", other.stderr[-2000:]
-
-
-@pytest.mark.anyio
-async def test_a_listening_client_hears_of_a_change_within_a_second(workflow_server: str) -> None:
-    import anyio
-
-    async with Client(workflow_server, mode="2026-07-28") as writer:
-        created = await writer.call_tool("workflow_create", {"name": "Watched", "steps": ["a"]})
-        workflow_id = created.structured_content["workflow"]["id"]
-        uri = f"workflow://workflows/{workflow_id}/status"
-        async with Client(workflow_server, mode="2026-07-28") as listener, \
-                listener.listen(resource_subscriptions=[uri], resources_list_changed=True) as subscription:
-            started = anyio.current_time()
-            await writer.call_tool("workflow_update_step", {"workflow_id": workflow_id, "step_id": "s1",
-                                                            "status": "in_progress"})
-            with anyio.fail_after(1.0):
-                event = await subscription.__anext__()
-            assert getattr(event, "uri", None) == uri
-            assert anyio.current_time() - started < 1.0

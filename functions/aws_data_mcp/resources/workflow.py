@@ -8,6 +8,7 @@ one thing besides STS the function role may use). Never cached: every write chan
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, cast
 
@@ -16,18 +17,30 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ResourceLink, TextContent
 from pydantic import Field
 
+from aws_data_mcp.aws import deadline_scope
 from aws_data_mcp.caller import Caller
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required
+from aws_data_mcp.observability import logger
 from aws_data_mcp.reader import to_json
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources import registry
+from aws_data_mcp.workflows.failures import store_failure
 from aws_data_mcp.workflows.model import Workflow, status_uri
-from aws_data_mcp.workflows.service import MAX_NAME, MAX_NOTE, MAX_RESULT, MAX_STEPS, Workflows, store_for
+from aws_data_mcp.workflows.service import (
+    MAX_DESCRIPTION,
+    MAX_NAME,
+    MAX_NOTE,
+    MAX_RESULT,
+    MAX_STEPS,
+    Workflows,
+    store_for,
+)
 
 if TYPE_CHECKING:
     from aws_data_mcp.server import DataMCPServer
 
 T = TypeVar("T")
+LIST_URI = "workflow://workflows"
 WORKFLOW_CALLS = ("dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem")
 
 
@@ -43,7 +56,7 @@ def workflows_of(request: ResourceRequest) -> Workflows:
 
 
 @registry.resource(
-    "workflow://workflows",
+    LIST_URI,
     name="workflows",
     title="Your workflows",
     description="The caller's own workflows, newest first, with status (derived from the steps) and step counts.",
@@ -81,39 +94,14 @@ def workflow_status(request: ResourceRequest) -> dict[str, Any]:
 # --------------------------------------------------------------------------- tools
 
 
-def _result(workflow: Workflow | None, payload: dict[str, Any]) -> CallToolResult:
-    content: list[Any] = [TextContent(type="text", text=to_json(payload))]
-    if workflow is not None:
-        content.append(ResourceLink(type="resource_link", uri=status_uri(workflow.id), name=workflow.name,
-                                    mime_type="application/json"))
-    return CallToolResult(content=content, structured_content=payload)
+def _status_link(workflow: Workflow) -> ResourceLink:
+    return ResourceLink(type="resource_link", uri=status_uri(workflow.id), name=workflow.name,
+                        mime_type="application/json")
 
 
-async def _as_caller(ctx: Context, operation: Callable[[Workflows], T]) -> T:
-    """Resolve the caller and run `operation` on its workflows, off the event loop and within the request budget."""
-    server = cast("DataMCPServer", ctx.mcp_server)
-
-    def run() -> T:
-        caller = server.caller_for(ctx.request_context)
-        return operation(Workflows(store_for(server.config), _owner(caller)))
-
-    with anyio.fail_after(server.config.request_timeout_seconds):
-        return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
-
-
-async def _answer(ctx: Context, operation: Callable[[Workflows], Workflow | None], done: str,
-                  *, changes_list: bool = False, uri: str | None = None) -> CallToolResult:
-    try:
-        workflow = await _as_caller(ctx, operation)
-    except TimeoutError:
-        return _error(ResourceFailure(ErrorCode.TIMEOUT, "The workflow store did not answer in time",
-                                      details=["Retry; if the write happened, the status URI shows it."]))
-    except ResourceFailure as failure:
-        return _error(failure)
-    await _notify(ctx, status_uri(workflow.id) if workflow is not None else uri, changes_list)
-    if workflow is None:
-        return _result(None, {"done": done})
-    return _result(workflow, {"done": done, "workflow": workflow.view()})
+def _result(payload: dict[str, Any], link: ResourceLink) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=to_json(payload)), link],
+                          structured_content=payload)
 
 
 def _error(failure: ResourceFailure) -> CallToolResult:
@@ -122,18 +110,68 @@ def _error(failure: ResourceFailure) -> CallToolResult:
                           structured_content=failure.payload(), is_error=True)
 
 
-async def _notify(ctx: Context, uri: str | None, changes_list: bool) -> None:
-    """Live updates for `subscriptions/listen` streams, where the transport holds them open (local HTTP).
+def _budget(ctx: Context, server: DataMCPServer) -> float:
+    """Seconds this call may take: until the deadline the Lambda edge set on the request, and never longer than
+    the server's own request timeout (stdio and local HTTP set no deadline)."""
+    from aws_data_mcp.server import remaining_seconds, request_scope  # the server imports this module's registry
 
-    The SDK's in-process bus reaches the streams of this process only; on Lambda nothing listens.
-    """
-    if uri is not None:
-        await ctx.notify_resource_updated(uri)
-    if changes_list:
-        await ctx.notify_resources_changed()
+    left = remaining_seconds(request_scope(ctx.request_context))
+    timeout = server.config.request_timeout_seconds
+    return timeout if left is None else min(left, timeout)
+
+
+async def _as_caller(ctx: Context, operation: Callable[[Workflows], T]) -> T:
+    """Resolve the caller and run `operation` on its workflows, off the event loop and within the request's
+    budget; every store call (a DynamoDB retry included) stops at that same deadline, as a resource read's do,
+    so a caller told `timeout` finds no write landing after it."""
+    server = cast("DataMCPServer", ctx.mcp_server)
+    budget = _budget(ctx, server)
+    deadline = time.monotonic() + budget
+
+    def run() -> T:
+        with deadline_scope(deadline):
+            caller = server.caller_for(ctx.request_context)
+            return operation(Workflows(store_for(server.config), _owner(caller)))
+
+    with anyio.fail_after(budget):
+        return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+
+
+async def _answer(ctx: Context, operation: Callable[[Workflows], Workflow],
+                  render: Callable[[Workflow], CallToolResult], *, lists_change: bool = False) -> CallToolResult:
+    """Run `operation` for the caller and answer `render(workflow)`, or the error every tool of this server
+    answers; then tell whoever listens that the workflow changed, and with it the caller's list (whose entries
+    carry each status and version), and on create or delete that the resource list changed."""
+    try:
+        workflow = await _as_caller(ctx, operation)
+    except ResourceFailure as failure:
+        return _error(failure)
+    except TimeoutError as exc:
+        return _error(store_failure(exc, "tool call"))
+    except Exception:
+        logger.exception("workflow tool failed")
+        return _error(ResourceFailure(ErrorCode.INTERNAL, "Internal error in the workflow tool",
+                                      details=["This is a server bug; the logs carry the details."]))
+    server = cast("DataMCPServer", ctx.mcp_server)
+    await server.announce(ctx.request_context, (status_uri(workflow.id), LIST_URI), lists_change=lists_change)
+    return render(workflow)
+
+
+def _changed(done: str) -> Callable[[Workflow], CallToolResult]:
+    return lambda workflow: _result({"done": done, "workflow": workflow.view()}, _status_link(workflow))
+
+
+def _deleted(workflow: Workflow) -> CallToolResult:
+    """Says what is gone (name, status, version, steps) and links the list it left, not the workflow's status
+    URI: that URI now answers not_found for everyone, while the list is what changed and where to go next."""
+    gone = {key: value for key, value in workflow.summary().items() if key != "status_uri"}
+    link = ResourceLink(type="resource_link", uri=LIST_URI, name="workflows", title="Your workflows",
+                        mime_type="application/json")
+    return _result({"done": "deleted", "deleted": {**gone, "step_count": len(workflow.steps)}}, link)
 
 
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, description="A short name for the plan.")]
+Description = Annotated[str, Field(max_length=MAX_DESCRIPTION, description="What the plan is for.")]
 WorkflowId = Annotated[str, Field(min_length=1, max_length=100, description="The workflow's id (from its status URI).")]
 StepId = Annotated[str, Field(min_length=1, max_length=20, description="The step's id, e.g. s1.")]
 
@@ -145,11 +183,20 @@ StepId = Annotated[str, Field(min_length=1, max_length=20, description="The step
 async def workflow_create(
     ctx: Context,
     name: Name,
-    description: Annotated[str, Field(max_length=2000)] = "",
+    description: Description = "",
     steps: Annotated[list[Annotated[str, Field(min_length=1, max_length=MAX_NAME)]],
                      Field(max_length=MAX_STEPS, description="Initial step titles, in order.")] | None = None,
 ) -> CallToolResult:
-    return await _answer(ctx, lambda mine: mine.create(name, description, steps), "created", changes_list=True)
+    return await _answer(ctx, lambda mine: mine.create(name, description, steps), _changed("created"),
+                         lists_change=True)
+
+
+@registry.tool(name="workflow_update", title="Rename or re-describe a workflow", read_only=False,
+               description="Give one of your workflows a new name, a new description, or both; its steps stay.")
+async def workflow_update(
+    ctx: Context, workflow_id: WorkflowId, name: Name | None = None, description: Description | None = None,
+) -> CallToolResult:
+    return await _answer(ctx, lambda mine: mine.update(workflow_id, name, description), _changed("updated"))
 
 
 @registry.tool(name="workflow_add_step", title="Add a step", read_only=False,
@@ -158,7 +205,7 @@ async def workflow_add_step(
     ctx: Context, workflow_id: WorkflowId, title: Name,
     position: Annotated[int | None, Field(ge=1, description="1-based; omit to append.")] = None,
 ) -> CallToolResult:
-    return await _answer(ctx, lambda mine: mine.add_step(workflow_id, title, position), "step added")
+    return await _answer(ctx, lambda mine: mine.add_step(workflow_id, title, position), _changed("step added"))
 
 
 @registry.tool(name="workflow_update_step", title="Update a step", read_only=False,
@@ -172,7 +219,14 @@ async def workflow_update_step(
     title: Annotated[str | None, Field(min_length=1, max_length=MAX_NAME)] = None,
 ) -> CallToolResult:
     return await _answer(ctx, lambda mine: mine.update_step(workflow_id, step_id, status, note, result, title),
-                         "step updated")
+                         _changed("step updated"))
+
+
+@registry.tool(name="workflow_remove_step", title="Remove a step", read_only=False, destructive=True,
+               description="Remove one step from one of your workflows; the others keep their ids and order, and the "
+               "removed id is never reused.")
+async def workflow_remove_step(ctx: Context, workflow_id: WorkflowId, step_id: StepId) -> CallToolResult:
+    return await _answer(ctx, lambda mine: mine.remove_step(workflow_id, step_id), _changed("step removed"))
 
 
 @registry.tool(name="workflow_reorder_steps", title="Reorder steps", read_only=False,
@@ -181,13 +235,11 @@ async def workflow_reorder_steps(
     ctx: Context, workflow_id: WorkflowId,
     step_ids: Annotated[list[str], Field(min_length=1, max_length=MAX_STEPS)],
 ) -> CallToolResult:
-    return await _answer(ctx, lambda mine: mine.reorder(workflow_id, step_ids), "steps reordered")
+    return await _answer(ctx, lambda mine: mine.reorder(workflow_id, step_ids), _changed("steps reordered"))
 
 
 @registry.tool(name="workflow_delete", title="Delete a workflow", read_only=False, destructive=True,
-               description="Delete one of your workflows and its steps.")
+               description="Delete one of your workflows and its steps. Answers what was deleted and links "
+               "workflow://workflows.")
 async def workflow_delete(ctx: Context, workflow_id: WorkflowId) -> CallToolResult:
-    def delete(mine: Workflows) -> None:
-        mine.delete(workflow_id)
-
-    return await _answer(ctx, delete, "deleted", changes_list=True, uri=status_uri(workflow_id))
+    return await _answer(ctx, lambda mine: mine.delete(workflow_id), _deleted, lists_change=True)

@@ -39,11 +39,15 @@ class Workflow:
     version: int = 1
     created_at: str = field(default_factory=now)
     updated_at: str = field(default_factory=now)
+    steps_issued: int = 0
+    """How many step ids were ever issued: a removed step's id is never given to another step, so a note or
+    an agent still holding it cannot silently point at the wrong one."""
 
     @classmethod
     def new(cls, owner: str, name: str, description: str, step_titles: list[str]) -> Workflow:
-        return cls(id=str(uuid.uuid4()), owner=owner, name=name, description=description,
-                   steps=[Step(id=f"s{index + 1}", title=title) for index, title in enumerate(step_titles)])
+        workflow = cls(id=str(uuid.uuid4()), owner=owner, name=name, description=description)
+        workflow.steps = [workflow.new_step(title) for title in step_titles]
+        return workflow
 
     @property
     def status(self) -> str:
@@ -64,9 +68,11 @@ class Workflow:
     def step(self, step_id: str) -> Step | None:
         return next((step for step in self.steps if step.id == step_id), None)
 
-    def next_step_id(self) -> str:
+    def new_step(self, title: str) -> Step:
+        """A pending step with an id never used in this workflow (not yet placed in `steps`)."""
         numbers = [int(step.id[1:]) for step in self.steps if step.id[1:].isdigit()]
-        return f"s{max(numbers, default=0) + 1}"
+        self.steps_issued = max([self.steps_issued, *numbers]) + 1  # stored before the count: its highest id
+        return Step(id=f"s{self.steps_issued}", title=title)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -78,7 +84,7 @@ class Workflow:
         return cls(**data)
 
     def view(self) -> dict[str, Any]:
-        """What callers see: everything but the owner digest, with the derived status and step counts."""
+        """What callers see: the owner digest and id bookkeeping left out, status and step counts derived."""
         counts = {status: sum(step.status == status for step in self.steps) for status in STEP_STATUSES}
         return {"id": self.id, "name": self.name, "description": self.description, "status": self.status,
                 "version": self.version, "created_at": self.created_at, "updated_at": self.updated_at,

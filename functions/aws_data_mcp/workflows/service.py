@@ -1,7 +1,8 @@
 """Workflow operations for one caller: ownership, limits, and versioned writes that never lose an update.
 
 Plain functions over a `WorkflowStore`: the tools and resources call them, and so do tests.
-Another caller's workflow is `not_found`, exactly like one that never existed.
+Another caller's workflow is `not_found`, exactly like one that never existed. Every store call goes
+through `GuardedStore`, so a failing store is one of the shared error codes wherever it is reached.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.workflows.failures import GuardedStore
 from aws_data_mcp.workflows.model import STEP_STATUSES, Step, Workflow, now
 from aws_data_mcp.workflows.store import WorkflowStore
 
@@ -42,6 +44,14 @@ def _text(value: object, field: str, limit: int, *, required: bool = False) -> s
     return text
 
 
+def _step(workflow: Workflow, step_id: str) -> Step:
+    step = workflow.step(step_id)
+    if step is None:
+        raise _invalid(f"step_id {str(step_id)[:40]!r} is not a step of this workflow",
+                       f"Steps: {', '.join(s.id for s in workflow.steps) or 'none'}.")
+    return step
+
+
 def _not_found(workflow_id: str) -> ResourceFailure:
     return ResourceFailure(ErrorCode.NOT_FOUND, f"No workflow {workflow_id[:80]!r}",
                            details=["workflow://workflows lists your workflows."])
@@ -51,7 +61,7 @@ class Workflows:
     """One caller's view of the store."""
 
     def __init__(self, store: WorkflowStore, owner: str) -> None:
-        self.store = store
+        self.store = GuardedStore(store)
         self.owner = owner
 
     def list(self) -> list[Workflow]:
@@ -97,9 +107,29 @@ class Workflows:
             index = len(workflow.steps) if position is None else position - 1
             if not 0 <= index <= len(workflow.steps):
                 raise _invalid(f"position must be from 1 to {len(workflow.steps) + 1}")
-            workflow.steps.insert(index, Step(id=workflow.next_step_id(), title=text))
+            workflow.steps.insert(index, workflow.new_step(text))
 
         return self.change(workflow_id, add)
+
+    def update(self, workflow_id: str, name: str | None = None, description: str | None = None) -> Workflow:
+        """Rename and/or re-describe; the steps stay as they are."""
+        if name is None and description is None:
+            raise _invalid("give a name, a description or both to change", "Steps change with the step tools.")
+        new_name = None if name is None else _text(name, "name", MAX_NAME, required=True)
+        new_description = None if description is None else _text(description, "description", MAX_DESCRIPTION)
+
+        def update(workflow: Workflow) -> None:
+            workflow.name = workflow.name if new_name is None else new_name
+            workflow.description = workflow.description if new_description is None else new_description
+
+        return self.change(workflow_id, update)
+
+    def remove_step(self, workflow_id: str, step_id: str) -> Workflow:
+        """The other steps keep their ids and order; the removed id is never issued again."""
+        def remove(workflow: Workflow) -> None:
+            workflow.steps.remove(_step(workflow, step_id))
+
+        return self.change(workflow_id, remove)
 
     def update_step(self, workflow_id: str, step_id: str, status: str | None = None, note: str | None = None,
                     result: str | None = None, title: str | None = None) -> Workflow:
@@ -110,10 +140,7 @@ class Workflows:
                   "title": None if title is None else _text(title, "title", MAX_NAME, required=True)}
 
         def update(workflow: Workflow) -> None:
-            step = workflow.step(step_id)
-            if step is None:
-                raise _invalid(f"no step {str(step_id)[:40]!r} in this workflow",
-                               f"Steps: {', '.join(s.id for s in workflow.steps) or 'none'}.")
+            step = _step(workflow, step_id)
             if status is not None:
                 step.status = status  # type: ignore[assignment]
             for name, value in fields.items():
@@ -133,9 +160,12 @@ class Workflows:
 
         return self.change(workflow_id, reorder)
 
-    def delete(self, workflow_id: str) -> None:
-        if not self.store.delete(self.owner, workflow_id):
+    def delete(self, workflow_id: str) -> Workflow:
+        """The workflow as it was when deleted, so the caller can be told what is gone."""
+        deleted = self.store.delete(self.owner, workflow_id)
+        if deleted is None:
             raise _not_found(workflow_id)
+        return deleted
 
 
 _stores: dict[tuple[str, str], WorkflowStore] = {}

@@ -2,7 +2,8 @@
 
 A connection per operation: SQLite connections are not shared between threads, and opening
 one is cheap next to the write it guards. Every replace is a conditional UPDATE on the
-version it read, so two processes sharing the file never lose a write.
+version it read, so two processes sharing the file never lose a write. Waiting for another
+writer's lock ends at the request's deadline (`aws.deadline_scope`), as a DynamoDB call does.
 """
 
 from __future__ import annotations
@@ -13,12 +14,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from aws_data_mcp.aws import remaining_seconds
 from aws_data_mcp.workflows.model import Workflow
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS workflows (
     owner TEXT NOT NULL, id TEXT NOT NULL, version INTEGER NOT NULL, updated_at TEXT NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (owner, id))"""
 BUSY_TIMEOUT_SECONDS = 30
+"""How long to wait for another writer outside a request (tests, other processes); a request waits no
+longer than its deadline."""
+
+
+def _busy_timeout() -> float:
+    left = remaining_seconds()
+    if left is not None and left <= 0:
+        raise TimeoutError("the request's deadline passed before the workflow store was reached")
+    return BUSY_TIMEOUT_SECONDS if left is None else min(left, BUSY_TIMEOUT_SECONDS)
 
 
 class SqliteStore:
@@ -32,11 +43,11 @@ class SqliteStore:
         with self._lock:
             if not self._ready:
                 Path(self.location).parent.mkdir(parents=True, exist_ok=True)
-                with sqlite3.connect(self.location, timeout=BUSY_TIMEOUT_SECONDS) as setup:
+                with sqlite3.connect(self.location, timeout=_busy_timeout()) as setup:
                     setup.execute("PRAGMA journal_mode=WAL")
                     setup.execute(_SCHEMA)
                 self._ready = True
-        connection = sqlite3.connect(self.location, timeout=BUSY_TIMEOUT_SECONDS)
+        connection = sqlite3.connect(self.location, timeout=_busy_timeout())
         try:
             with connection:  # one transaction: committed on success, rolled back on error
                 yield connection
@@ -66,6 +77,8 @@ class SqliteStore:
                  expected_version)).rowcount
         return changed == 1
 
-    def delete(self, owner: str, workflow_id: str) -> bool:
+    def delete(self, owner: str, workflow_id: str) -> Workflow | None:
         with self._connection() as db:
-            return db.execute("DELETE FROM workflows WHERE owner = ? AND id = ?", (owner, workflow_id)).rowcount == 1
+            row = db.execute("DELETE FROM workflows WHERE owner = ? AND id = ? RETURNING body",
+                             (owner, workflow_id)).fetchone()
+        return Workflow.from_json(row[0]) if row else None

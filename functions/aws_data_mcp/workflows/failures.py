@@ -1,0 +1,99 @@
+"""What a failing workflow store means to a caller, and what its operator needs to know (in the logs).
+
+The store is reached with the server's own credentials (the function role on Lambda, the user's own file
+locally), so nothing a caller does fixes a denied call, a missing table or an unopenable file: those are
+`internal`, the deployment's to mend, and the caller is told so without the role, the table, the account or
+AWS's own words (they name all three). A throttled or unavailable service, or a file locked by another
+writer, passes: `upstream_unavailable`, retryable. A call cut off by the request's deadline is `timeout`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConnectionClosedError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    ReadTimeoutError,
+)
+
+from aws_data_mcp.errors import DeadlineExceeded, ErrorCode, ResourceFailure
+from aws_data_mcp.observability import logger
+from aws_data_mcp.workflows.model import Workflow
+from aws_data_mcp.workflows.store import WorkflowStore
+
+T = TypeVar("T")
+STORE_ERRORS = (ClientError, BotoCoreError, sqlite3.Error, OSError)
+"""What the stores raise (OSError: a state directory that cannot be made; TimeoutError: a deadline)."""
+MISCONFIGURED = "The server's workflow store is misconfigured"
+_PASSING_CODES = frozenset(
+    {"ProvisionedThroughputExceededException", "ThrottlingException", "Throttling", "RequestLimitExceeded",
+     "InternalServerError", "InternalFailure", "ServiceUnavailable", "ServiceUnavailableException"}
+)
+
+
+def _timed_out(exc: BaseException) -> bool:
+    return isinstance(exc, TimeoutError | ConnectTimeoutError | ReadTimeoutError | DeadlineExceeded)
+
+
+def _passing(exc: BaseException) -> bool:
+    """A failure that retrying shortly can cure: throttling, a 5xx, a dropped connection, a locked file."""
+    if isinstance(exc, ClientError):
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+        return exc.response.get("Error", {}).get("Code") in _PASSING_CODES or status >= 500
+    if isinstance(exc, sqlite3.OperationalError):
+        return any(word in str(exc) for word in ("locked", "busy"))
+    return isinstance(exc, EndpointConnectionError | ConnectionClosedError)
+
+
+def store_failure(exc: BaseException, operation: str) -> ResourceFailure:
+    """`exc`, raised by the store's `operation`, in the shared vocabulary; its detail goes to the log only."""
+    if _timed_out(exc):
+        logger.warning(f"workflow store {operation} ran out of time: {type(exc).__name__}")
+        return ResourceFailure(ErrorCode.TIMEOUT, "The workflow store did not answer in time",
+                               details=["Retry; if a change was being written, its status URI shows whether it "
+                                        "landed."])
+    if _passing(exc):
+        logger.warning(f"workflow store {operation} failed, retryable: {type(exc).__name__}: {exc}")
+        return ResourceFailure(ErrorCode.UPSTREAM_UNAVAILABLE, "The workflow store is busy or unavailable",
+                               details=["Retry in a few seconds."])
+    logger.error(f"workflow store {operation} failed, misconfigured: {type(exc).__name__}: {exc}")
+    return ResourceFailure(ErrorCode.INTERNAL, f"{MISCONFIGURED}: a deployment problem for its operator, not "
+                           "something your credentials can fix",
+                           details=["The server's logs name the failing call; config://server shows which store "
+                                    "this server uses.", "Retrying will not help until the operator has fixed it."])
+
+
+class GuardedStore:
+    """A store whose every failure is a `ResourceFailure`: the one place store errors are mapped, so tools,
+    reads and completion all answer them alike."""
+
+    def __init__(self, store: WorkflowStore) -> None:
+        self.store = store
+        self.location = store.location
+
+    def _call(self, method: Callable[..., T], *args: Any) -> T:
+        try:
+            return method(*args)
+        except STORE_ERRORS as exc:
+            raise store_failure(exc, method.__name__) from exc
+
+    def get(self, owner: str, workflow_id: str) -> Workflow | None:
+        return self._call(self.store.get, owner, workflow_id)
+
+    def list(self, owner: str) -> list[Workflow]:
+        return self._call(self.store.list, owner)
+
+    def create(self, workflow: Workflow) -> None:
+        self._call(self.store.create, workflow)
+
+    def replace(self, workflow: Workflow, expected_version: int) -> bool:
+        return self._call(self.store.replace, workflow, expected_version)
+
+    def delete(self, owner: str, workflow_id: str) -> Workflow | None:
+        return self._call(self.store.delete, owner, workflow_id)

@@ -1,0 +1,130 @@
+"""Live updates where the transport can carry them, advertised exactly where they are served.
+
+stdio (one session per process) serves them on both revisions: `resources/subscribe` then
+`notifications/resources/updated` for 2025-11-25, `subscriptions/listen` for 2026-07-28, and list-changed on
+create and delete. HTTP (local and Lambda) serves 2025-11-25 statelessly, so no session could receive them; it
+advertises none on either revision, so `initialize` and `server/discover` say the same on every transport.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp_types import ResourceListChangedNotification, ResourceUpdatedNotification
+from workflow_support import Heard, stdio_server
+
+from conftest import REVISION_2025, REVISION_2026, body_json, http_api_event, modern, rpc
+
+INITIALIZE = rpc("initialize", {"protocolVersion": REVISION_2025, "capabilities": {},
+                                "clientInfo": {"name": "pytest", "version": "1"}})
+NOT_STREAMED = {"resources": {"subscribe": False, "listChanged": False}, "tools": {"listChanged": False}}
+STREAMED = {"resources": {"subscribe": True, "listChanged": True}, "tools": {"listChanged": False}}
+
+
+def post_http(url: str, body: dict[str, Any], revision: str) -> dict[str, Any]:
+    headers = {"accept": "application/json, text/event-stream", "mcp-protocol-version": revision}
+    if revision == REVISION_2026:
+        headers["mcp-method"] = body["method"]
+    return httpx2.post(url, json=body, headers=headers, timeout=10).json()  # type: ignore[no-any-return]
+
+
+@pytest.fixture(params=["lambda", "local-http"])
+def post(request: pytest.FixtureRequest) -> Callable[[dict[str, Any], str], dict[str, Any]]:
+    if request.param == "lambda":
+        handler = request.getfixturevalue("lambda_handler")
+        return lambda body, revision: body_json(handler(http_api_event(body, revision=revision)))
+    url = request.getfixturevalue("http_server").url
+    return lambda body, revision: post_http(url, body, revision)
+
+
+def subscription_flags(capabilities: dict[str, Any]) -> dict[str, Any]:
+    return {"resources": capabilities["resources"], "tools": capabilities["tools"]}
+
+
+def test_http_advertises_the_same_on_initialize_and_discover_and_no_live_updates(post: Any) -> None:
+    legacy = post(INITIALIZE, REVISION_2025)["result"]["capabilities"]
+    current = post(modern("server/discover", {}), REVISION_2026)["result"]["capabilities"]
+    assert legacy == current
+    assert subscription_flags(legacy) == NOT_STREAMED
+
+
+def test_http_serves_no_subscription_method_on_either_revision(post: Any) -> None:
+    subscribe = post(rpc("resources/subscribe", {"uri": "workflow://workflows"}, 3), REVISION_2025)
+    unsubscribe = post(rpc("resources/unsubscribe", {"uri": "workflow://workflows"}, 4), REVISION_2025)
+    listen = post(modern("subscriptions/listen", {"notifications": {"resourcesListChanged": True}}, 5), REVISION_2026)
+    assert [answer["error"]["code"] for answer in (subscribe, unsubscribe, listen)] == [-32601] * 3
+
+
+@pytest.mark.anyio
+async def test_stdio_advertises_live_updates_the_same_on_both_revisions(tmp_path: Path) -> None:
+    advertised, revisions = [], []
+    for mode in ("legacy", "auto"):  # auto: server/discover, and the newest revision both sides speak
+        async with Client(stdio_server(tmp_path / "caps.sqlite3"), mode=mode) as client:
+            advertised.append(client.server_capabilities.model_dump(by_alias=True, exclude_none=True))
+            revisions.append(client.protocol_version)
+    assert revisions == [REVISION_2025, REVISION_2026]
+    assert advertised[0] == advertised[1]
+    assert subscription_flags(advertised[0]) == STREAMED
+
+
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore:resources/(un)?subscribe is removed")  # it is, as of 2026-07-28: tested here
+async def test_a_subscribed_2025_client_on_stdio_hears_of_every_change_within_a_second(tmp_path: Path) -> None:
+    heard = Heard()
+    async with Client(stdio_server(tmp_path / "legacy.sqlite3"), mode="legacy", message_handler=heard) as client:
+        created = await client.call_tool("workflow_create", {"name": "Watched", "steps": ["a"]})
+        await heard.next("notifications/resources/list_changed")
+        workflow_id = created.structured_content["workflow"]["id"]
+        uri = f"workflow://workflows/{workflow_id}/status"
+        await client.subscribe_resource(uri)
+        started = anyio.current_time()
+        await client.call_tool("workflow_update_step", {"workflow_id": workflow_id, "step_id": "s1",
+                                                        "status": "in_progress"})
+        updated = await heard.next("notifications/resources/updated")
+        assert anyio.current_time() - started < 1.0
+        assert isinstance(updated, ResourceUpdatedNotification) and updated.params.uri == uri
+        with pytest.raises(MCPError) as unknown:
+            await client.subscribe_resource("nope://nothing")
+        assert unknown.value.error.data["error"] == "invalid_uri"
+        await client.subscribe_resource("workflow://workflows")  # the list: every entry carries its status
+        await client.unsubscribe_resource(uri)
+        await client.call_tool("workflow_update_step", {"workflow_id": workflow_id, "step_id": "s1",
+                                                        "status": "failed"})
+        listed = await heard.next("notifications/resources/updated")
+        assert isinstance(listed, ResourceUpdatedNotification) and listed.params.uri == "workflow://workflows"
+        await client.unsubscribe_resource("workflow://workflows")
+        await client.call_tool("workflow_update_step", {"workflow_id": workflow_id, "step_id": "s1",
+                                                        "status": "completed"})
+        assert await heard.nothing("notifications/resources/updated", within=0.3)
+        await client.call_tool("workflow_delete", {"workflow_id": workflow_id})
+        changed = await heard.next("notifications/resources/list_changed")
+    assert isinstance(changed, ResourceListChangedNotification)
+
+
+@pytest.mark.anyio
+async def test_a_listening_2026_client_on_stdio_hears_of_every_change_within_a_second(tmp_path: Path) -> None:
+    async with Client(stdio_server(tmp_path / "modern.sqlite3"), mode="2026-07-28") as client:
+        created = await client.call_tool("workflow_create", {"name": "Watched", "steps": ["a"]})
+        workflow_id = created.structured_content["workflow"]["id"]
+        uri = f"workflow://workflows/{workflow_id}/status"
+        async with client.listen(resource_subscriptions=[uri], resources_list_changed=True) as events:
+            started = anyio.current_time()
+            await client.call_tool("workflow_update_step", {"workflow_id": workflow_id, "step_id": "s1",
+                                                            "status": "in_progress"})
+            with anyio.fail_after(1.0):
+                updated = await events.__anext__()
+            assert anyio.current_time() - started < 1.0
+            assert getattr(updated, "uri", None) == uri
+            other = await client.call_tool("workflow_create", {"name": "Another"})
+            with anyio.fail_after(1.0):
+                assert type(await events.__anext__()).__name__ == "ResourcesListChanged"
+            await client.call_tool("workflow_delete", {"workflow_id": other.structured_content["workflow"]["id"]})
+            with anyio.fail_after(1.0):
+                assert type(await events.__anext__()).__name__ == "ResourcesListChanged"
