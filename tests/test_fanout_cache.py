@@ -10,11 +10,12 @@ from typing import Any
 import anyio
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 
 from aws_data_mcp.aws import client, deadline_scope
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.fanout import fan_out
+from aws_data_mcp.fanout import Call, Outcome, fan_out
 from aws_data_mcp.identity import Caller, local_chain, resolve_caller
 from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.registry import Registry, ResourceRequest
@@ -57,6 +58,37 @@ def test_fan_out_reports_items_still_running_at_the_deadline_as_timeout() -> Non
     assert time.monotonic() - started < 1.0
     assert outcomes[0].value == 0.01
     assert outcomes[1].error is not None and outcomes[1].error.code is ErrorCode.TIMEOUT
+
+
+def test_nothing_starts_once_the_deadline_has_passed() -> None:
+    started: list[int] = []
+    with deadline_scope(time.monotonic() - 0.01):
+        outcomes = fan_out(started.append, [1, 2, 3], action="iam:GetRole", width=4)
+    assert started == [] and {o.error.code for o in outcomes if o.error} == {ErrorCode.TIMEOUT}
+
+
+def test_a_nested_fan_out_answers_its_partial_result_in_time_to_be_heard() -> None:
+    """A worker's own deadline comes a little before the wait for it ends: the section that fans out again
+    (OIDC providers inside admin://config/sso) answers with its own timeouts instead of being one."""
+    def section(_: str) -> list[Outcome[float, float]]:
+        return fan_out(lambda delay: time.sleep(delay) or delay, [0.01, 3.0], action="iam:GetOpenIDConnectProvider",
+                       width=2)
+
+    with deadline_scope(time.monotonic() + 0.5):
+        (outer,) = fan_out(section, ["oidc"], action="iam:ListOpenIDConnectProviders", width=2)
+    assert outer.ok and outer.value is not None
+    fast, slow = outer.value
+    assert fast.value == 0.01 and slow.error is not None and slow.error.code is ErrorCode.TIMEOUT
+
+
+def test_calls_of_different_operations_each_name_their_own_action() -> None:
+    def denied() -> None:
+        raise ClientError({"Error": {"Code": "AccessDenied", "Message": "no"}}, "SimulatePrincipalPolicy")
+
+    outcomes = fan_out(Call.run, [Call("s3:GetBucketLocation", lambda: "us-east-1"),
+                                  Call("iam:SimulatePrincipalPolicy", denied)], action=Call.action_of, width=2)
+    assert outcomes[0].value == "us-east-1"
+    assert outcomes[1].error is not None and outcomes[1].error.action == "iam:SimulatePrincipalPolicy"
 
 
 def test_an_unexpected_error_in_one_item_is_internal_for_that_item_only() -> None:

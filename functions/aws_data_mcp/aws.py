@@ -1,5 +1,5 @@
 """boto3 clients for a caller's session: botocore's standard retry mode, bounded timeouts, and the
-request's deadline enforced on every attempt."""
+request's deadline enforced on every attempt (none starts after it; each one's read timeout shrinks to it)."""
 
 from __future__ import annotations
 
@@ -33,17 +33,42 @@ def deadline_scope(deadline: float) -> Iterator[None]:
         _deadline.reset(token)
 
 
+def current_deadline() -> float | None:
+    """The current request's deadline (a `time.monotonic()` value); None outside a request."""
+    return _deadline.get()
+
+
 def remaining_seconds() -> float | None:
     """Seconds left before the current request's deadline; None outside a request."""
     deadline = _deadline.get()
     return None if deadline is None else max(deadline - time.monotonic(), 0.0)
 
 
-def _refuse_after_deadline(**_: Any) -> None:
-    """`before-send` runs before every attempt, retries included: none starts once the deadline has passed."""
+def _bound_by_deadline(request: Any, **_: Any) -> None:
+    """`before-send`, before every attempt (retries included): none starts once the deadline has passed, and
+    the attempt's read timeout is cut to the time left, so a slow endpoint answers `timeout` at the deadline
+    instead of holding a worker and a pooled connection for the full per-call timeout.
+
+    botocore (1.44 on) reads a per-request `read_timeout` from the request context and passes it to urllib3 for
+    that request only; an older botocore ignores it and an attempt keeps the configured timeout (the fan-out
+    still answers at the deadline). The connect timeout stays the client's: botocore sets it per pool.
+    """
     left = remaining_seconds()
-    if left is not None and left <= 0:
+    if left is None:
+        return
+    if left <= 0:
         raise DeadlineExceeded()
+    configured = request.context.get("client_config")
+    ceiling = getattr(configured, "read_timeout", None) or left
+    request.context["read_timeout"] = min(ceiling, left)
+
+
+def _no_retry_after_deadline(**_: Any) -> bool | None:
+    """`needs-retry`, ahead of the standard retry handler: once the deadline has passed (a read timed out at
+    it), the call ends now with what it got, instead of sleeping a backoff only to be refused. `False` is
+    botocore's "do not retry"; None leaves the decision to the standard mode."""
+    left = remaining_seconds()
+    return False if left is not None and left <= 0 else None
 
 
 def client_config(settings: Settings) -> Config:
@@ -70,6 +95,9 @@ def client(session: boto3.Session, service: str, settings: Settings, region: str
         found = per_session.get((service, region))
         if found is None:
             found = session.client(service, region_name=region, config=client_config(settings))
-            found.meta.events.register("before-send", _refuse_after_deadline)
+            found.meta.events.register("before-send", _bound_by_deadline)
+            # The standard handler is registered on `needs-retry.<service>`: first there is first of all.
+            found.meta.events.register_first(f"needs-retry.{found.meta.service_model.service_id.hyphenize()}",
+                                             _no_retry_after_deadline)
             per_session[(service, region)] = found
         return found

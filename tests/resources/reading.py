@@ -1,16 +1,23 @@
-"""What the resource tests share: one URI read through every path a client can take, and a clean moto."""
+"""What the resource tests share: one URI read through every path a client can take, one read through a fresh
+reader (timed against its calls made one after another), and a clean moto."""
 
 from __future__ import annotations
 
 import json
 import os
+import time
 import urllib.request
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 from mcp import Client
 
-from conftest import REVISION_2026, body_json, http_api_event, modern, rpc
+from aws_data_mcp.config import Settings
+from aws_data_mcp.identity import Caller, resolve_caller
+from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.resources import registry
+from conftest import REVISION_2026, AwsFaults, body_json, http_api_event, modern, rpc
 
 
 def reset_moto() -> None:
@@ -41,3 +48,27 @@ async def read_everywhere(server_url: str, handler: Callable[[dict[str, Any]], d
     return json.loads(texts[0])
 
 
+
+
+def direct_read(uri: str, settings: Settings | None = None, caller: Callable[[], Caller] | None = None) -> Any:
+    """One read through a fresh reader (nothing cached by another test), as the local caller unless `caller`."""
+    settings = settings or Settings(mode="local")
+    reader = ResourceReader(registry, settings)
+    reading = anyio.run(reader.read, uri, caller or (lambda: resolve_caller(None, settings)))
+    return json.loads(reading.text)
+
+
+def timed_read(uri: str, aws_faults: AwsFaults, delay: float, service: str = "athena",
+               settings: Settings | None = None) -> float:
+    """Seconds one read takes with `delay` added to every call of `service` ("glue", or one operation such as
+    "iam.GetAccessKeyLastUsed"), its clients and caller already warm; asserts it is well under the same calls
+    made one after another."""
+    aws_faults.delay(service, delay)
+    direct_read(uri, settings)  # builds the clients and resolves the caller
+    aws_faults.calls.clear()
+    started = time.monotonic()
+    direct_read(uri, settings)
+    elapsed = time.monotonic() - started
+    sequential = aws_faults.total(service) * delay
+    assert elapsed < sequential / 2, (uri, elapsed, dict(aws_faults.calls))
+    return elapsed

@@ -13,7 +13,7 @@ import json
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -25,8 +25,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import ResourceTemplateReference
-from moto.athena.models import athena_backends
-from reading import read_everywhere, reset_moto
+from moto.athena.models import Execution, athena_backends
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo import account as demo_account
@@ -36,6 +35,8 @@ from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
 from conftest import REVISION_2026, AwsFaults, ServerThread, body_json, free_port, http_api_event, modern
+
+from .reading import direct_read, read_everywhere, reset_moto, timed_read
 
 pytestmark = pytest.mark.anyio
 
@@ -237,32 +238,10 @@ def server(estate: Estate) -> Iterator[ServerThread]:
         yield thread
 
 
-def direct_read(uri: str, settings: Settings | None = None, caller: Callable[[], Caller] | None = None) -> Any:
-    """One read through a fresh reader (nothing cached by another test), as the local caller."""
-    settings = settings or Settings(mode="local")
-    reader = ResourceReader(registry, settings)
-    reading = anyio.run(reader.read, uri, caller or (lambda: resolve_caller(None, settings)))
-    return json.loads(reading.text)
-
-
 def read_failure(uri: str, settings: Settings | None = None) -> ResourceFailure:
     with pytest.raises(ResourceFailure) as raised:
         direct_read(uri, settings)
     return raised.value
-
-
-def timed_read(uri: str, aws_faults: AwsFaults, delay: float, service: str = "athena") -> float:
-    """Seconds one read takes with `delay` added to every call of `service`, its clients and caller already warm;
-    asserts it is well under the same calls made one after another."""
-    aws_faults.delay(service, delay)
-    direct_read(uri)  # builds the clients and resolves the caller
-    aws_faults.calls.clear()
-    started = time.monotonic()
-    direct_read(uri)
-    elapsed = time.monotonic() - started
-    sequential = aws_faults.total(f"{service}.") * delay
-    assert elapsed < sequential / 2, (uri, elapsed, dict(aws_faults.calls))
-    return elapsed
 
 
 async def read_json(client: Client, uri: str) -> dict[str, Any]:
@@ -379,14 +358,48 @@ def test_history_reads_only_as_far_as_the_limit(estate: Estate, aws_faults: AwsF
                                                                   // 50)
 
 
-def test_history_of_200_in_three_waves_follows_the_busy_workgroup_as_deep_as_needed(
+def test_history_of_200_follows_only_the_busy_workgroup_deeper_and_only_as_far_as_needed(
         estate: Estate, aws_faults: AwsFaults) -> None:
     timed_read("athena://query/history?limit=200", aws_faults, 0.05)
-    assert aws_faults.calls["athena.ListQueryExecutions"] == 44 + 3  # the busy one: 120 ids, 50 a page
-    assert aws_faults.calls["athena.BatchGetQueryExecution"] == 6  # 300 ids, 50 a call
+    # Round one: every workgroup's newest page (230 ids, 5 BatchGet calls). Only the busy one's oldest listed
+    # execution is still among the newest 200 (50 are at least as new): it may add 150 more, and has 70.
+    assert aws_faults.calls["athena.ListQueryExecutions"] == 45 + 2
+    assert aws_faults.calls["athena.BatchGetQueryExecution"] == 5 + 2
     result = direct_read("athena://query/history?limit=200")
     assert result["page"]["total"] == 200
     assert [e["id"] for e in result["executions"]] == estate.ids[:result["page"]["returned"]]
+
+
+@pytest.fixture
+def deep_history(estate: Estate) -> Iterator[list[str]]:
+    """100 more executions in every workgroup (4,500), older than the estate's and interleaved across
+    workgroups, added to moto's backend directly; every execution id, newest first."""
+    backend = athena_backends[ACCOUNT][REGION]
+    now, added = datetime.now(UTC), []
+    for offset, name in enumerate(WORKGROUPS):
+        for age in range(100):
+            execution = Execution("SELECT 1", {"Database": SHOWCASE}, {"OutputLocation": f"s3://{RESULTS}/"},
+                                  backend.work_groups[name], None)
+            execution.status, execution._transitions = "SUCCEEDED", [("SUCCEEDED", "SUCCEEDED")]
+            execution.start_time = (now - timedelta(minutes=300 + age * len(WORKGROUPS) + offset)).timestamp()
+            backend.executions[execution.id] = execution
+            added.append(execution.id)
+    try:
+        yield [e.id for e in sorted(backend.executions.values(), key=lambda e: e.start_time, reverse=True)]
+    finally:
+        for execution_id in added:
+            del backend.executions[execution_id]
+
+
+def test_history_of_500_over_45_deep_workgroups_describes_little_more_than_it_answers(
+        deep_history: list[str], aws_faults: AwsFaults) -> None:
+    """Listing every workgroup 500 deep would describe all 4,800 executions (96 BatchGet calls, 137 list pages).
+    Round one describes each workgroup's newest 50; only the busy one can hold more of the newest 500."""
+    result = direct_read("athena://query/history?limit=500", Settings(mode="local", response_char_budget=10**7))
+    assert [e["id"] for e in result["executions"]] == deep_history[:500]
+    # Round two: the busy workgroup (50 of the newest 500 listed) may add 450 and has 170: 4 pages, 4 calls.
+    assert aws_faults.calls["athena.ListQueryExecutions"] == 45 + 4
+    assert aws_faults.calls["athena.BatchGetQueryExecution"] == 45 + 4
 
 
 def test_history_keeps_a_denied_workgroup_as_an_error_beside_the_rest(estate: Estate, aws_faults: AwsFaults) -> None:

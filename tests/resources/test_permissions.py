@@ -1,26 +1,49 @@
-"""permissions:// and tabulator:// on an account with 120 buckets in two regions and Glue tables spread over them."""
+"""permissions:// and tabulator:// on an account with 120 buckets in two regions (listed 50 a page), some with a
+bucket policy, Glue tables spread over them and over another account's bucket, and a workgroup writing its
+results to another account's bucket."""
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import boto3
 import pytest
-from reading import read_everywhere, reset_moto
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.identity import Caller, resolve_caller
+from aws_data_mcp.identity import Caller, local_chain, resolve_caller
 from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
 from aws_data_mcp.resources.permissions import simulation_principal
+from conftest import AwsFaults
 
-pytestmark = pytest.mark.anyio
+from .reading import read_everywhere, reset_moto
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("small_pages")]
+ACCOUNT = "123456789012"
 BUCKETS = [f"lake-{index:03d}" for index in range(120)]
 EU = {name for index, name in enumerate(BUCKETS) if index % 4 == 0}
 MUTATING_PREFIXES = ("Put", "Delete", "Create", "Copy", "Restore", "Upload", "Abort", "Complete")
+WRITER_POLICY = {"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Action": "s3:PutObject", "Resource": ["arn:aws:s3:::lake-000/*", "arn:aws:s3:::lake-006/*"]},
+    {"Effect": "Deny", "Action": "s3:PutObject", "Resource": "arn:aws:s3:::lake-003/*"}]}
+"""The identity policy of the `writer` user and the `Writer` role."""
+WRITER = f"arn:aws:iam::{ACCOUNT}:user/writer"
+
+
+def _bucket_policy(effect: str, principal: str, bucket: str) -> str:
+    return json.dumps({"Version": "2012-10-17", "Statement": [{
+        "Effect": effect, "Principal": {"AWS": principal}, "Action": "s3:PutObject",
+        "Resource": f"arn:aws:s3:::{bucket}/*"}]})
+
+
+BUCKET_POLICIES = {"lake-001": ("Allow", WRITER), "lake-002": ("Allow", WRITER),
+                   "lake-004": ("Allow", f"arn:aws:iam::{ACCOUNT}:user/someone-else"), "lake-006": ("Deny", WRITER)}
+"""lake-001 grants the writer what its identity policy does not; lake-002 too, but the tests deny reading it;
+lake-004 grants someone else; lake-006 denies what the identity policy allows."""
 
 
 @pytest.fixture(scope="module")
@@ -34,16 +57,43 @@ def account() -> Iterator[None]:
         s3.create_bucket(Bucket=name, **config)
         if not name.endswith("7"):  # some empty buckets: read cannot be established there
             s3.put_object(Bucket=name, Key="data/part-0.parquet", Body=b"PAR1")
-    glue, athena = session.client("glue"), session.client("athena")
+        if name in BUCKET_POLICIES:
+            s3.put_bucket_policy(Bucket=name, Policy=_bucket_policy(*BUCKET_POLICIES[name], name))
+    glue, athena, iam = session.client("glue"), session.client("athena"), session.client("iam")
     glue.create_database(DatabaseInput={"Name": "lake"})
     for index in range(30):
         glue.create_table(DatabaseName="lake", TableInput={"Name": f"t{index}", "StorageDescriptor": {
             "Location": f"s3://{BUCKETS[index % 10]}/t{index}/"}})
     glue.create_table(DatabaseName="lake", TableInput={"Name": "view_only", "TableType": "VIRTUAL_VIEW"})
+    glue.create_table(DatabaseName="lake", TableInput={"Name": "shared", "StorageDescriptor": {
+        "Location": "s3://partner-lake/shared/"}})  # another account's bucket
     athena.create_work_group(Name="reports", Configuration={
         "ResultConfiguration": {"OutputLocation": "s3://lake-001/athena/"}})
+    athena.create_work_group(Name="partner", Configuration={
+        "ResultConfiguration": {"OutputLocation": "s3://partner-results/athena/"}})
+    iam.create_user(UserName="writer")
+    iam.put_user_policy(UserName="writer", PolicyName="write", PolicyDocument=json.dumps(WRITER_POLICY))
+    iam.create_role(RoleName="Writer", AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"}, "Action": "sts:AssumeRole"}]}))
+    iam.put_role_policy(RoleName="Writer", PolicyName="write", PolicyDocument=json.dumps(WRITER_POLICY))
     yield
     reset_moto()
+
+
+def writer(kind: str) -> tuple[Caller, AwsFaults]:
+    """The `writer` IAM user, or a session of the `Writer` role, as a caller; with faults in its own session."""
+    if kind == "user":
+        key = boto3.client("iam", region_name="us-east-1").create_access_key(UserName="writer")["AccessKey"]
+        credentials = {"aws_access_key_id": key["AccessKeyId"], "aws_secret_access_key": key["SecretAccessKey"]}
+    else:
+        assumed = boto3.client("sts", region_name="us-east-1").assume_role(
+            RoleArn=f"arn:aws:iam::{ACCOUNT}:role/Writer", RoleSessionName="alice")["Credentials"]
+        credentials = {"aws_access_key_id": assumed["AccessKeyId"], "aws_secret_access_key": assumed["SecretAccessKey"],
+                       "aws_session_token": assumed["SessionToken"]}
+    session = boto3.Session(region_name="us-east-1", **credentials)
+    faults = AwsFaults(session)
+    arn = session.client("sts").get_caller_identity()["Arn"]
+    return Caller("local", session, "us-east-1", principal_arn=arn, account=ACCOUNT), faults
 
 
 def read(uri: str, settings: Settings | None = None, caller: Any = None) -> Any:
@@ -70,14 +120,18 @@ def test_every_bucket_checked_in_its_own_region_without_modifying_anything(aws_f
     buckets = {b["bucket"]: b for b in all_buckets("permissions://discover")}
     assert len(buckets) == 120
     assert {name for name, b in buckets.items() if b["region"] == "eu-west-1"} == EU
-    assert buckets["lake-001"] | {"level": "read", "evidence": {"location": "ok", "list": "ok", "read": "ok",
-                                                                "simulate_write": "unavailable"}} == buckets["lake-001"]
+    assert buckets["lake-001"] | {"level": "read", "evidence": {
+        "location": "ok", "list": "ok", "read": "ok", "bucket_policy": "not_checked", "simulate_write": "unavailable",
+        "simulated_with_bucket_policy": False}} == buckets["lake-001"]
     empty = buckets["lake-007"]
     assert empty["level"] == "list" and empty["evidence"]["read"] == "not_checked" and "note" in empty
-    # moto cannot simulate policies for the suite's root-like caller: write is unknown, never guessed.
+    # moto cannot simulate policies for the suite's root-like caller: write is unknown, never guessed, and its
+    # bucket policies are not read (the simulator could not weigh them).
     assert {b["write"] for b in buckets.values()} == {"unknown"}
+    assert {b["evidence"]["bucket_policy"] for b in buckets.values()} == {"not_checked"}
     operations = {name.split(".")[1] for name in aws_faults.calls if name.startswith("s3.")}
     assert operations == {"ListBuckets", "GetBucketLocation", "ListObjectsV2", "HeadObject"}
+    assert aws_faults.calls["s3.ListBuckets"] == 3  # 50 a page
     assert not any(op.startswith(MUTATING_PREFIXES) for name in aws_faults.calls for op in [name.split(".")[1]])
 
 
@@ -119,7 +173,7 @@ def test_the_simulated_principal_is_the_callers_iam_identity() -> None:
 @pytest.mark.usefixtures("account")
 async def test_table_buckets_group_tables_by_bucket(http_server: Any, local_lambda_handler: Any) -> None:
     result = await read_everywhere(http_server.url, local_lambda_handler, "tabulator://buckets")
-    assert result["page"]["total"] == 10 and result["tables_without_s3_location"] == 1
+    assert result["page"]["total"] == 11 and result["tables_without_s3_location"] == 1  # 10 lakes, partner-lake
     first = result["buckets"][0]
     assert first == {"bucket": "lake-000", "table_count": 3,
                      "databases": [{"database": "lake", "tables": ["t0", "t10", "t20"]}]}
@@ -149,3 +203,92 @@ def test_a_denied_list_buckets_is_access_denied_naming_the_action(aws_faults: An
         read("permissions://discover")
     payload = raised.value.payload()  # type: ignore[attr-defined]
     assert payload["error"] == "access_denied" and payload["action"] == "s3:ListAllMyBuckets"
+
+
+# --------------------------------------------------------------------------- write access and bucket policies
+
+WIDE = Settings(mode="local", response_char_budget=1_000_000)
+
+
+def write_verdicts(caller: Caller) -> dict[str, dict[str, Any]]:
+    buckets = read("permissions://discover", WIDE, lambda: caller)["buckets"]
+    return {b["bucket"]: {"write": b["write"], "policy": b["evidence"]["bucket_policy"],
+                          "simulated": b["evidence"]["simulate_write"],
+                          "weighed": b["evidence"]["simulated_with_bucket_policy"], "level": b["level"],
+                          "note": b.get("write_note"), "errors": [e["action"] for e in b["errors"]]}
+            for b in buckets}
+
+
+def verdict(write: str, policy: str, simulated: str, weighed: bool) -> dict[str, Any]:
+    return {"write": write, "policy": policy, "simulated": simulated, "weighed": weighed}
+
+
+@pytest.mark.usefixtures("account", "resource_policies")
+def test_a_bucket_policy_read_by_the_caller_is_weighed_before_write_is_denied() -> None:
+    caller, faults = writer("user")
+    faults.fail("s3.GetBucketPolicy", "AccessDenied", status=403, when=lambda r: "lake-002" in r.url)
+    found = write_verdicts(caller)
+    assert found["lake-000"] | verdict("allowed", "none", "allowed", False) | {"level": "write"} == found["lake-000"]
+    assert found["lake-001"] | verdict("allowed", "ok", "allowed", True) == found["lake-001"]  # the policy grants it
+    assert found["lake-003"] | verdict("denied", "not_checked", "explicit_deny", False) == found["lake-003"]
+    assert found["lake-004"] | verdict("denied", "ok", "implicit_deny", True) == found["lake-004"]  # grants another
+    assert found["lake-005"] | verdict("denied", "none", "implicit_deny", False) == found["lake-005"]  # no policy
+    assert found["lake-006"] | verdict("denied", "ok", "explicit_deny", True) == found["lake-006"]  # the policy denies
+    unread = found["lake-002"]  # its policy would grant it, but cannot be read: not "denied"
+    assert unread | verdict("unknown", "denied", "implicit_deny", False) | {"errors": ["s3:GetBucketPolicy"]} == unread
+    assert "s3:GetBucketPolicy denied" in unread["note"] and "may grant it" in unread["note"]
+    assert [name for name, b in found.items() if b["note"]] == ["lake-002"]
+    assert faults.calls["s3.GetBucketPolicy"] == 119  # not where the identity policy already denies (lake-003)
+    assert faults.calls["iam.SimulatePrincipalPolicy"] == 3 + 3  # 50 buckets a call; one per policy weighed
+
+
+@pytest.mark.usefixtures("account", "resource_policies")
+def test_for_a_role_the_simulator_cannot_weigh_a_bucket_policy_so_it_is_unknown_not_denied() -> None:
+    caller, faults = writer("role")
+    assert simulation_principal(caller) == f"arn:aws:iam::{ACCOUNT}:role/Writer"
+    found = write_verdicts(caller)
+    assert found["lake-000"] | verdict("allowed", "none", "allowed", False) == found["lake-000"]
+    assert found["lake-005"] | verdict("denied", "none", "implicit_deny", False) == found["lake-005"]
+    granted = found["lake-001"]
+    assert granted | verdict("unknown", "ok", "implicit_deny", False) == granted
+    assert "only for an IAM user" in granted["note"]
+    denying = found["lake-006"]  # allowed by its identity policy; the Deny in the bucket policy is not seen
+    assert denying | verdict("allowed", "ok", "allowed", False) == denying and "not seen" in denying["note"]
+    assert faults.calls["iam.SimulatePrincipalPolicy"] == 3  # IAM takes a ResourcePolicy only for a user
+
+
+# --------------------------------------------------------------------------- recommendations
+
+@pytest.mark.usefixtures("account")
+async def test_recommendations_through_every_path(http_server: Any, local_lambda_handler: Any) -> None:
+    advice = await read_everywhere(http_server.url, local_lambda_handler, "permissions://recommendations")
+    assert advice["count"] == advice["page"]["total"] > 0
+    assert all(r["missing_action"] and r["resource_arn"].startswith("arn:aws:") for r in advice["recommendations"])
+
+
+@pytest.mark.usefixtures("account")
+def test_recommendations_claim_nothing_of_buckets_that_could_not_be_checked_or_are_empty() -> None:
+    advice = read("permissions://recommendations", WIDE)["recommendations"]
+    by_arn = {r["resource_arn"]: r for r in advice}
+    results = by_arn["arn:aws:s3:::partner-results/athena/*"]  # another account's: not in discover
+    assert results["severity"] == "info" and "could not be checked" in results["finding"]
+    assert results["missing_action"] == "s3:PutObject" and "bucket policy" in results["fix"]
+    shared = by_arn["arn:aws:s3:::partner-lake/*"]
+    assert shared["severity"] == "info" and "could not be checked" in shared["finding"]
+    assert "lake.shared" in shared["finding"]
+    empty = by_arn["arn:aws:s3:::lake-007/*"]  # listed, holds nothing to read: unverified, not "cannot read"
+    assert empty["severity"] == "info" and "unverified" in empty["finding"] and "cannot" not in empty["finding"]
+    assert "lake.t17, lake.t27, lake.t7" in empty["finding"]
+    assert not [r for r in advice if r["severity"] == "high" and "partner" in r["resource_arn"]]
+
+
+@pytest.mark.usefixtures("account")
+def test_recommendations_read_discover_workgroups_and_tables_side_by_side(aws_faults: AwsFaults) -> None:
+    calls: list[tuple[float, str]] = []
+    local_chain.session().events.register(
+        "before-send", lambda event_name, **_: calls.append((time.monotonic(), event_name.split(".", 1)[1])))
+    aws_faults.delay("s3", 0.05)  # discover takes several waves of 50 ms
+    read("permissions://recommendations")  # a fresh reader: every cache is cold
+    last_s3 = max(at for at, operation in calls if operation.startswith("s3."))
+    first = {operation: at for at, operation in reversed(calls)}
+    assert first["athena.ListWorkGroups"] < last_s3 and first["glue.GetDatabases"] < last_s3

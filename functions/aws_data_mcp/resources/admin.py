@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, NotRequired, TypedDict, TypeVar
 from urllib.parse import unquote
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from aws_data_mcp.errors import ResourceFailure, as_failure
+from aws_data_mcp.fanout import Call, Outcome
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources import registry
 from aws_data_mcp.resources.athena import ItemError, glue_databases, iso, query_workgroup
@@ -40,6 +42,8 @@ class AccessKey(TypedDict):
     last_used: str | None
     last_used_service: str | None
     last_used_region: str | None
+    error: NotRequired[ItemError]
+    """Why its last use could not be read (the key itself was listed)."""
 
 
 class User(TypedDict):
@@ -49,8 +53,11 @@ class User(TypedDict):
     created: str | None
     password_last_used: str | None
     groups: list[str] | None
+    """None when they could not be read (see `errors`)."""
     access_keys: list[AccessKey] | None
-    error: NotRequired[ItemError]
+    """None when they could not be listed (see `errors`)."""
+    errors: NotRequired[list[ItemError]]
+    """One per part that could not be read, each naming its IAM action; the other part still answers."""
 
 
 class Users(TypedDict):
@@ -58,17 +65,36 @@ class Users(TypedDict):
     users: list[User]
 
 
-def _user_detail(iam: Any, name: str) -> tuple[list[str], list[AccessKey]]:
-    groups = [g["GroupName"] for page in iam.get_paginator("list_groups_for_user").paginate(UserName=name)
-              for g in page.get("Groups", [])]
-    keys: list[AccessKey] = []
-    for page in iam.get_paginator("list_access_keys").paginate(UserName=name):
-        for key in page.get("AccessKeyMetadata", []):
-            used = iam.get_access_key_last_used(AccessKeyId=key["AccessKeyId"]).get("AccessKeyLastUsed") or {}
-            keys.append(AccessKey(key_id_suffix=key["AccessKeyId"][-KEY_ID_SHOWN:], status=key.get("Status"),
-                                  created=iso(key.get("CreateDate")), last_used=iso(used.get("LastUsedDate")),
-                                  last_used_service=used.get("ServiceName"), last_used_region=used.get("Region")))
-    return groups, keys
+def _groups(iam: Any, name: str) -> list[str]:
+    return [g["GroupName"] for page in iam.get_paginator("list_groups_for_user").paginate(UserName=name)
+            for g in page.get("Groups", [])]
+
+
+def _keys(iam: Any, name: str) -> list[dict[str, Any]]:
+    return [key for page in iam.get_paginator("list_access_keys").paginate(UserName=name)
+            for key in page.get("AccessKeyMetadata", [])]
+
+
+def _access_key(key: Mapping[str, Any], last_use: Outcome[Any, dict[str, Any]]) -> AccessKey:
+    used = (last_use.value or {}).get("AccessKeyLastUsed") or {}
+    entry = AccessKey(key_id_suffix=key["AccessKeyId"][-KEY_ID_SHOWN:], status=key.get("Status"),
+                      created=iso(key.get("CreateDate")), last_used=iso(used.get("LastUsedDate")),
+                      last_used_service=used.get("ServiceName"), last_used_region=used.get("Region"))
+    if last_use.error is not None:
+        entry["error"] = last_use.error.brief()  # type: ignore[typeddict-item]
+    return entry
+
+
+def _user(user: Mapping[str, Any], groups: Outcome[Any, list[str]], keys: Outcome[Any, list[dict[str, Any]]],
+          last_uses: Mapping[str, Outcome[Any, dict[str, Any]]]) -> User:
+    entry = User(name=user["UserName"], arn=user["Arn"], id=user.get("UserId"), created=iso(user.get("CreateDate")),
+                 password_last_used=iso(user.get("PasswordLastUsed")), groups=groups.value,
+                 access_keys=None if keys.value is None else
+                 [_access_key(key, last_uses[key["AccessKeyId"]]) for key in keys.value])
+    errors = [o.error.brief() for o in (groups, keys) if o.error is not None]
+    if errors:
+        entry["errors"] = errors  # type: ignore[typeddict-item]
+    return entry
 
 
 @registry.resource(
@@ -82,20 +108,19 @@ def _user_detail(iam: Any, name: str) -> tuple[list[str], list[AccessKey]]:
     list_field="users",
 )
 def users(request: ResourceRequest) -> Users:
-    """ListUsers (all pages), then each user's groups and keys in parallel."""
+    """Three waves: ListUsers (all pages); every user's groups and access keys, side by side in one fan-out;
+    every key's last use, all users' keys in one fan-out. A part that fails leaves its error beside the user
+    and the other part standing (keys denied, groups still shown)."""
     iam = request.client("iam")
     listed = [u for page in iam.get_paginator("list_users").paginate() for u in page.get("Users", [])]
-    outcomes = request.fan_out(lambda u: _user_detail(iam, u["UserName"]), listed, action="iam:ListGroupsForUser")
-    entries: list[User] = []
-    for outcome in outcomes:
-        user = outcome.item
-        groups, keys = outcome.value if outcome.value is not None else (None, None)
-        entry = User(name=user["UserName"], arn=user["Arn"], id=user.get("UserId"),
-                     created=iso(user.get("CreateDate")), password_last_used=iso(user.get("PasswordLastUsed")),
-                     groups=groups, access_keys=keys)
-        if outcome.error is not None:
-            entry["error"] = outcome.error.brief()  # type: ignore[typeddict-item]
-        entries.append(entry)
+    parts = request.fan_out(Call.run, [Call(action, partial(read, iam, user["UserName"])) for user in listed
+                                       for action, read in (("iam:ListGroupsForUser", _groups),
+                                                            ("iam:ListAccessKeys", _keys))], action=Call.action_of)
+    groups, keys = parts[::2], parts[1::2]
+    last_uses = {o.item["AccessKeyId"]: o for o in request.fan_out(
+        lambda key: iam.get_access_key_last_used(AccessKeyId=key["AccessKeyId"]),
+        [key for outcome in keys for key in outcome.value or []], action="iam:GetAccessKeyLastUsed")}
+    entries = [_user(*part, last_uses) for part in zip(listed, groups, keys, strict=True)]
     return Users(count=len(entries), users=entries)
 
 
@@ -185,13 +210,16 @@ def roles(request: ResourceRequest) -> Roles:
 # --------------------------------------------------------------------------- SSO and identity providers
 
 class SsoConfig(TypedDict):
+    identity_center_region: str
+    """The one region sso-admin ListInstances was asked: an Identity Center instance lives in one region, so an
+    empty list says "none here", not "none"."""
     identity_center_instances: list[dict[str, Any]] | ItemError
     saml_providers: list[dict[str, Any]] | ItemError
     oidc_providers: list[dict[str, Any]] | ItemError
 
 
-def _identity_center(request: ResourceRequest) -> list[dict[str, Any]]:
-    pages = request.client("sso-admin").get_paginator("list_instances").paginate()
+def _identity_center(sso_admin: Any) -> list[dict[str, Any]]:
+    pages = sso_admin.get_paginator("list_instances").paginate()
     return [{"instance_arn": i.get("InstanceArn"), "identity_store_id": i.get("IdentityStoreId"),
              "name": i.get("Name"), "status": i.get("Status"), "created": iso(i.get("CreatedDate"))}
             for page in pages for i in page.get("Instances", [])]
@@ -228,10 +256,14 @@ def _oidc(request: ResourceRequest, iam: Any) -> list[dict[str, Any]]:
                "iam:GetOpenIDConnectProvider"],
 )
 def sso(request: ResourceRequest) -> SsoConfig:
-    iam = request.client("iam")
-    return SsoConfig(identity_center_instances=_section("sso:ListInstances", lambda: _identity_center(request)),
-                     saml_providers=_section("iam:ListSAMLProviders", lambda: _saml(iam)),
-                     oidc_providers=_section("iam:ListOpenIDConnectProviders", lambda: _oidc(request, iam)))
+    """The three parts side by side in one fan-out; each answers with its data or its own error."""
+    iam, sso_admin = request.client("iam"), request.client("sso-admin")
+    instances, saml, oidc = (o.value if o.error is None else o.error.brief() for o in request.fan_out(
+        Call.run, [Call("sso:ListInstances", partial(_identity_center, sso_admin)),
+                   Call("iam:ListSAMLProviders", partial(_saml, iam)),
+                   Call("iam:ListOpenIDConnectProviders", partial(_oidc, request, iam))], action=Call.action_of))
+    return SsoConfig(identity_center_region=sso_admin.meta.region_name, identity_center_instances=instances,
+                     saml_providers=saml, oidc_providers=oidc)
 
 
 # --------------------------------------------------------------------------- the table-query set-up

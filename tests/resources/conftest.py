@@ -1,0 +1,192 @@
+"""Fixtures for the AWS resources: what moto lacks of a real account's behaviour, filled in per test.
+
+- `small_pages`: IAM ListUsers and S3 ListBuckets page as AWS does (moto answers them in one page whatever is
+  asked), and the caller's session asks for small pages of users, roles and buckets, so every paginator
+  really follows Marker / ContinuationToken.
+- `resource_policies`: SimulatePrincipalPolicy weighs the `ResourcePolicy` it is given (the demo's extension
+  weighs identity policies only), as IAM does for an IAM user of the bucket's own account.
+- `slow_endpoint`: a proxy in front of moto that holds chosen operations before answering: an endpoint slower
+  than the request's remaining time, at the socket, where botocore's timeouts apply.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+from moto.core.responses import ActionResult
+from moto.iam.access_control import IAMPolicy, PermissionResult
+from moto.iam.responses import IamResponse
+from moto.s3.responses import S3Response
+
+from aws_data_mcp.demo.account import _SIMULATION_MEMBER, _SIMULATION_RESULT, _principal_policies
+from aws_data_mcp.identity import local_chain
+
+PAGES = {"iam.ListUsers": ("MaxItems", 20), "iam.ListRoles": ("MaxItems", 25), "s3.ListBuckets": ("MaxBuckets", 50)}
+"""The page size the caller's session asks for, per operation: 50 users, 60 roles, 120 buckets take 3 pages."""
+
+
+# --------------------------------------------------------------------------- pages
+
+def _list_users_in_pages(self: IamResponse) -> ActionResult:
+    """ListUsers with MaxItems/Marker, as IAM pages it."""
+    users = list(self.backend.list_users(self._get_param("PathPrefix"), None, None))
+    start = int(self._get_param("Marker") or 0)
+    end = start + int(self._get_param("MaxItems") or 100)
+    more = end < len(users)
+    return ActionResult({"Users": users[start:end], "IsTruncated": more, **({"Marker": str(end)} if more else {})})
+
+
+def _list_buckets_in_pages(self: S3Response) -> Any:
+    """ListBuckets with MaxBuckets/ContinuationToken, as S3 pages it."""
+    self.data["Action"] = "ListAllMyBuckets"
+    self._authenticate_and_authorize_s3_action()
+    buckets = self.backend.list_buckets(prefix=self._get_param("prefix"), bucket_region=None, max_buckets=None)
+    start = int(self._get_param("continuation-token") or 0)
+    end = start + int(self._get_param("max-buckets") or 10_000)
+    token = {"ContinuationToken": str(end)} if end < len(buckets) else {}
+    self.data["Action"] = "ListBuckets"
+    return self.serialized(ActionResult({
+        "Owner": {"ID": "bcaf1ffd86f41161ca5fb16fd081034f", "DisplayName": "webfile"},
+        "Buckets": [{"Name": b.name, "CreationDate": b.creation_date_ISO8601} for b in buckets[start:end]],
+        **token}))
+
+
+def _ask_for(key: str, size: int) -> Any:
+    def small(params: dict[str, Any], **_: Any) -> None:
+        params[key] = min(int(params.get(key, size)), size)
+
+    return small
+
+
+@pytest.fixture
+def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Users, roles and buckets in pages of 20, 25 and 50 for the local caller (whose session every read uses)."""
+    monkeypatch.setattr(IamResponse, "list_users", _list_users_in_pages)
+    monkeypatch.setattr(S3Response, "all_buckets", _list_buckets_in_pages)
+    session = local_chain.session()
+    for operation, (key, size) in PAGES.items():
+        session.events.register(f"before-parameter-build.{operation}", _ask_for(key, size))
+
+
+# --------------------------------------------------------------------------- resource policies
+
+def _names(principal: Any, caller: str) -> bool:
+    """Whether a resource policy statement's Principal is the caller (or everyone)."""
+    if principal == "*":
+        return True
+    named = (principal or {}).get("AWS", []) if isinstance(principal, dict) else []
+    return named == "*" or caller in ([named] if isinstance(named, str) else named)
+
+
+def _simulate_with_resource_policy(self: IamResponse) -> str:
+    """SimulatePrincipalPolicy for an IAM user: its identity policies and the statements of `ResourcePolicy`
+    that name it; an explicit deny in either wins, else an allow in either allows."""
+    source = self._get_param("PolicySourceArn")
+    caller = self._get_param("CallerArn") or source
+    policies = [IAMPolicy(p) for p in _principal_policies(self.current_account, self.partition, source)]
+    if resource_policy := self._get_param("ResourcePolicy"):
+        statements = [{k: v for k, v in s.items() if k != "Principal"}
+                      for s in json.loads(resource_policy)["Statement"] if _names(s.get("Principal"), caller)]
+        policies.append(IAMPolicy(json.dumps({"Statement": statements})))
+    members = []
+    for action in self._get_param("ActionNames", []):
+        for resource in self._get_param("ResourceArns", []) or ["*"]:
+            results = {policy.is_action_permitted(action, resource) for policy in policies}
+            decision = ("explicitDeny" if PermissionResult.DENIED in results
+                        else "allowed" if PermissionResult.PERMITTED in results else "implicitDeny")
+            members.append(_SIMULATION_MEMBER.format(action=action, resource=resource, decision=decision))
+    return _SIMULATION_RESULT.format(members="".join(members))
+
+
+@pytest.fixture
+def resource_policies(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(IamResponse, "simulate_principal_policy", _simulate_with_resource_policy)
+
+
+# --------------------------------------------------------------------------- a slow endpoint
+
+class SlowEndpoint:
+    """A proxy to moto's server that holds the requests of chosen operations `seconds` before relaying them.
+
+    Point one service at it with `AWS_ENDPOINT_URL_<SERVICE>` (see `route`). An operation is recognised by its
+    JSON target header (Athena, Glue, SSO Admin) or its query-protocol `Action=` (IAM, STS).
+    """
+
+    def __init__(self, target: str) -> None:
+        self.target = urlparse(target)
+        self.delays: dict[str, float] = {}
+        self.held = 0
+        self._lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Relay)
+        self.server.daemon_threads = True
+        self.server.endpoint = self  # type: ignore[attr-defined]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def slow(self, operation: str, seconds: float) -> None:
+        self.delays[operation] = seconds
+
+    def route(self, monkeypatch: pytest.MonkeyPatch, service: str) -> None:
+        """Send `service`'s calls (e.g. "IAM", "GLUE") here; clients made after this use it."""
+        monkeypatch.setenv(f"AWS_ENDPOINT_URL_{service}", self.url)
+
+    def delay_for(self, headers: Any, body: bytes) -> float:
+        operation = str(headers.get("X-Amz-Target") or "").rsplit(".", 1)[-1]
+        for name, seconds in self.delays.items():
+            if operation == name or f"Action={name}&".encode() in body + b"&":
+                with self._lock:
+                    self.held += 1
+                return seconds
+        return 0.0
+
+
+class _Relay(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def relay(self) -> None:
+        endpoint: SlowEndpoint = self.server.endpoint  # type: ignore[attr-defined]
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        time.sleep(endpoint.delay_for(self.headers, body))
+        upstream = http.client.HTTPConnection(endpoint.target.hostname, endpoint.target.port, timeout=30)
+        try:
+            upstream.request(self.command, self.path, body=body or None, headers=dict(self.headers))
+            answer = upstream.getresponse()
+            content = answer.read()
+            self.send_response(answer.status)
+            for name, value in answer.getheaders():
+                if name.lower() not in ("transfer-encoding", "connection", "content-length"):
+                    self.send_header(name, value)
+            self.send_header("Content-Length", str(len(content)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(content)
+        except OSError:
+            pass  # the client gave up first (its read timed out): that is the point
+        finally:
+            upstream.close()
+
+    do_GET = do_POST = do_PUT = do_HEAD = do_DELETE = relay
+
+    def log_message(self, *_: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def slow_endpoint() -> Iterator[SlowEndpoint]:
+    endpoint = SlowEndpoint(os.environ["AWS_ENDPOINT_URL"])
+    endpoint.thread.start()
+    yield endpoint
+    endpoint.server.shutdown()
+    endpoint.server.server_close()
