@@ -6,9 +6,10 @@ failure to a bare code. Serving `resources/*` from the registry gives cursors, a
 stable sorted order, the caller seam and the shared error vocabulary; everything
 else (tools, JSON-RPC, transports, templates matching) stays the SDK's.
 
-Live updates (resource changes, list changes) are served only on stdio, where one client holds the
-connection open: HTTP serves 2025-11-25 statelessly, so no session there could receive them, and
-`initialize` and `server/discover` must advertise the same on each transport (see `capabilities`).
+Live updates (resource changes, list changes) are served where a client's connection stays open: stdio,
+and local HTTP, which serves 2025-11-25 with sessions for it. Lambda serves 2025-11-25 statelessly (any
+container may answer) and buffers responses, so no session there could receive them and none are
+advertised; `initialize` and `server/discover` advertise the same on each transport (see `capabilities`).
 """
 
 from __future__ import annotations
@@ -16,11 +17,15 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeVar
+from weakref import WeakSet
 
+import anyio
+from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
@@ -58,7 +63,7 @@ from pydantic import ValidationError
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
-from aws_data_mcp.errors import ResourceFailure, invalid_arguments
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, invalid_arguments
 from aws_data_mcp.get_resource import TOOL_NAME as GET_RESOURCE
 from aws_data_mcp.get_resource import get_resource_result, text_result
 from aws_data_mcp.identity import Caller, resolve_caller
@@ -70,6 +75,8 @@ from aws_data_mcp.request_state import snapshot_safe_request_state
 T = TypeVar("T")
 MAX_COMPLETIONS = 100
 UNSERVED_METHODS = ("prompts/list", "prompts/get")
+SUBSCRIBED = "aws_data_mcp.subscribed"
+"""Key in a client connection's state: the URIs it subscribed to (2025-11-25 resources/subscribe)."""
 DEADLINE_SCOPE_KEY = "aws_data_mcp.deadline"
 """ASGI scope key: the `time.monotonic()` by which a request must be answered (set by the Lambda edge)."""
 
@@ -146,12 +153,13 @@ class DataMCPServer(MCPServer[Any]):
         self.registry = registry
         self.config = settings
         self.reader = ResourceReader(registry, settings)
-        self.subscribed: set[str] = set()
-        """URIs the 2025-11-25 session subscribed to (stdio: the process's one client)."""
+        self._legacy_connections: WeakSet[Connection] = WeakSet()
+        """2025-11-25 clients that may hear of changes; each keeps the URIs it subscribed to in its own state."""
         self.middleware.append(_bind_log_context)
         self._lowlevel_server.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
         self._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
         self._lowlevel_server.add_request_handler("server/discover", RequestParams, self._discover)
+        self._lowlevel_server.create_initialization_options = self._initialization_options  # type: ignore[method-assign]
         # This server offers no prompts. `MCPServer` registers the prompt methods unconditionally and the SDK
         # advertises a capability for every registered method, so unregister them: `prompts` is then absent
         # from `initialize` and `server/discover` alike, and prompts/* is method-not-found on every revision.
@@ -170,12 +178,20 @@ class DataMCPServer(MCPServer[Any]):
     def serve_live_updates(self) -> None:
         """Serve change notifications: `resources/subscribe` and `unsubscribe` (2025-11-25) and
         `subscriptions/listen` (2026-07-28). Only for a transport that keeps a client's connection open to
-        carry them (stdio); what is registered here is what `capabilities` advertises."""
+        carry them (stdio, local HTTP); what is registered here is what `capabilities` advertises."""
         self._lowlevel_server.add_request_handler("resources/subscribe", SubscribeRequestParams, self._subscribe)
         self._lowlevel_server.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams,
                                                   self._unsubscribe)
         self._lowlevel_server.add_request_handler("subscriptions/listen", SubscriptionsListenRequestParams,
                                                   ListenHandler(self._subscriptions))
+        if self._remember_legacy_clients not in self.middleware:
+            self.middleware.append(self._remember_legacy_clients)
+
+    async def _remember_legacy_clients(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """Every 2025-11-25 client that has spoken hears of list changes, subscribed to anything or not."""
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._legacy_client(ctx)
+        return await call_next(ctx)
 
     def capabilities(self, protocol_version: str | None = None) -> ServerCapabilities:
         """What `initialize` and `server/discover` advertise: derived from the registered methods, so both say
@@ -191,13 +207,18 @@ class DataMCPServer(MCPServer[Any]):
         return DiscoverResult(supported_versions=list(MODERN_PROTOCOL_VERSIONS),
                               capabilities=self.capabilities(ctx.protocol_version), instructions=self.instructions)
 
+    def _initialization_options(self, *args: Any, **kwargs: Any) -> InitializationOptions:
+        """What `initialize` answers on every transport (the SDK's HTTP and stdio runners ask the lowlevel server
+        for it): its options with `capabilities`, so the list-changed flags follow what is served, as
+        `server/discover`'s do."""
+        options = type(self._lowlevel_server).create_initialization_options(self._lowlevel_server, *args, **kwargs)
+        return options.model_copy(update={"capabilities": self.capabilities()})
+
     async def run_stdio_async(self) -> None:
         """stdio: one client on a pipe that stays open, so live updates are served, and advertised, here."""
         self.serve_live_updates()
-        options = self._lowlevel_server.create_initialization_options()
-        options = options.model_copy(update={"capabilities": self.capabilities()})
         async with stdio_server() as (read_stream, write_stream):
-            await self._lowlevel_server.run(read_stream, write_stream, options)
+            await self._lowlevel_server.run(read_stream, write_stream, self._initialization_options())
 
     def _subscribable(self, uri: str) -> str:
         """`uri` as reads canonicalise it; one this server does not serve is refused as a read of it would be."""
@@ -207,31 +228,49 @@ class DataMCPServer(MCPServer[Any]):
             raise _protocol_error(failure) from None
         return self.reader.canonical(uri)
 
+    def _legacy_client(self, ctx: ServerRequestContext[Any, Any]) -> Connection:
+        """The client connection behind a 2025-11-25 request, remembered so later changes reach it.
+
+        `ServerSession` is a per-request proxy; the SDK's `Connection` is per client and outlives it (the
+        SDK hands it to tools as `Context.connection`, but to lowlevel handlers only inside the session)."""
+        connection: Connection = ctx.session._connection
+        self._legacy_connections.add(connection)
+        return connection
+
     async def _subscribe(self, ctx: ServerRequestContext[Any], params: SubscribeRequestParams) -> EmptyResult:
-        self.subscribed.add(self._subscribable(params.uri))
+        uri = self._subscribable(params.uri)
+        client = self._legacy_client(ctx)
+        if ctx.request is not None and client.session_id is None:  # HTTP without a session: nowhere to notify
+            raise _protocol_error(ResourceFailure(
+                ErrorCode.INVALID_ARGUMENT, "resources/subscribe needs a session to carry its notifications",
+                details=["Send initialize first, then this request with the Mcp-Session-Id header it returned."]))
+        client.state.setdefault(SUBSCRIBED, set()).add(uri)
         return EmptyResult()
 
     async def _unsubscribe(self, ctx: ServerRequestContext[Any], params: UnsubscribeRequestParams) -> EmptyResult:
-        self.subscribed.discard(self.reader.canonical(params.uri))
+        self._legacy_client(ctx).state.setdefault(SUBSCRIBED, set()).discard(self.reader.canonical(params.uri))
         return EmptyResult()
 
     async def announce(self, ctx: ServerRequestContext[Any, Any], uris: Sequence[str], *,
                        lists_change: bool = False) -> None:
         """Tell listeners that `uris` changed, and on a create or delete that the resource list did, where live
-        updates are served: `subscriptions/listen` streams through the SDK's bus (2026-07-28), and on 2025-11-25
-        the session itself (stdio's one client), `updated` only for the URIs it subscribed to."""
+        updates are served: `subscriptions/listen` streams through the SDK's bus (2026-07-28), and every known
+        2025-11-25 session (stdio's one client; each local HTTP session), `updated` only for the URIs it
+        subscribed to."""
         if not self.serves_live_updates:
             return
         for uri in uris:
             await self._subscriptions.publish(ResourceUpdated(uri=uri))
         if lists_change:
             await self._subscriptions.publish(ResourcesListChanged())
-        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            return
-        for uri in self.subscribed.intersection(uris):
-            await ctx.session.send_resource_updated(uri)
-        if lists_change:
-            await ctx.session.send_resource_list_changed()
+        for connection in list(self._legacy_connections):
+            try:
+                for uri in connection.state.get(SUBSCRIBED, set()).intersection(uris):
+                    await connection.send_resource_updated(uri)
+                if lists_change:
+                    await connection.send_resource_list_changed()
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                self._legacy_connections.discard(connection)  # its client went away
 
     def caller_for(self, ctx: ServerRequestContext[Any, Any] | None) -> Caller:
         return resolve_caller(request_scope(ctx), self.config)

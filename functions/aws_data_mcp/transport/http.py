@@ -11,6 +11,9 @@ per container. (Measured against a fresh manager per request: see benchmarks/.)
 from __future__ import annotations
 
 import asyncio
+import json
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
@@ -22,15 +25,18 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp.server import DataMCPServer
 from aws_data_mcp.transport.json_errors import json_errors, send_error
 from aws_data_mcp.transport.lambda_edge import LambdaEdge
-from aws_data_mcp.transport.limits import receive_body_within, refuse_oversized_headers
+from aws_data_mcp.transport.limits import BODY_SCOPE_KEY, receive_body_within, refuse_oversized_headers
 from aws_data_mcp.transport.local_token import TokenGate, token_file
 from aws_data_mcp.transport.paths import route_path
 from aws_data_mcp.transport.well_known import is_metadata_request, serve_metadata
 
 MCP_PATH = "/mcp"
-NO_GET_STREAM = "No GET stream here: POST JSON-RPC to this URL (2026-07-28 clients: subscriptions/listen streams)"
-"""Served statelessly, a 2025-11-25 GET stream belongs to no session, so nothing would ever be sent on it; on
-Lambda it would also hang until the timeout under Mangum's buffering. Answered 405 at once, as the spec allows."""
+MAX_LOCAL_SESSIONS = 100
+"""Open 2025-11-25 sessions of the local server (each also ends after the SDK's 30 idle minutes)."""
+NO_GET_STREAM = ("No GET stream without a session: POST JSON-RPC to this URL (locally, a 2025-11-25 client that "
+                 "initializes gets a session whose GET stream carries live updates)")
+"""A GET stream of no session would carry nothing, and on Lambda (no sessions) it would hang until the timeout
+under Mangum's buffering: answered 405 at once, as the spec allows."""
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
@@ -51,47 +57,88 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
                                      allowed_origins=[f"http://{host}" for host in loopback])
 
 
+@dataclass(frozen=True)
+class _Apps:
+    stateless: Starlette
+    """Any request may be answered by any container: every request on Lambda, locally those of no session."""
+    sessions: Starlette | None
+    """Locally: 2025-11-25 clients that initialize get a session, whose GET stream carries live updates."""
+
+
+def _session_id(scope: Scope) -> bytes | None:
+    return next((value for name, value in scope.get("headers") or () if name.lower() == b"mcp-session-id"), None)
+
+
+def _wants_session(scope: Scope) -> bool:
+    """A request of a local 2025-11-25 session: it names one, or it is the `initialize` that opens one."""
+    if _session_id(scope):
+        return True
+    body = scope.get(BODY_SCOPE_KEY) or b""
+    if scope.get("method") != "POST" or b'"initialize"' not in body:  # cheap test first: most requests are not
+        return False
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("method") == "initialize"
+
+
 class McpHttpApp:
-    """ASGI app: the SDK's streamable-HTTP app (stateless, JSON responses) with its manager held open."""
+    """ASGI app: the SDK's streamable-HTTP app (JSON responses) with its session managers held open.
+
+    Stateless on Lambda. Locally the same, except that a 2025-11-25 client that initializes gets a session of
+    the SDK's stateful app, so live updates reach it (`resources/subscribe`); a request without a session (a
+    one-off POST, every 2026-07-28 request) is still answered statelessly.
+    """
 
     def __init__(self, server: DataMCPServer, settings: Settings) -> None:
         self.server = server
         self.settings = settings
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._app: Starlette | None = None
+        self._apps: _Apps | None = None
         self._started: asyncio.Event | None = None
         self._stop: asyncio.Event | None = None
         self._held: asyncio.Task[None] | None = None
         self._edge = LambdaEdge(self._serve) if settings.hosted else _local_edge(self._serve, settings)
+        if not settings.hosted:
+            server.serve_live_updates()
 
-    def _build(self) -> Starlette:
-        return self.server.streamable_http_app(
+    def _build(self, stateless: bool) -> tuple[Starlette, Any]:
+        """One SDK app and the session manager it made (the server keeps only the latest one)."""
+        app = self.server.streamable_http_app(
             streamable_http_path=MCP_PATH,
-            stateless_http=True,
+            stateless_http=stateless,
             json_response=True,
             transport_security=transport_security(self.settings),
             max_request_body_size=self.settings.max_request_body_bytes,
+            max_sessions=MAX_LOCAL_SESSIONS,
             host=self.settings.host,
         )
+        return app, self.server.session_manager
 
-    async def _running_app(self) -> Starlette:
+    async def _running_apps(self) -> _Apps:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
-            self._loop, self._app = loop, self._build()
+            stateless, managers = self._build(stateless=True), []
+            sessions = None if self.settings.hosted else self._build(stateless=False)
+            managers = [built[1] for built in (stateless, sessions) if built is not None]
+            self._loop, self._apps = loop, _Apps(stateless[0], sessions[0] if sessions else None)
             self._started, self._stop = asyncio.Event(), asyncio.Event()
-            self._held = loop.create_task(self._hold(self.server.session_manager, self._started, self._stop))
-        assert self._started is not None and self._app is not None
+            self._held = loop.create_task(self._hold(managers, self._started, self._stop))
+        assert self._started is not None and self._apps is not None
         await self._started.wait()
-        return self._app
+        return self._apps
 
     @staticmethod
-    async def _hold(manager: Any, started: asyncio.Event, stop: asyncio.Event) -> None:
-        async with manager.run():
+    async def _hold(managers: list[Any], started: asyncio.Event, stop: asyncio.Event) -> None:
+        async with AsyncExitStack() as running:
+            for manager in managers:
+                await running.enter_async_context(manager.run())
             started.set()
             await stop.wait()
 
     async def aclose(self) -> None:
-        """Stop the held manager (tests and graceful shutdown)."""
+        """Stop the held managers (tests and graceful shutdown)."""
         if self._stop is not None and self._held is not None:
             self._stop.set()
             await self._held
@@ -101,11 +148,13 @@ class McpHttpApp:
         if self.settings.auth_mode == "oidc" and self.settings.oidc_issuer and is_metadata_request(scope, MCP_PATH):
             await serve_metadata(scope, receive, send, self.settings, MCP_PATH)
             return
-        if scope["type"] == "http" and scope["method"] == "GET" and route_path(scope).rstrip("/") == MCP_PATH:
+        on_endpoint = scope["type"] == "http" and route_path(scope).rstrip("/") == MCP_PATH
+        if on_endpoint and scope["method"] == "GET" and not _session_id(scope):
             await send_error(send, 405, INVALID_REQUEST, NO_GET_STREAM, [(b"allow", b"POST, DELETE")])
             return
-        app = await self._running_app()
-        if scope["type"] == "http" and route_path(scope).rstrip("/") == MCP_PATH:
+        apps = await self._running_apps()
+        app = apps.sessions if apps.sessions is not None and _wants_session(scope) else apps.stateless
+        if on_endpoint:
             # No trailing-slash redirect: behind a stage it would drop the stage from the URL.
             path = scope.get("root_path", "") + MCP_PATH
             scope = {**scope, "path": path, "raw_path": path.encode()}
@@ -125,10 +174,11 @@ def _local_edge(app: ASGIApp, settings: Settings) -> ASGIApp:
 
     async def bounded_body(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            replay = await receive_body_within(receive, send, settings.max_request_body_bytes)
-            if replay is None:
+            received = await receive_body_within(receive, send, settings.max_request_body_bytes)
+            if received is None:
                 return
-            receive = replay
+            body, receive = received
+            scope = {**scope, BODY_SCOPE_KEY: body}
         await app(scope, receive, send)
 
     if not settings.local_token:

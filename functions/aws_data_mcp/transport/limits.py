@@ -42,10 +42,12 @@ async def refuse_oversized_headers(scope: Scope, send: Send) -> bool:
 
 BODY_SECONDS = 10.0
 """How long a local client may take to send a request body once its headers have arrived."""
+BODY_SCOPE_KEY = "aws_data_mcp.body"
+"""ASGI scope key: the request body, read whole (locally), for routing on what it asks."""
 
 
-async def receive_body_within(receive: Receive, send: Send, limit: int) -> Receive | None:
-    """The request body read whole within `BODY_SECONDS` and at most `limit` bytes, replayed to the app.
+async def receive_body_within(receive: Receive, send: Send, limit: int) -> tuple[bytes, Receive] | None:
+    """The request body read whole within `BODY_SECONDS` and at most `limit` bytes, and a `receive` replaying it.
 
     Locally, uvicorn would hold a half-sent body for ever (a slow client, or a hostile one holding
     connections open); on Lambda the body always arrives whole in the event. Answers 408 or 413 itself and
@@ -65,7 +67,8 @@ async def receive_body_within(receive: Receive, send: Send, limit: int) -> Recei
                 return None
             chunks.append(chunk)
             if not message.get("more_body", False):
-                return _replay(b"".join(chunks), receive)
+                body = b"".join(chunks)
+                return body, _replay(body, receive)
     await send_error(send, 408, INVALID_REQUEST, f"Request body not received within {BODY_SECONDS:g} seconds")
     return None
 
