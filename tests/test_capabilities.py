@@ -14,7 +14,7 @@ from conftest import REVISION_2025, REVISION_2026, RecordKeeper, body_json, http
 
 INITIALIZE = rpc("initialize", {"protocolVersion": REVISION_2025, "capabilities": {},
                                 "clientInfo": {"name": "pytest", "version": "1"}})
-SERVED = {"completions", "logging", "resources", "tools"}
+SERVED = {"completions", "logging", "prompts", "resources", "tools"}
 
 
 def post_http(url: str, body: dict[str, Any], revision: str) -> dict[str, Any]:
@@ -44,10 +44,11 @@ def test_initialize_and_discover_advertise_the_same_served_capabilities(post: An
     assert set(legacy) == set(modern_) == SERVED, (legacy, modern_)
 
 
-@pytest.mark.parametrize("method", ["prompts/list", "prompts/get"])
-def test_prompts_are_not_served_on_any_revision(post: Any, method: str, log_records: RecordKeeper) -> None:
-    params = {"name": "anything"} if method == "prompts/get" else {}
+def test_prompts_are_an_empty_list_and_any_name_is_an_invalid_parameter(post: Any,
+                                                                        log_records: RecordKeeper) -> None:
     for revision, build in ((REVISION_2025, rpc), (REVISION_2026, modern)):
-        error = post(build(method, params, 11), revision)["error"]
-        assert error["code"] == -32601, (revision, error)
+        assert post(build("prompts/list", {}, 10), revision)["result"]["prompts"] == []
+        error = post(build("prompts/get", {"name": "x" * 5_000}, 11), revision)["error"]
+        assert error["code"] == -32602 and "offers no prompts" in error["message"], (revision, error)
+        assert len(error["message"]) < 400, "the unknown name is echoed bounded"
     assert [r.getMessage() for r in log_records.at_least(logging.ERROR)] == []

@@ -39,14 +39,16 @@ class ResultCache:
     def enabled(self) -> bool:
         return self.ttl_seconds > 0
 
-    def get_or_compute(self, key: Hashable, compute: Callable[[], Mapping[str, Any]]) -> Mapping[str, Any]:
-        """The cached result for `key` if still fresh, else `compute()` (outside the lock), stored."""
+    def get_or_compute(self, key: Hashable,
+                       compute: Callable[[], Mapping[str, Any]]) -> tuple[Mapping[str, Any], float]:
+        """The cached result for `key` if still fresh, else `compute()` (outside the lock), stored; with how many
+        seconds it stays fresh here (0: not stored, a retry recomputes it)."""
         now = time.monotonic()
         with self._lock:
             found = self._entries.get(key)
             if found is not None and found[0] > now:
                 self._entries.move_to_end(key)
-                return found[1]
+                return found[1], found[0] - now
         flag = [False]
         token = _transient.set(flag)
         try:
@@ -54,13 +56,14 @@ class ResultCache:
         finally:
             _transient.reset(token)
         if flag[0]:
-            return value
+            mark_transient()  # a result built on this one (recommendations on discover) is partial too
+            return value, 0.0
         with self._lock:
             self._entries[key] = (time.monotonic() + self.ttl_seconds, value)
             self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
-        return value
+        return value, self.ttl_seconds
 
     def clear(self) -> None:
         with self._lock:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode
 
 import anyio
@@ -39,6 +39,13 @@ class Reading:
     uri: str
     """The URI as resolved (canonical form of what the client sent)."""
     text: str
+    fresh_seconds: float | None = None
+    """How long this caller's cached result stays fresh here (0: not cached); None: not a cached kind of read."""
+
+
+class Resolved(NamedTuple):
+    value: Mapping[str, Any]
+    fresh_seconds: float | None
 
 
 def to_json(value: Any) -> str:
@@ -125,13 +132,13 @@ class ResourceReader:
             budget = self.settings.request_timeout_seconds
             if budget_seconds is not None:
                 budget = min(budget_seconds, budget)
-            text = await self._read(spec, args, query, uri.partition("?")[0], resolve_caller, budget)
+            text, fresh = await self._read(spec, args, query, uri.partition("?")[0], resolve_caller, budget)
         except ResourceFailure as failure:
             record_read(spec.uri if spec else "unknown", time.perf_counter() - started, failure.code.value)
             failure.uri = raw if isinstance(raw, str) else None
             raise
         record_read(spec.uri, time.perf_counter() - started, None)
-        return Reading(spec, uri, text)
+        return Reading(spec, uri, text, fresh)
 
     async def _read(
         self,
@@ -141,7 +148,7 @@ class ResourceReader:
         base_uri: str,
         resolve_caller: Callable[[], Caller],
         budget: float,
-    ) -> str:
+    ) -> tuple[str, float | None]:
         try:
             if spec.requires != "none" or spec.aws_calls:
                 # The credential chain and boto3 block: off the event loop, bounded by the request budget.
@@ -153,7 +160,7 @@ class ResourceReader:
                                                             deadline, abandon_on_cancel=True)
             else:
                 result = self._resolve(spec, args, query, self._nobody())
-            return self._render(spec, result, base_uri, query)
+            return self._render(spec, result.value, base_uri, query), result.fresh_seconds
         except ResourceFailure:
             raise
         except TimeoutError as exc:
@@ -213,7 +220,7 @@ class ResourceReader:
         query: Mapping[str, str],
         resolve_caller: Callable[[], Caller],
         deadline: float,
-    ) -> Mapping[str, Any]:
+    ) -> Resolved:
         """In a worker thread: resolve the caller, then the resource, all within `deadline`."""
         with deadline_scope(deadline):
             caller = resolve_caller()
@@ -223,7 +230,7 @@ class ResourceReader:
 
     def _resolve(
         self, spec: ResourceSpec, args: Mapping[str, str], query: Mapping[str, str], caller: Caller
-    ) -> Mapping[str, Any]:
+    ) -> Resolved:
         """Run the resolver, through the per-caller cache for AWS-reading resources.
 
         The cursor is not part of the key: every page of a list comes from one cached result.
@@ -232,14 +239,14 @@ class ResourceReader:
                                   related=lambda uri: self._related(uri, caller))
         digest = caller.identity_digest
         if spec.requires == "none" or not spec.cacheable or digest is None or not self.cache.enabled:
-            return spec.resolver(request)
+            return Resolved(spec.resolver(request), None)
         key = (digest, spec.uri, tuple(sorted(args.items())),
                tuple(sorted((k, v) for k, v in query.items() if k != "cursor")))
-        return self.cache.get_or_compute(key, lambda: spec.resolver(request))
+        return Resolved(*self.cache.get_or_compute(key, lambda: spec.resolver(request)))
 
     def _related(self, uri: str, caller: Caller) -> Mapping[str, Any]:
         spec, args, query = self.resolve(uri)
-        return self._resolve(spec, args, query, caller)
+        return self._resolve(spec, args, query, caller).value
 
     def _render(self, spec: ResourceSpec, result: Mapping[str, Any], base_uri: str, query: Mapping[str, str]) -> str:
         """JSON within the character budget: a pageable list is cut JSON-safely, keeping its total and a next URI.

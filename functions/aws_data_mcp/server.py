@@ -43,6 +43,7 @@ from mcp_types import (
     ListResourcesResult,
     ListResourceTemplatesResult,
     PaginatedRequestParams,
+    PromptsCapability,
     ReadResourceRequestParams,
     ReadResourceResult,
     RequestParams,
@@ -63,7 +64,7 @@ from pydantic import ValidationError
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
-from aws_data_mcp.errors import ErrorCode, ResourceFailure, invalid_arguments
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo, invalid_arguments
 from aws_data_mcp.get_resource import TOOL_NAME as GET_RESOURCE
 from aws_data_mcp.get_resource import get_resource_result, text_result
 from aws_data_mcp.identity import Caller, resolve_caller
@@ -74,7 +75,6 @@ from aws_data_mcp.request_state import snapshot_safe_request_state
 
 T = TypeVar("T")
 MAX_COMPLETIONS = 100
-UNSERVED_METHODS = ("prompts/list", "prompts/get")
 SUBSCRIBED = "aws_data_mcp.subscribed"
 """Key in a client connection's state: the URIs it subscribed to (2025-11-25 resources/subscribe)."""
 DEADLINE_SCOPE_KEY = "aws_data_mcp.deadline"
@@ -160,11 +160,6 @@ class DataMCPServer(MCPServer[Any]):
         self._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
         self._lowlevel_server.add_request_handler("server/discover", RequestParams, self._discover)
         self._lowlevel_server.create_initialization_options = self._initialization_options  # type: ignore[method-assign]
-        # This server offers no prompts. `MCPServer` registers the prompt methods unconditionally and the SDK
-        # advertises a capability for every registered method, so unregister them: `prompts` is then absent
-        # from `initialize` and `server/discover` alike, and prompts/* is method-not-found on every revision.
-        for method in UNSERVED_METHODS:
-            self._lowlevel_server._request_handlers.pop(method, None)
         for tool in registry.tools():
             annotations = ToolAnnotations(read_only_hint=tool.read_only, idempotent_hint=tool.read_only,
                                           destructive_hint=tool.destructive, open_world_hint=tool.read_only)
@@ -195,13 +190,12 @@ class DataMCPServer(MCPServer[Any]):
 
     def capabilities(self, protocol_version: str | None = None) -> ServerCapabilities:
         """What `initialize` and `server/discover` advertise: derived from the registered methods, so both say
-        the same on each transport. The tool list never changes at run time, so no `tools.listChanged` (the
-        SDK's 2026-07-28 derivation claims it wherever subscriptions/listen is served)."""
+        the same on each transport. The tool and prompt lists never change at run time, so neither
+        `listChanged` (the SDK's 2026-07-28 derivation claims both wherever subscriptions/listen is served)."""
         capabilities = self._lowlevel_server.get_capabilities(
             NotificationOptions(resources_changed=self.serves_live_updates), protocol_version=protocol_version)
-        if capabilities.tools is None:
-            return capabilities
-        return capabilities.model_copy(update={"tools": ToolsCapability(list_changed=False)})
+        return capabilities.model_copy(update={"tools": ToolsCapability(list_changed=False),
+                                               "prompts": PromptsCapability(list_changed=False)})
 
     async def _discover(self, ctx: ServerRequestContext[Any], params: RequestParams) -> DiscoverResult:
         return DiscoverResult(supported_versions=list(MODERN_PROTOCOL_VERSIONS),
@@ -272,6 +266,13 @@ class DataMCPServer(MCPServer[Any]):
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 self._legacy_connections.discard(connection)  # its client went away
 
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
+                         context: Context[Any, Any] | None = None) -> Any:
+        """This server offers no prompts: `prompts/list` answers an empty list, as clients and the conformance
+        suites expect of a server that advertises the capability (the SDK advertises it on every path alike),
+        and any name is an invalid parameter, never the SDK's internal error with a traceback."""
+        raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt {echo(name)!r}: this server offers no prompts")
+
     def caller_for(self, ctx: ServerRequestContext[Any, Any] | None) -> Caller:
         return resolve_caller(request_scope(ctx), self.config)
 
@@ -328,22 +329,20 @@ class DataMCPServer(MCPServer[Any]):
             reading = await self.read(params.uri, ctx)
         except ResourceFailure as failure:
             raise _protocol_error(failure) from None
-        ttl_ms, scope = self.freshness(reading.spec)
+        ttl_ms, scope = self.freshness(reading)
         return ReadResourceResult(
             contents=[TextResourceContents(uri=reading.uri, text=reading.text, mime_type=reading.spec.mime_type)],
             ttl_ms=ttl_ms, cache_scope=scope,
         )
 
-    def freshness(self, spec: ResourceSpec) -> tuple[int, Literal["public", "private"]]:
-        """Truthful 2026-07-28 cache hints: caller data is private and fresh for the server's own TTL; a
-        caller-specific answer that is not cached (auth://status) is private and stale at once; documents
-        that are the same for everyone are public."""
-        ttl_ms = int(self.config.cache_ttl_seconds * 1000)
-        if spec.requires != "none":
-            return (ttl_ms if spec.cacheable else 0), "private"
-        if spec.aws_calls:
-            return 0, "private"
-        return ttl_ms, "public"
+    def freshness(self, reading: Reading) -> tuple[int, Literal["public", "private"]]:
+        """Truthful 2026-07-28 cache hints: caller data is private and fresh for as long as the server itself
+        keeps it (what is left of its TTL; 0 for a partial result it did not keep, or one never cached, such as
+        auth://status); documents that are the same for everyone are public, for the server's TTL."""
+        spec = reading.spec
+        if spec.requires != "none" or spec.aws_calls:
+            return int((reading.fresh_seconds or 0) * 1000), "private"
+        return int(self.config.cache_ttl_seconds * 1000), "public"
 
 
     async def _complete(self, ctx: ServerRequestContext[Any], params: CompleteRequestParams) -> CompleteResult:

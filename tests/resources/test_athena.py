@@ -657,6 +657,20 @@ def test_freshness_hints_on_2026_07_28_are_private_for_caller_data(estate: Estat
         result = body_json(local_lambda_handler(event))["result"]
         return result["ttlMs"], result["cacheScope"]
 
-    assert hints("athena://workgroups") == (30_000, "private")
+    first, scope = hints("athena://workgroups")
+    assert scope == "private" and 0 < first <= 30_000
+    time.sleep(0.05)
+    again, _ = hints("athena://workgroups")
+    assert again <= first - 50, "a cache hit is fresh only for what is left of the server's own TTL"
     assert hints("auth://status") == (0, "private")
     assert hints("metadata://templates") == (30_000, "public")
+
+
+def test_a_partial_result_the_server_did_not_keep_is_stale_at_once(estate: Estate, local_lambda_handler: Any,
+                                                                    aws_faults: AwsFaults) -> None:
+    aws_faults.throttle("athena.BatchGetQueryExecution")  # for ever: each workgroup's batch fails, the read answers
+    event = http_api_event(modern("resources/read", {"uri": "athena://query/history?limit=7"}),
+                           revision=REVISION_2026)
+    result = body_json(local_lambda_handler(event))["result"]
+    assert "throttled" in result["contents"][0]["text"]
+    assert (result["ttlMs"], result["cacheScope"]) == (0, "private")
