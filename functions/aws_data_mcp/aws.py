@@ -75,7 +75,7 @@ def client_config(settings: Settings) -> Config:
     """Standard retry mode (backoff with jitter on throttling), timeouts well inside the request budget,
     and a connection pool as wide as a fan-out, so parallel calls never queue for a connection."""
     return Config(
-        retries={"mode": "standard", "max_attempts": settings.max_attempts},
+        retries={"mode": "standard", "total_max_attempts": settings.max_attempts},  # the first attempt included
         connect_timeout=settings.aws_call_timeout_seconds,
         read_timeout=settings.aws_call_timeout_seconds,
         max_pool_connections=settings.fanout_width,

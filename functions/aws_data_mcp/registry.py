@@ -49,7 +49,8 @@ class ResourceRequest:
         """A boto3 client acting as the caller (in `region`, else the caller's region)."""
         return client(self.caller.require_session(), service, self.settings, region or self.caller.region)
 
-    def fan_out(self, fn: Callable[[I], T], items: Iterable[I], *, action: str) -> list[Outcome[I, T]]:
+    def fan_out(self, fn: Callable[[I], T], items: Iterable[I], *,
+                action: str | Callable[[I], str]) -> list[Outcome[I, T]]:
         """`fn` over `items` in parallel, bounded by the server's fan-out width and the request's deadline."""
         return fan_out(fn, items, action=action, width=self.settings.fanout_width)
 

@@ -32,7 +32,7 @@ from aws_data_mcp import hosted
 from conftest import AwsFaults, lambda_container
 
 FEWEST_ATTEMPTS = {"iam": dataclasses.replace(IAM, max_attempts=1), "oidc": dataclasses.replace(OIDC, max_attempts=1)}
-"""The least retrying the settings allow: botocore takes `max_attempts` as retries, so this is two attempts."""
+"""The least retrying the settings allow: one attempt (`max_attempts` counts the first one)."""
 OPERATION = {"iam": "sts.AssumeRole", "oidc": "sts.AssumeRoleWithWebIdentity"}
 AWS_MESSAGE = f"AWS-SAYS User: {FUNCTION_ROLE.replace(':iam:', ':sts:')}/fn is not authorized to perform this"
 TRUST_HINT = "to the trust policy of"
@@ -115,7 +115,7 @@ def test_the_oidc_trust_statement_names_the_provider_and_audience(sts: AwsFaults
 @pytest.mark.parametrize("mode", ["iam", "oidc"])
 @pytest.mark.usefixtures("roles")
 def test_a_throttled_exchange_is_retryable_and_the_retry_acts_as_the_caller(mode: str, sts: AwsFaults) -> None:
-    sts.fail(OPERATION[mode], "Throttling", status=400, times=2)  # every attempt of the first request
+    sts.fail(OPERATION[mode], "Throttling", status=400, times=1)  # the first request's one attempt
     invoke = lambda_container(FEWEST_ATTEMPTS[mode])
     event = _event(mode)
     event["body"] = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
@@ -125,7 +125,7 @@ def test_a_throttled_exchange_is_retryable_and_the_retry_acts_as_the_caller(mode
     assert hosted.exchanges.flights == 0 and len(hosted.exchanges) == 0, "a failed exchange leaves nothing behind"
     second = status_of(read(invoke, event))
     assert second["authenticated"] is True and second["principal_arn"].startswith("arn:aws:sts::")
-    assert sts.calls[OPERATION[mode]] == 3
+    assert sts.calls[OPERATION[mode]] == 2
 
 
 @pytest.mark.usefixtures("roles")

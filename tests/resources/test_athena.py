@@ -310,6 +310,7 @@ def test_a_throttled_top_level_call_is_a_throttled_read(estate: Estate, aws_faul
     aws_faults.throttle("athena.ListWorkGroups")
     failure = read_failure("athena://workgroups", Settings(mode="local", max_attempts=2))
     assert failure.code is ErrorCode.THROTTLED and failure.retryable and "athena:ListWorkGroups" in failure.message
+    assert aws_faults.calls["athena.ListWorkGroups"] == 2, "max_attempts counts every attempt, the first included"
 
 
 def test_an_endpoint_slower_than_the_deadline_times_out_those_items_only(estate: Estate,
