@@ -1,7 +1,7 @@
 """What the hosted-caller tests share: the two modes' settings, STS faults and call counts, callers as events.
 
-Each test module imports the fixtures (`*_fixture`, registered under their short names) from here: a second
-conftest.py would clash with tests/conftest.py, as the suite has no packages. moto's STS neither checks trust
+The fixtures (`*_fixture`, registered under their short names) reach every test here through this package's
+conftest.py. moto's STS neither checks trust
 policies nor verifies web identity tokens, so the tests check what is sent to STS, inject STS's refusals where a
 case needs them, and count every AWS call a request makes.
 """

@@ -8,20 +8,18 @@ import time
 from collections.abc import Callable
 
 import pytest
-from hosted_support import (  # noqa: F401  (the fixtures register under their short names)
-    IAM,
-    OIDC,
-    fresh_exchanges_fixture,
-    iam_event,
-    oidc_event,
-    roles_fixture,
-    sts_fixture,
-)
 
 from aws_data_mcp import hosted
 from aws_data_mcp.caller import Caller
 from aws_data_mcp.config import Settings
 from conftest import AwsFaults
+
+from .hosted_support import (
+    IAM,
+    OIDC,
+    iam_event,
+    oidc_event,
+)
 
 
 def resolve(event: dict, settings: Settings = IAM) -> Caller:

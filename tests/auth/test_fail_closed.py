@@ -13,25 +13,23 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hosted_support import (  # noqa: F401  (the fixtures register under their short names)
+
+from aws_data_mcp import hosted
+from aws_data_mcp.config import Settings
+from conftest import AwsFaults, lambda_container
+
+from .hosted_support import (
     ACCOUNT,
     IAM,
     ISSUER,
     OIDC,
     error_of,
-    fresh_exchanges_fixture,
     iam_event,
     oidc_event,
     read,
-    roles_fixture,
     status_of,
-    sts_fixture,
     token,
 )
-
-from aws_data_mcp import hosted
-from aws_data_mcp.config import Settings
-from conftest import AwsFaults, lambda_container
 
 Event = dict[str, Any]
 VALID = {"iam": lambda: iam_event("DataAnalyst", "alice", uri="athena://workgroups"),

@@ -12,21 +12,19 @@ import threading
 from collections import Counter
 
 import pytest
-from hosted_support import (  # noqa: F401  (the fixtures register under their short names)
-    FUNCTION_ROLE,
-    IAM,
-    OIDC,
-    as_caller,
-    fresh_exchanges_fixture,
-    read,
-    roles_fixture,
-    status_of,
-    sts_fixture,
-)
 
 from aws_data_mcp import hosted
 from aws_data_mcp.config import Settings
 from conftest import AwsFaults, RecordKeeper, lambda_container, load_event
+
+from .hosted_support import (
+    FUNCTION_ROLE,
+    IAM,
+    OIDC,
+    as_caller,
+    read,
+    status_of,
+)
 
 # --------------------------------------------------------------------------- iam
 

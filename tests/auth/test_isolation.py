@@ -16,18 +16,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from hosted_support import (  # noqa: F401  (the fixtures register under their short names)
-    ACCOUNT,
-    IAM,
-    OIDC,
-    fresh_exchanges_fixture,
-    iam_event,
-    oidc_event,
-    read,
-    roles_fixture,
-    status_of,
-    sts_fixture,
-)
 from mangum import Mangum
 from mangum.protocols import HTTPCycle
 
@@ -36,6 +24,16 @@ from aws_data_mcp.app import create_http_app
 from aws_data_mcp.cli import LocalLambdaContext
 from aws_data_mcp.config import Settings
 from conftest import AwsFaults, body_json, lambda_container
+
+from .hosted_support import (
+    ACCOUNT,
+    IAM,
+    OIDC,
+    iam_event,
+    oidc_event,
+    read,
+    status_of,
+)
 
 Event = dict[str, Any]
 ASSUMED = f"arn:aws:sts::{ACCOUNT}:assumed-role"

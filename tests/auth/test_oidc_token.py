@@ -13,21 +13,19 @@ import json
 from collections import Counter
 
 import pytest
-from hosted_support import (  # noqa: F401  (the fixtures register under their short names)
-    ACCOUNT,
-    OIDC,
-    error_of,
-    fresh_exchanges_fixture,
-    oidc_event,
-    read,
-    roles_fixture,
-    status_of,
-    sts_fixture,
-    token,
-)
 
 from aws_data_mcp import hosted
 from conftest import AwsFaults, lambda_container
+
+from .hosted_support import (
+    ACCOUNT,
+    OIDC,
+    error_of,
+    oidc_event,
+    read,
+    status_of,
+    token,
+)
 
 ANALYST = f"arn:aws:sts::{ACCOUNT}:assumed-role/DataAnalyst/"
 ADMIN = f"arn:aws:sts::{ACCOUNT}:assumed-role/DataAdmin/"

@@ -13,23 +13,21 @@ import json
 from collections import Counter
 
 import pytest
-from hosted_support import (  # noqa: F401  (the fixtures register under their short names)
+
+from aws_data_mcp import hosted
+from conftest import AwsFaults, lambda_container
+
+from .hosted_support import (
     FUNCTION_ROLE,
     IAM,
     OIDC,
     error_of,
-    fresh_exchanges_fixture,
     iam_event,
     oidc_event,
     read,
-    roles_fixture,
     status_of,
-    sts_fixture,
     token,
 )
-
-from aws_data_mcp import hosted
-from conftest import AwsFaults, lambda_container
 
 FEWEST_ATTEMPTS = {"iam": dataclasses.replace(IAM, max_attempts=1), "oidc": dataclasses.replace(OIDC, max_attempts=1)}
 """The least retrying the settings allow: one attempt (`max_attempts` counts the first one)."""

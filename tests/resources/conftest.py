@@ -3,8 +3,6 @@
 - `small_pages`: IAM ListUsers and S3 ListBuckets page as AWS does (moto answers them in one page whatever is
   asked), and the caller's session asks for small pages of users, roles and buckets, so every paginator
   really follows Marker / ContinuationToken.
-- `resource_policies`: SimulatePrincipalPolicy weighs the `ResourcePolicy` it is given (the demo's extension
-  weighs identity policies only), as IAM does for an IAM user of the bucket's own account.
 - `slow_endpoint`: a proxy in front of moto that holds chosen operations before answering: an endpoint slower
   than the request's remaining time, at the socket, where botocore's timeouts apply.
 """
@@ -12,7 +10,6 @@
 from __future__ import annotations
 
 import http.client
-import json
 import os
 import threading
 import time
@@ -23,11 +20,9 @@ from urllib.parse import urlparse
 
 import pytest
 from moto.core.responses import ActionResult
-from moto.iam.access_control import IAMPolicy, PermissionResult
 from moto.iam.responses import IamResponse
 from moto.s3.responses import S3Response
 
-from aws_data_mcp.demo.account import _SIMULATION_MEMBER, _SIMULATION_RESULT, _principal_policies
 from aws_data_mcp.identity import local_chain
 
 PAGES = {"iam.ListUsers": ("MaxItems", 20), "iam.ListRoles": ("MaxItems", 25), "s3.ListBuckets": ("MaxBuckets", 50)}
@@ -75,41 +70,6 @@ def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     session = local_chain.session()
     for operation, (key, size) in PAGES.items():
         session.events.register(f"before-parameter-build.{operation}", _ask_for(key, size))
-
-
-# --------------------------------------------------------------------------- resource policies
-
-def _names(principal: Any, caller: str) -> bool:
-    """Whether a resource policy statement's Principal is the caller (or everyone)."""
-    if principal == "*":
-        return True
-    named = (principal or {}).get("AWS", []) if isinstance(principal, dict) else []
-    return named == "*" or caller in ([named] if isinstance(named, str) else named)
-
-
-def _simulate_with_resource_policy(self: IamResponse) -> str:
-    """SimulatePrincipalPolicy for an IAM user: its identity policies and the statements of `ResourcePolicy`
-    that name it; an explicit deny in either wins, else an allow in either allows."""
-    source = self._get_param("PolicySourceArn")
-    caller = self._get_param("CallerArn") or source
-    policies = [IAMPolicy(p) for p in _principal_policies(self.current_account, self.partition, source)]
-    if resource_policy := self._get_param("ResourcePolicy"):
-        statements = [{k: v for k, v in s.items() if k != "Principal"}
-                      for s in json.loads(resource_policy)["Statement"] if _names(s.get("Principal"), caller)]
-        policies.append(IAMPolicy(json.dumps({"Statement": statements})))
-    members = []
-    for action in self._get_param("ActionNames", []):
-        for resource in self._get_param("ResourceArns", []) or ["*"]:
-            results = {policy.is_action_permitted(action, resource) for policy in policies}
-            decision = ("explicitDeny" if PermissionResult.DENIED in results
-                        else "allowed" if PermissionResult.PERMITTED in results else "implicitDeny")
-            members.append(_SIMULATION_MEMBER.format(action=action, resource=resource, decision=decision))
-    return _SIMULATION_RESULT.format(members="".join(members))
-
-
-@pytest.fixture
-def resource_policies(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(IamResponse, "simulate_principal_policy", _simulate_with_resource_policy)
 
 
 # --------------------------------------------------------------------------- a slow endpoint

@@ -223,7 +223,7 @@ def verdict(write: str, policy: str, simulated: str, weighed: bool) -> dict[str,
     return {"write": write, "policy": policy, "simulated": simulated, "weighed": weighed}
 
 
-@pytest.mark.usefixtures("account", "resource_policies")
+@pytest.mark.usefixtures("account")
 def test_a_bucket_policy_read_by_the_caller_is_weighed_before_write_is_denied() -> None:
     caller, faults = writer("user")
     faults.fail("s3.GetBucketPolicy", "AccessDenied", status=403, when=lambda r: "lake-002" in r.url)
@@ -242,7 +242,7 @@ def test_a_bucket_policy_read_by_the_caller_is_weighed_before_write_is_denied() 
     assert faults.calls["iam.SimulatePrincipalPolicy"] == 3 + 3  # 50 buckets a call; one per policy weighed
 
 
-@pytest.mark.usefixtures("account", "resource_policies")
+@pytest.mark.usefixtures("account")
 def test_for_a_role_the_simulator_cannot_weigh_a_bucket_policy_so_it_is_unknown_not_denied() -> None:
     caller, faults = writer("role")
     assert simulation_principal(caller) == f"arn:aws:iam::{ACCOUNT}:role/Writer"

@@ -298,10 +298,25 @@ def _principal_policies(account_id: str, partition: str, source_arn: str) -> lis
     return holder.collect_policies()
 
 
+def _names(principal: Any, caller: str) -> bool:
+    """Whether a resource policy statement's Principal is the caller (or everyone)."""
+    if principal == "*":
+        return True
+    named = (principal or {}).get("AWS", []) if isinstance(principal, dict) else []
+    return named == "*" or caller in ([named] if isinstance(named, str) else named)
+
+
 def _iam_simulate_principal_policy(self: IamResponse) -> str:
-    """SimulatePrincipalPolicy, which moto 5.2.5 lacks: moto's own policy evaluation, an explicit deny winning."""
+    """SimulatePrincipalPolicy, which moto 5.2.5 lacks: moto's own policy evaluation of the principal's identity
+    policies and of the `ResourcePolicy` statements that name the caller; an explicit deny in either wins, else
+    an allow in either allows."""
     source = self._get_param("PolicySourceArn")
+    caller = self._get_param("CallerArn") or source
     policies = [IAMPolicy(p) for p in _principal_policies(self.current_account, self.partition, source)]
+    if resource_policy := self._get_param("ResourcePolicy"):
+        statements = [{k: v for k, v in s.items() if k != "Principal"}
+                      for s in json.loads(resource_policy)["Statement"] if _names(s.get("Principal"), caller)]
+        policies.append(IAMPolicy(json.dumps({"Statement": statements})))
     members = []
     for action in self._get_param("ActionNames", []):
         for resource in self._get_param("ResourceArns", []) or ["*"]:
