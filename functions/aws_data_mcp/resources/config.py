@@ -38,7 +38,8 @@ def server_config(request: ResourceRequest) -> ServerConfig:
         protocol_revisions=list(settings.protocol_revisions),
         transport={
             "endpoint": "/mcp",
-            "stateless": True,
+            # Locally a 2025-11-25 client that initializes gets a session (live updates); Lambda keeps none.
+            "stateless": settings.hosted,
             "json_response": True,
             "streaming": not settings.hosted,
         },
