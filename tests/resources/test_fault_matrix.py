@@ -138,10 +138,11 @@ def test_an_endpoint_slower_than_the_remaining_time_times_those_items_out(
         target: Target, slow_endpoint: SlowEndpoint, monkeypatch: pytest.MonkeyPatch) -> None:
     service, operation = target.operation.split(".")
     slow_endpoint.route(monkeypatch, service.upper().replace("-", "_"))
+    errors_of(target)  # the caller and its clients are built before the clock starts, as on a warm server
     slow_endpoint.slow(operation, 6.0)
     started = time.monotonic()
     found = errors_of(target, request_timeout_seconds=3.0)
-    assert time.monotonic() - started < 3.5  # answered within the budget, not after the endpoint
+    assert time.monotonic() - started < 4.0  # at the 3 s budget (slack for a busy 2-core machine), not at 6 s
     assert {(error or {}).get("error") for error in found.values()} == {"timeout"}
     assert slow_endpoint.held >= len(target.items)
 

@@ -22,7 +22,9 @@ Process-wide effects (moto keeps its state and settings per process), all undone
   page as AWS does, ``GetWorkGroup`` refuses an unknown name, ``SimulatePrincipalPolicy``
   exists (evaluated with moto's own policy engine), query executions report
   the states/statistics/errors the seed gave them, and JSON-protocol services (Athena,
-  Glue, SSO Admin) return ``AccessDeniedException`` as JSON instead of moto's XML error.
+  Glue, SSO Admin) return ``AccessDeniedException`` as JSON instead of moto's XML error,
+  and DynamoDB's writes are atomic (moto checks a condition, then writes, with no lock: two
+  callers updating one workflow at once could both pass ``version = :expected``).
 * the ``werkzeug`` and ``moto`` loggers are raised to WARNING (request lines and moto's
   debug dumps of signed headers stay out of the logs).
 
@@ -31,6 +33,7 @@ caller to apply.
 """
 
 import contextlib
+import functools
 import json
 import logging
 import threading
@@ -52,6 +55,7 @@ from moto.core.exceptions import (
     SignatureDoesNotMatchError,
 )
 from moto.core.responses import ActionResult, BaseResponse
+from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.responses import DynamoHandler
 from moto.glue.responses import GlueResponse
 from moto.iam.access_control import AssumedRoleAccessKey, IAMPolicy, IAMUserAccessKey, PermissionResult
@@ -117,6 +121,21 @@ def _dynamodb_determine_resource(self: DynamoHandler) -> str:
     if not table or not isinstance(table, str):
         return "*"
     return f"arn:{self.partition}:dynamodb:{self.region}:{self.current_account}:table/{table}"
+
+
+_DYNAMODB_WRITES = threading.RLock()
+
+
+def _atomic_write(write: Callable[..., Any]) -> Callable[..., Any]:
+    """A DynamoDB write whose condition check and write happen as one step, as on AWS: moto's server
+    answers each request in its own thread and checks a ConditionExpression without a lock."""
+
+    @functools.wraps(write)
+    def serialised(self: DynamoDBBackend, *args: Any, **kwargs: Any) -> Any:
+        with _DYNAMODB_WRITES:
+            return write(self, *args, **kwargs)
+
+    return serialised
 
 
 def _statement_type(query: str) -> str:
@@ -356,6 +375,8 @@ _MISSING = object()
 _MOTO_EXTENSIONS: tuple[tuple[type, str, Callable[..., Any]], ...] = (
     (AthenaResponse, "_determine_resource", _athena_determine_resource),
     (DynamoHandler, "_determine_resource", _dynamodb_determine_resource),
+    *((DynamoDBBackend, name, _atomic_write(getattr(DynamoDBBackend, name)))
+      for name in ("put_item", "update_item", "delete_item", "transact_write_items")),
     (AthenaResponse, "get_query_execution", _athena_get_query_execution),
     (AthenaResponse, "batch_get_query_execution", _athena_batch_get_query_execution),
     (AthenaResponse, "list_work_groups", _athena_list_work_groups),
