@@ -79,6 +79,7 @@ async def test_every_aws_resource_tells_the_demo_story(demo_server: tuple[str, s
         buckets = await read(client, "tabulator://buckets")
         users, roles = await read(client, "admin://users"), await read(client, "admin://roles")
         sso, catalog = await read(client, "admin://config/sso"), await read(client, "auth://catalog/info")
+        tabulator = await read(client, "admin://config/tabulator")
     assert [w["name"] for w in workgroups["workgroups"] if w["access"] == "denied"] == ["finance-restricted"]
     assert {"SUCCEEDED", "FAILED", "RUNNING"} <= {e["state"] for e in history["executions"]}
     assert any(a["results"] and a["results"]["rows"] for a in answered), "no query with readable results"
@@ -86,9 +87,15 @@ async def test_every_aws_resource_tells_the_demo_story(demo_server: tuple[str, s
     assert orders["partition_keys"] and orders["format"] == "parquet"
     assert {level for level, count in discover["levels"].items() if count} == {"none", "list", "read", "write"}
     assert {r["missing_action"] for r in advice["recommendations"]} >= {"athena:GetWorkGroup"}
+    unreadable_table = [r for r in advice["recommendations"] if "marketing.shop_access_logs" in r["finding"]]
+    assert [(r["severity"], r["missing_action"], r["resource_arn"]) for r in unreadable_table] \
+        == [("high", "s3:GetObject", "arn:aws:s3:::acme-logs-archive/*")]
     assert buckets["buckets"] and users["count"] == 5 and roles["count"] == 6
     assert sso["identity_center_instances"] and sso["saml_providers"] and sso["oidc_providers"]
     assert catalog["query_workgroup"]["result_location"].startswith("s3://")
+    assert tabulator["workgroup"]["name"] == "primary" and tabulator["workgroup"]["result_location"].startswith("s3://")
+    assert set(tabulator["databases_in_scope"]) == {"sales", "marketing", "ml_features"}
+    assert tabulator["open_query_enabled"] is False
 
 
 # Stops the demo server: keep it after the tests that read through it.

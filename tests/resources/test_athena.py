@@ -616,6 +616,36 @@ def test_second_read_inside_the_ttl_makes_no_aws_call_and_is_never_shared(estate
     assert aws_faults.total("athena.") == before
 
 
+def test_a_read_after_the_ttl_asks_aws_again(estate: Estate, aws_faults: AwsFaults) -> None:
+    reader = ResourceReader(registry, Settings(mode="local", cache_ttl_seconds=0.2))
+    caller = resolve_caller(None, Settings(mode="local"))
+
+    def read() -> None:
+        anyio.run(reader.read, "athena://workgroups", lambda: caller)
+
+    read()
+    read()
+    assert aws_faults.calls["athena.ListWorkGroups"] == 3  # the second read was a cache hit
+    time.sleep(0.25)
+    read()
+    assert aws_faults.calls["athena.ListWorkGroups"] == 6 and aws_faults.calls["athena.GetWorkGroup"] == 90
+
+
+def test_access_denied_keeps_aws_reason_but_never_the_principal_it_names(estate: Estate,
+                                                                          aws_faults: AwsFaults) -> None:
+    """In oidc mode the role in AWS's message is one the deployment configured: it never reaches a client."""
+    role = f"arn:aws:sts::{ACCOUNT}:assumed-role/DeploymentOidcRole/alice@example.com"
+    resource = f"arn:aws:athena:{REGION}:{ACCOUNT}:workgroup/primary"
+    aws_faults.fail("athena.ListWorkGroups", "AccessDeniedException",
+                    message=f"User: {role} is not authorized to perform: athena:ListWorkGroups on resource: "
+                            f"{resource} because no identity-based policy allows the athena:ListWorkGroups action")
+    failure = read_failure("athena://workgroups")
+    text = json.dumps(failure.payload())
+    assert failure.code is ErrorCode.ACCESS_DENIED and failure.action == "athena:ListWorkGroups"
+    assert "DeploymentOidcRole" not in text and "assumed-role" not in text and "alice" not in text
+    assert f"User: the caller is not authorized to perform: athena:ListWorkGroups on resource: {resource}" in text
+
+
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_completion_offers_databases_tables_of_the_chosen_database_and_recent_ids(
         server: ServerThread, estate: Estate, mode: str) -> None:

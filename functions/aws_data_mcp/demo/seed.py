@@ -297,6 +297,21 @@ _TABLES: tuple[_Table, ...] = (
         (("dt", "string", "Session date, yyyy-MM-dd"),),
         owner="ingestion",
     ),
+    _Table(  # in the list-only logs bucket: the demo's table whose data the caller cannot read
+        "marketing", "shop_access_logs", BUCKET_LOGS, "alb/shop-prod/", "json",
+        "Shop load-balancer access logs, parsed to JSON lines by the log shipper.",
+        (
+            ("request_ts", "timestamp", "When the request arrived (UTC)"),
+            ("client_ip", "string", "Client address"),
+            ("method", "string", "HTTP method"),
+            ("path", "string", "Request path"),
+            ("status", "int", "HTTP status returned"),
+            ("latency_ms", "double", "Target processing time"),
+            ("user_agent", "string", "User agent header"),
+        ),
+        (("dt", "string", "Log date, yyyy-MM-dd"),),
+        owner="platform-ops",
+    ),
     _Table(
         "marketing", "email_sends", BUCKET_RAW, "marketing/email_sends/", "csv",
         "E-mail sends and engagement flags exported from the ESP.",
