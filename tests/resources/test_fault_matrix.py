@@ -2,7 +2,8 @@
 success, throttling forever on some items, and an endpoint slower than the request's remaining time.
 
 One table of resources (their item call, the IAM action a denied item names, where each item keeps its error)
-and one test per fault over it, on an account of 12 users, 12 roles, 4 OIDC providers and 8 Glue databases. The
+and one test per fault over it, on an account of 12 users, 12 roles, 4 OIDC providers, 8 Glue databases and 8
+Athena workgroups with a query each. The
 slow endpoint is a real one (a proxy in front of moto that holds the item calls): each call's read timeout
 shrinks to the deadline, so an item answers `timeout` at the deadline while the rest is answered.
 """
@@ -30,6 +31,7 @@ USERS = [f"mx-user-{n:02d}" for n in range(12)]
 ROLES = [f"mx-role-{n:02d}" for n in range(12)]
 PROVIDERS = [f"idp-{n}.example.com" for n in range(4)]
 DATABASES = [f"mx_db_{n}" for n in range(8)]
+WORKGROUPS = ["primary", *[f"mx-wg-{n}" for n in range(7)]]
 WIDE = {"mode": "local", "response_char_budget": 1_000_000, "cache_ttl_seconds": 0}
 
 
@@ -73,6 +75,10 @@ TARGETS = [
            lambda r: dict.fromkeys(DATABASES) | {e["database"]: e["error"] for e in r["database_errors"]}),
     Target("athena://databases", "glue.GetTables", "glue:GetTables", DATABASES,
            lambda r: {d["name"]: d.get("error") for d in r["databases"] if d["catalog"] == "AwsDataCatalog"}),
+    Target("athena://workgroups", "athena.GetWorkGroup", "athena:GetWorkGroup", WORKGROUPS,
+           lambda r: {w["name"]: w.get("error") for w in r["workgroups"]}),
+    Target("athena://query/history", "athena.ListQueryExecutions", "athena:ListQueryExecutions", WORKGROUPS,
+           lambda r: dict.fromkeys(r["workgroups_read"]) | {e["workgroup"]: e["error"] for e in r["workgroup_errors"]}),
 ]
 IDS = [t.uri.replace("://", "-").replace("/", "-") for t in TARGETS]
 
@@ -81,6 +87,7 @@ IDS = [t.uri.replace("://", "-").replace("/", "-") for t in TARGETS]
 def account() -> Iterator[None]:
     reset_moto()
     iam, glue = boto3.client("iam", region_name="us-east-1"), boto3.client("glue", region_name="us-east-1")
+    athena = boto3.client("athena", region_name="us-east-1")
     for name in USERS:
         iam.create_user(UserName=name)
         iam.create_access_key(UserName=name)
@@ -94,6 +101,12 @@ def account() -> Iterator[None]:
         for table in ("events", "orders"):
             glue.create_table(DatabaseName=database, TableInput={"Name": table, "StorageDescriptor": {
                 "Location": f"s3://{database.replace('_', '-')}-bucket/{table}/"}})
+    for workgroup in WORKGROUPS:
+        if workgroup != "primary":
+            athena.create_work_group(Name=workgroup, Configuration={
+                "ResultConfiguration": {"OutputLocation": f"s3://results/{workgroup}/"}})
+        athena.start_query_execution(QueryString="SELECT 1", WorkGroup=workgroup,
+                                     ResultConfiguration={"OutputLocation": f"s3://results/{workgroup}/"})
     yield
     reset_moto()
 
