@@ -10,6 +10,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -239,18 +240,71 @@ def test_a_chunked_body_past_the_limit_is_refused_413(local: ServerThread) -> No
     assert answer.status_code == 413 and answer.json()["error"]["code"] == -32600
 
 
-def test_connections_beyond_the_limit_get_503_until_some_close(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(local_server, "MAX_CONNECTIONS", 4)
-    with ServerThread(Settings(mode="local", port=free_port())) as server:
-        idle = [socket.create_connection(("127.0.0.1", server.settings.port)) for _ in range(4)]
-        time.sleep(0.2)
+def _trickle(sock: socket.socket, head: bytes, stop: threading.Event) -> None:
+    """Send `head` a byte every 0.1 s, as a slow or hostile client holding its connection does."""
+    for byte in head:
+        if stop.wait(0.1):
+            return
         try:
-            assert post(server.url).status_code == 503
-        finally:
-            for sock in idle:
-                sock.close()
-        deadline = time.monotonic() + 5
-        while post(server.url).status_code != 200:
-            assert time.monotonic() < deadline, "the server did not recover once connections closed"
-            time.sleep(0.1)
+            sock.sendall(bytes([byte]))
+        except OSError:
+            return  # closed by the server
 
+
+def _closed_by_server(sock: socket.socket, within: float) -> bool:
+    sock.settimeout(within)
+    try:
+        while True:
+            if not sock.recv(65536):
+                return True
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_idle_and_slow_header_connections_are_closed_so_the_owner_is_served_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Anyone on the machine can open sockets before the token is checked (it is a header): each gets a bound
+    to deliver its request head, whether it sends nothing, a header byte now and then, or goes quiet after a
+    request was served (keep-alive), and once the connection limit is taken the owner gets 503 only until then."""
+    monkeypatch.setattr(local_server, "MAX_CONNECTIONS", 4)
+    monkeypatch.setattr(local_server, "HEAD_SECONDS", 1.0)
+    with ServerThread(Settings(mode="local", port=free_port())) as server:
+        port, stop = server.settings.port, threading.Event()
+        head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Padding: {'a' * 200}\r\n\r\n").encode()
+        served = socket.create_connection(("127.0.0.1", port))
+        served.sendall(f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        assert served.recv(65536).startswith(b"HTTP/1.1 405 ")
+        idle = socket.create_connection(("127.0.0.1", port))
+        slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+        trickles = [threading.Thread(target=_trickle, args=(sock, head, stop)) for sock in (served, *slow)]
+        for thread in trickles:
+            thread.start()
+        opened = time.monotonic()
+        try:
+            time.sleep(0.2)
+            assert post(server.url).status_code == 503, "four connections held: the limit is taken"
+            for sock in (idle, *slow, served):
+                assert _closed_by_server(sock, within=3), "a connection without a request head after the bound"
+            assert time.monotonic() - opened < 3, "closed at the bound, not at a later timeout"
+            assert post(server.url).status_code == 200, "served again, though no attacker closed anything"
+        finally:
+            stop.set()
+            for thread in trickles:
+                thread.join()
+            for sock in (idle, *slow, served):
+                sock.close()
+
+
+def test_the_bound_is_on_the_head_alone_a_slower_body_is_still_served(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local_server, "HEAD_SECONDS", 1.0)
+    with ServerThread(Settings(mode="local", port=free_port())) as server:
+        body = json.dumps(TOOLS_LIST).encode()
+        head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.settings.port}\r\nContent-Type: application/json\r\n"
+                f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+        with socket.create_connection(("127.0.0.1", server.settings.port), timeout=10) as sock:
+            sock.sendall(head)
+            time.sleep(1.5)  # past the head bound, within the body's (limits.BODY_SECONDS)
+            sock.sendall(body)
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")

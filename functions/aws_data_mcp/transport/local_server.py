@@ -2,8 +2,9 @@
 
 The port is bound before anything is printed, so a busy port fails with one line saying so, not after a
 banner full of configuration for a server that never started. uvicorn's own limits bound what clients may
-hold open: a number of connections at once (503 beyond), and idle keep-alive connections closed after a
-few seconds; request bodies are bounded in time and size by the app (`transport.limits`).
+hold open: a number of connections at once (503 beyond), and each connection has a few seconds to deliver a
+complete request head, once open and again after each response (`head_deadline`); request bodies
+are bounded in time and size by the app (`transport.limits`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
 
 MAX_CONNECTIONS = 100
 """Connections served at once (50 concurrent clients measured with zero errors); beyond, uvicorn answers 503."""
-KEEP_ALIVE_SECONDS = 5
+HEAD_SECONDS = 5.0
+"""How long a connection may take to deliver a complete request head, from when it opens and from the end of
+each response (so also how long an idle keep-alive connection is kept); then it is closed."""
 
 
 class PortUnavailable(OSError):
@@ -43,9 +46,12 @@ def server(app: ASGIApp) -> uvicorn.Server:
     """uvicorn for `app`, with the limits above; run it on a socket from `bind`."""
     import uvicorn  # only when serving: the CLI's other commands (invoke, the docs tables) never load it
 
+    from aws_data_mcp.transport.head_deadline import HeadDeadlineProtocol
+
     # log_config None: uvicorn's loggers keep the server's format (observability.configure), not uvicorn's own.
     config = uvicorn.Config(app, lifespan="off", log_level="warning", log_config=None,
-                            limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE_SECONDS)
+                            http=HeadDeadlineProtocol, limit_concurrency=MAX_CONNECTIONS,
+                            timeout_keep_alive=HEAD_SECONDS)
     return uvicorn.Server(config)
 
 
