@@ -2,7 +2,9 @@
 
 moto's server runs in a process of its own (in this one it would compete for the GIL with the
 fan-out it serves, and measure itself), seeded like a busy account (100 buckets, 40 workgroups,
-200 query executions, 20 Glue databases of 10 tables, 50 users with a key each, 60 roles). Every
+200 query executions, 20 Glue databases of 10 tables, 50 users with a key each, 60 roles), and read as an
+IAM user with an identity policy, so discover runs every check a real caller gets (policy simulation and
+each bucket's policy included). Every
 AWS attempt the server makes then waits `DELAY` seconds in a botocore `before-send` hook before
 reaching moto, as a far-away endpoint would. Each fan-out resource is read through the server's
 real read path with the result cache off (so permissions://recommendations reads discover,
@@ -73,7 +75,14 @@ SCENARIOS = (
 )
 
 
-def _seed(endpoint: str) -> None:
+CALLER_POLICY = """{"Version": "2012-10-17", "Statement": [
+  {"Effect": "Allow", "Action": ["s3:*", "athena:*", "glue:*", "iam:Get*", "iam:List*", "iam:Simulate*"],
+   "Resource": "*"},
+  {"Effect": "Deny", "Action": "s3:PutObject", "Resource": "arn:aws:s3:::bench-bucket-00*/*"}]}"""
+
+
+def _seed(endpoint: str) -> dict[str, str]:
+    """Seeds the account; returns the benchmark caller's key (an IAM user, as the policy simulator needs)."""
     import boto3
 
     session = boto3.Session(aws_access_key_id="bench", aws_secret_access_key="bench", region_name=REGION)
@@ -103,6 +112,10 @@ def _seed(endpoint: str) -> None:
     for index in range(ROLES):
         iam.create_role(RoleName=f"bench-role-{index:02d}",
                         AssumeRolePolicyDocument='{"Version": "2012-10-17", "Statement": []}')
+    iam.create_user(UserName="bench-analyst")
+    iam.put_user_policy(UserName="bench-analyst", PolicyName="analyst", PolicyDocument=CALLER_POLICY)
+    key = iam.create_access_key(UserName="bench-analyst")["AccessKey"]
+    return {"AWS_ACCESS_KEY_ID": key["AccessKeyId"], "AWS_SECRET_ACCESS_KEY": key["SecretAccessKey"]}
 
 
 def _budget(scenario: Scenario, calls: int) -> float:
@@ -187,7 +200,7 @@ def measure(repeats: int) -> dict[str, Any]:
     try:
         os.environ.update(AWS_ENDPOINT_URL=endpoint, AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench",
                           AWS_DEFAULT_REGION=REGION, AWS_REGION=REGION)
-        _seed(endpoint)
+        os.environ.update(_seed(endpoint))
         width = int(os.environ.get("AWS_DATA_MCP_FANOUT_WIDTH", Settings.fanout_width))  # to compare widths
         settings = Settings(mode="local", cache_ttl_seconds=0, region=REGION, fanout_width=width)
         mcp = create_server(settings)
