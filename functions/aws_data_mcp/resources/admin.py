@@ -285,6 +285,8 @@ class TabulatorConfig(TypedDict):
     aws_calls=["athena:GetWorkGroup", "glue:GetDatabases"],
 )
 def tabulator_config(request: ResourceRequest) -> TabulatorConfig:
+    """The server's settings, with the workgroup as the caller sees it: a set-up that names a workgroup the caller
+    cannot describe says so beside the name instead of failing the read."""
     settings = request.settings
     workgroup = query_workgroup(request.client("athena"), settings.tabulator_workgroup)
     configured = list(settings.tabulator_databases)

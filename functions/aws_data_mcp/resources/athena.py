@@ -123,6 +123,8 @@ class Database(TypedDict):
     description: str | None
     location: str | None
     table_count: int | None
+    """Glue databases only: another catalog (Hive, Lambda) would need one ListTableMetadata walk per database,
+    whose cost grows with its tables, so its count stays null."""
     error: NotRequired[ItemError]
 
 
@@ -719,6 +721,7 @@ def complete_table(request: ResourceRequest, prefix: str) -> list[str]:
     example="athena://databases/sales/tables",
 )
 def tables(request: ResourceRequest) -> Tables:
+    """Every page of GetTables, each table summarised; an unknown database is not_found, not an empty list."""
     database = request.args["database"]
     found = _glue_call(lambda: glue_tables(request.client("glue"), database),
                        f"No Glue database {database!r} in this account's AwsDataCatalog")
@@ -742,6 +745,7 @@ def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
     example="athena://databases/sales/tables/orders",
 )
 def table(request: ResourceRequest) -> Table:
+    """GetTable, shaped for a reader writing SQL: Glue's bookkeeping parameters are left out, long values cut."""
     database, name = request.args["database"], request.args["table"]
     found = _glue_call(lambda: request.client("glue").get_table(DatabaseName=database, Name=name)["Table"],
                        f"No table {name!r} in Glue database {database!r}")

@@ -76,6 +76,8 @@ class CatalogInfo(TypedDict):
     aws_calls=["athena:ListDataCatalogs", "athena:GetWorkGroup"],
 )
 def catalog_info(request: ResourceRequest) -> CatalogInfo:
+    """Where queries would run for this caller: the catalogs and the configured workgroup, each kept with its own
+    error when the caller may not read it."""
     athena = request.client("athena")
     catalogs, catalogs_error = data_catalogs(athena)
     workgroup = query_workgroup(athena, request.settings.tabulator_workgroup)
