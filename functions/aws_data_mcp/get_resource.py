@@ -54,10 +54,14 @@ def text_result(text: str, structured: dict[str, Any] | None = None, is_error: b
                           is_error=is_error)
 
 
-def _refused(message: str) -> CallToolResult:
-    failure = ResourceFailure(ErrorCode.INVALID_ARGUMENT, message, details=[ACCEPTED])
+def failure_result(failure: ResourceFailure) -> CallToolResult:
+    """`failure` as a tool answers it: `isError`, with the payload `resources/read` gives in its error `data`."""
     payload = failure.payload()
     return text_result(to_json(payload), payload, is_error=True)
+
+
+def _refused(message: str) -> CallToolResult:
+    return failure_result(ResourceFailure(ErrorCode.INVALID_ARGUMENT, message, details=[ACCEPTED]))
 
 
 async def get_resource_result(
@@ -76,8 +80,7 @@ async def get_resource_result(
     try:
         reading = await server.read(uri, ctx)
     except ResourceFailure as failure:
-        payload = failure.payload()
-        return text_result(to_json(payload), payload, is_error=True)
+        return failure_result(failure)
     return text_result(reading.text)
 
 

@@ -64,12 +64,12 @@ from pydantic import ValidationError
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
-from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo, invalid_arguments
+from aws_data_mcp.errors import ECHO_LIMIT, ErrorCode, ResourceFailure, echo, invalid_arguments
 from aws_data_mcp.get_resource import TOOL_NAME as GET_RESOURCE
-from aws_data_mcp.get_resource import get_resource_result, text_result
+from aws_data_mcp.get_resource import failure_result, get_resource_result
 from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.observability import bind_request
-from aws_data_mcp.reader import Reading, ResourceReader, to_json
+from aws_data_mcp.reader import Reading, ResourceReader
 from aws_data_mcp.registry import Registry, ResourceSpec
 from aws_data_mcp.request_state import snapshot_safe_request_state
 
@@ -126,6 +126,17 @@ async def _bind_log_context(ctx: ServerRequestContext[Any, Any], call_next: Call
     return await call_next(ctx)
 
 
+async def _bound_echoes(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """The SDK's own errors quote the client's input whole (an unknown method is its -32601's `data`): bounded
+    as this server's errors bound it, on every transport and revision."""
+    try:
+        return await call_next(ctx)
+    except MCPError as exc:
+        if not isinstance(exc.data, str) or len(exc.data) <= ECHO_LIMIT:
+            raise
+        raise MCPError(code=exc.code, message=exc.message, data=echo(exc.data)) from None
+
+
 async def _set_log_level(ctx: ServerRequestContext[Any, Any], params: SetLevelRequestParams) -> EmptyResult:
     """Accept the client's level for `notifications/message` (2025-11-25 logging capability).
 
@@ -155,7 +166,7 @@ class DataMCPServer(MCPServer[Any]):
         self.reader = ResourceReader(registry, settings)
         self._legacy_connections: WeakSet[Connection] = WeakSet()
         """2025-11-25 clients that may hear of changes; each keeps the URIs it subscribed to in its own state."""
-        self.middleware.append(_bind_log_context)
+        self.middleware.extend([_bound_echoes, _bind_log_context])
         self._lowlevel_server.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
         self._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
         self._lowlevel_server.add_request_handler("server/discover", RequestParams, self._discover)
@@ -297,16 +308,19 @@ class DataMCPServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        """Arguments that fail a tool's input schema answer as every error of this server does: `isError` with
-        the structured `invalid_argument` payload, not the SDK's validation text. The SDK validates before any
-        tool runs, so this is the one place that sees it, for every tool."""
+        """An unknown tool, or arguments that fail a tool's input schema, answer as every error of this server
+        does: `isError` with the structured `invalid_argument` payload, not the SDK's text. The SDK validates
+        before any tool runs, so this is the one place that sees it, for every tool."""
+        if self.registry.tool_named(name) is None:  # the SDK's answer quotes the whole name, a megabyte or not
+            names = ", ".join(tool.name for tool in self.registry.tools())
+            return failure_result(ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Unknown tool {echo(name)!r}",
+                                                  details=[f"This server's tools (tools/list): {names}."]))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
                 raise
-            payload = invalid_arguments(exc.__cause__).payload()
-            return text_result(to_json(payload), payload, is_error=True)
+            return failure_result(invalid_arguments(exc.__cause__))
 
     async def _handle_list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None

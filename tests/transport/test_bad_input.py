@@ -477,3 +477,23 @@ def test_a_huge_header_is_refused_with_431(edge: Edge, name: str) -> None:
     assert reply.json()["error"]["code"] == -32600
     assert len(reply.text) < 1_000
     assert_next_request_served(edge)
+
+
+@pytest.mark.parametrize(("revision", "length"), [(REVISION_2025, 1_000_000), (REVISION_2026, 7_000)])
+def test_an_unknown_method_or_tool_is_echoed_bounded(edge: Edge, revision: str, length: int) -> None:
+    """(On 2026-07-28 the method and the tool name also travel in headers, which are refused past 8 KB.)"""
+    name = "x" * length
+    build = rpc if revision == REVISION_2025 else modern
+    method = edge.send(build(f"tools/{name}", {}, 3), revision=revision)
+    tool = edge.send(build("tools/call", {"name": name, "arguments": {}}, 4), revision=revision)
+    for reply in (method, tool):
+        assert reply.status < 500 and len(reply.text) < 2_000, (reply.status, len(reply.text))
+        assert_no_traceback(reply.text)
+    error = method.json()["error"]
+    assert error["code"] == -32601 and "more characters" in json.dumps(error), "what is left out is said"
+    result = tool.json()["result"]
+    assert result["isError"] is True
+    refusal = result["structuredContent"]
+    assert refusal["error"] == "invalid_argument" and "more characters" in refusal["message"]
+    assert "get_resource" in " ".join(refusal["details"]), "the tools there are are named"
+    assert_next_request_served(edge)
