@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import multiprocessing
 import os
@@ -25,7 +26,16 @@ from aws_data_mcp.resources import registry
 from aws_data_mcp.workflows import service
 from aws_data_mcp.workflows.dynamodb_store import DynamoDbStore
 from aws_data_mcp.workflows.model import Workflow
-from aws_data_mcp.workflows.service import CONFLICT_RETRIES, MAX_NAME, MAX_NOTE, Workflows
+from aws_data_mcp.workflows.service import (
+    CONFLICT_RETRIES,
+    MAX_DESCRIPTION,
+    MAX_NAME,
+    MAX_NOTE,
+    MAX_RESULT,
+    MAX_STEPS,
+    MAX_WORKFLOW_BYTES,
+    Workflows,
+)
 from aws_data_mcp.workflows.sqlite_store import SqliteStore
 from aws_data_mcp.workflows.store import WorkflowStore
 from conftest import EVENTS, ROOT, body_json, free_port, http_api_event, lambda_container, rpc
@@ -108,6 +118,43 @@ def test_delete_answers_what_it_deleted(store: WorkflowStore) -> None:
     with pytest.raises(ResourceFailure) as again:
         mine.delete(workflow.id)
     assert again.value.code is ErrorCode.NOT_FOUND
+
+
+def _stored_bytes(workflow: Workflow) -> int:
+    return len(workflow.to_json().encode())
+
+
+def test_plain_text_at_every_limit_fits_and_a_workflow_at_the_size_limit_is_kept(store: WorkflowStore) -> None:
+    """DynamoDB refuses an item over 400 KB; SQLite would keep it. The size limit holds for both, so they agree."""
+    mine = Workflows(store, "d" * 32)  # as long as a caller's identity digest
+    plain = mine.create("n" * MAX_NAME, "d" * MAX_DESCRIPTION, ["t" * MAX_NAME] * MAX_STEPS)
+    for step in plain.steps:
+        plain = mine.update_step(plain.id, step.id, "in_progress", "x" * MAX_NOTE, "r" * MAX_RESULT)
+    assert mine.get(plain.id).to_json() == plain.to_json() and plain.version == 1 + MAX_STEPS
+    mine.delete(plain.id)
+
+    emoji = "\U0001F600"  # 12 bytes as stored (an escaped surrogate pair): what a change can reach the limit with
+    big = mine.create("Big", "d" * MAX_DESCRIPTION, [emoji * MAX_NAME] * 9)
+    for step in big.steps:
+        big = mine.update_step(big.id, step.id, note=emoji * MAX_NOTE, result=emoji * MAX_RESULT)
+    big = mine.add_step(big.id, "last")
+    probe = copy.deepcopy(big)
+    probe.version += 1
+    probe.steps[-1].note = ""
+    room = MAX_WORKFLOW_BYTES - _stored_bytes(probe)
+    assert 0 < room < MAX_NOTE
+    with pytest.raises(ResourceFailure) as refused:
+        mine.update_step(big.id, big.steps[-1].id, note="x" * (room + 1))
+    payload = refused.value.payload()
+    assert payload["error"] == "invalid_argument" and f"{MAX_WORKFLOW_BYTES:,}" in payload["message"]
+    assert f"{MAX_WORKFLOW_BYTES + 1:,} bytes" in payload["message"]
+    assert mine.get(big.id).to_json() == big.to_json()
+    at_limit = mine.update_step(big.id, big.steps[-1].id, note="x" * room)
+    assert _stored_bytes(at_limit) == MAX_WORKFLOW_BYTES
+    assert mine.get(big.id).to_json() == at_limit.to_json()
+    with pytest.raises(ResourceFailure) as no_room:
+        mine.add_step(big.id, "one more")
+    assert no_room.value.code is ErrorCode.INVALID_ARGUMENT and mine.get(big.id).version == at_limit.version
 
 
 class LosingStore:

@@ -14,7 +14,9 @@ FINISHED = frozenset({"completed", "failed", "skipped"})
 
 
 def now() -> str:
-    return datetime.now(UTC).isoformat()
+    """Always with microseconds: every timestamp is as long as every other, so a workflow's stored size does not
+    depend on the instant it was written."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 @dataclass

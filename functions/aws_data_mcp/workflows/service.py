@@ -21,9 +21,13 @@ from aws_data_mcp.workflows.store import WorkflowStore
 
 MAX_NAME = 200
 MAX_DESCRIPTION = 2_000
-MAX_NOTE = 4_000
-MAX_RESULT = 2_000
+MAX_NOTE = 2_000
+MAX_RESULT = 1_000
 MAX_STEPS = 100
+MAX_WORKFLOW_BYTES = 350_000
+"""A workflow as stored: its JSON in UTF-8 bytes, as DynamoDB counts an item (at most 400 KB, keys and attribute
+names included; those add under 150 bytes, the rest is margin). Plain text at every other limit at once fits
+(about 334,000 bytes); escaped and non-ASCII characters take 2 to 12 bytes each, so only they can reach it."""
 MAX_WORKFLOWS = 500
 CONFLICT_RETRIES = 20
 CONFLICT_BACKOFF_SECONDS = 0.005
@@ -42,6 +46,16 @@ def _text(value: object, field: str, limit: int, *, required: bool = False) -> s
     if len(text) > limit:
         raise _invalid(f"{field} is {len(text)} characters; at most {limit}")
     return text
+
+
+def _fits(workflow: Workflow) -> None:
+    """The same bound for both stores, so SQLite never keeps a workflow DynamoDB would refuse."""
+    size = len(workflow.to_json().encode())
+    if size > MAX_WORKFLOW_BYTES:
+        raise _invalid(f"the workflow would be {size:,} bytes stored; at most {MAX_WORKFLOW_BYTES:,} (workflow size: "
+                       "names, description, steps, notes and results together, as UTF-8 JSON)",
+                       "Shorten notes or results, or remove steps; a non-ASCII character counts 6 to 12 bytes.",
+                       "Nothing was changed.")
 
 
 def _step(workflow: Workflow, step_id: str) -> Step:
@@ -81,6 +95,7 @@ class Workflows:
             raise _invalid(f"at most {MAX_WORKFLOWS} workflows per caller", "Delete finished workflows first.")
         workflow = Workflow.new(self.owner, _text(name, "name", MAX_NAME, required=True),
                                 _text(description, "description", MAX_DESCRIPTION), titles)
+        _fits(workflow)
         self.store.create(workflow)
         return workflow
 
@@ -93,6 +108,7 @@ class Workflows:
             changed = copy.deepcopy(current)
             apply(changed)  # raises invalid_argument before anything is written
             changed.version, changed.updated_at = current.version + 1, now()
+            _fits(changed)
             if self.store.replace(changed, current.version):
                 return changed
         raise ResourceFailure(ErrorCode.UPSTREAM_UNAVAILABLE, "The workflow changed too often to apply this update",
