@@ -6,7 +6,6 @@ error `data`, or a tool result with `isError`), so the two always agree.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -53,10 +52,6 @@ JSONRPC_CODES: dict[ErrorCode, int] = {
 ECHO_LIMIT = 200
 """At most this many characters of a client's input are quoted back in an error (a URI, an argument name)."""
 MESSAGE_LIMIT = 1_000
-
-_PRINCIPAL_IN_AWS_MESSAGE = re.compile(r"\barn:[\w-]+:(?:sts|iam)::\d{12}:(?:assumed-role|user|federated-user)/\S+")
-"""The principal AWS names in an access-denied message ("User: arn:...:assumed-role/Role/session is not
-authorized"): in oidc mode that role is one the deployment configured, so it never reaches a client."""
 
 
 def echo(text: str, limit: int = ECHO_LIMIT) -> str:
@@ -179,8 +174,7 @@ def from_aws_error(exc: BaseException, action: str) -> ResourceFailure:
             return ResourceFailure(
                 ErrorCode.ACCESS_DENIED,
                 f"Access denied: the caller is not allowed {action}",
-                details=[f"Grant the caller's IAM identity the action {action} on the resource.",
-                         _PRINCIPAL_IN_AWS_MESSAGE.sub("the caller", aws_message)],
+                details=[f"Grant the caller's IAM identity the action {action} on the resource.", aws_message],
                 action=action,
             )
         if aws_code in _AUTH_CODES:
