@@ -19,6 +19,7 @@ import pytest
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from joserfc import jwt
+from joserfc.jwk import KeySet, RSAKey
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -256,8 +257,30 @@ async def test_jwt_front_checks_issuer_audience_expiry_and_not_before() -> None:
                   wrong_audience.token("dana", []), DemoIssuer("http://elsewhere", key=issuer.key).token("dana", [])):
         refused = await http.post("/mcp", content=b"{}", headers={"authorization": f"Bearer {token}"})
         assert refused.status_code == 401
+    unpublished = DemoIssuer(issuer.url, key=RSAKey.generate_key(2048, parameters={"kid": "demo"}))
+    refused = await http.post("/mcp", content=b"{}",
+                              headers={"authorization": f"Bearer {unpublished.token('dana', [])}"})
+    assert refused.status_code == 401  # the same kid, a key the issuer never published
     assert len(recorder.events) == 1
-    assert (await http.get("/.well-known/jwks.json")).json()["keys"][0]["kid"] == "demo"
+    discovery = (await http.get("/.well-known/openid-configuration")).json()
+    assert discovery["issuer"] == issuer.url and discovery["jwks_uri"] == f"{issuer.url}/.well-known/jwks.json"
+    published = KeySet.import_key_set((await http.get(discovery["jwks_uri"])).json())
+    assert jwt.decode(token, published, algorithms=["RS256"]).claims["sub"] == "dana"  # what the authorizer used
+
+
+@pytest.mark.anyio
+async def test_the_event_carries_the_query_string_as_api_gateway_does() -> None:
+    issuer = DemoIssuer("http://127.0.0.1:9999")
+    recorder = Recorder()
+    front = ApiGatewayFront(recorder, "oidc", "us-east-1", issuer)
+    http = httpx2.AsyncClient(transport=httpx2.ASGITransport(app=front), base_url="http://127.0.0.1:9999")
+    headers = {"authorization": f"Bearer {issuer.token('dana', [])}"}
+    await http.post("/mcp?a=1&a=2&blank=&x=%2F", content=b"{}", headers=headers)
+    await http.post("/mcp", content=b"{}", headers=headers)
+    with_query, without = recorder.events
+    assert with_query["rawQueryString"] == "a=1&a=2&blank=&x=%2F"
+    assert with_query["queryStringParameters"] == {"a": "1,2", "blank": "", "x": "/"}
+    assert without["rawQueryString"] == "" and "queryStringParameters" not in without
 
 
 @pytest.mark.parametrize(("proto", "scheme"), [("https", "https"), (None, "https"), ("http", "http"), ("ftp", "https")])

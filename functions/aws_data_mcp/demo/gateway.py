@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl
 
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
@@ -235,7 +235,8 @@ class DemoIssuer:
         if scheme.lower() != "bearer" or not token:
             raise GatewayRefusal(401, "Unauthorized", {"www-authenticate": "Bearer"})
         try:
-            decoded = jwt.decode(token, KeySet([self.key]), algorithms=["RS256"])
+            # The published JWKS, as the authorizer reads it through the discovery document's jwks_uri.
+            decoded = jwt.decode(token, KeySet.import_key_set(self.jwks()), algorithms=["RS256"])
             JWTClaimsRegistry(iss={"essential": True, "value": self.url},
                               aud={"essential": True, "value": self.audience},
                               exp={"essential": True}, nbf={"essential": False}).validate(decoded.claims)
@@ -335,8 +336,16 @@ class ApiGatewayFront:
             context["authorizer"] = authorizer
         text = body.decode("utf-8", "replace") if body else None
         return {"version": "2.0", "routeKey": route, "rawPath": path,
-                "rawQueryString": urlencode(parse_qsl(request.url.query)), "headers": headers,
-                "requestContext": context, "body": text, "isBase64Encoded": False}
+                "rawQueryString": request.url.query, "headers": headers,
+                "requestContext": context, "body": text, "isBase64Encoded": False} | _query_parameters(request)
+
+
+def _query_parameters(request: Request) -> dict[str, Any]:
+    """`queryStringParameters` as API Gateway sets it: present only with a query, repeated names comma-joined."""
+    parameters: dict[str, list[str]] = {}
+    for name, value in parse_qsl(request.url.query, keep_blank_values=True):
+        parameters.setdefault(name, []).append(value)
+    return {"queryStringParameters": {k: ",".join(v) for k, v in parameters.items()}} if parameters else {}
 
 
 def _forwarded(request: Request) -> dict[str, str]:
