@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 from weakref import WeakSet
 
 import anyio
@@ -26,6 +25,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import ListenHandler
@@ -41,10 +41,8 @@ from mcp_types import (
     DiscoverResult,
     EmptyResult,
     InputRequiredResult,
-    ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
-    ListToolsResult,
     PaginatedRequestParams,
     PromptsCapability,
     ReadResourceRequestParams,
@@ -63,7 +61,7 @@ from mcp_types import (
     UnsubscribeRequestParams,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel, ValidationError
+from pydantic import ConfigDict, ValidationError
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
@@ -76,7 +74,7 @@ from aws_data_mcp.reader import Reading, ResourceReader
 from aws_data_mcp.registry import Registry, ResourceSpec
 from aws_data_mcp.request_state import snapshot_safe_request_state
 
-E = TypeVar("E", bound=BaseModel)
+T = TypeVar("T")
 MAX_COMPLETIONS = 100
 SUBSCRIBED = "aws_data_mcp.subscribed"
 """Key in a client connection's state: the URIs it subscribed to (2025-11-25 resources/subscribe)."""
@@ -96,42 +94,21 @@ def remaining_seconds(scope: Mapping[str, Any] | None) -> float | None:
     return None if deadline is None else max(deadline - time.monotonic(), 0.0)
 
 
-LIST_ROOM = 500
-"""Characters of a list response besides its entries (the JSON-RPC envelope, `nextCursor`, 2026-07-28's cache
-fields and server info), kept from the budget."""
+def _refuse_unknown_arguments(tool: Tool) -> None:
+    """The SDK's arguments model drops arguments it does not know, so a misspelt one would silently do nothing:
+    forbid them, which also makes the advertised schema say `additionalProperties: false`."""
+    model = tool.fn_metadata.arg_model
+    tool.fn_metadata.arg_model = type(model.__name__, (model,), {"model_config": ConfigDict(extra="forbid")})
+    tool.parameters = tool.fn_metadata.arg_model.model_json_schema(by_alias=True)
 
 
-@dataclass(frozen=True)
-class ListPage(Generic[E]):
-    entries: list[E]
-    next_cursor: str | None
-    meta: dict[str, Any] | None
-    """`over_budget` when one entry alone is larger than the character budget."""
-
-
-def list_page(entries: Sequence[E], params: PaginatedRequestParams | None, settings: Settings) -> ListPage[E]:
-    """One page of a list method: at most `list_page_size` entries, fewer where the character budget ends first.
-
-    The SDK would answer whole lists, by count at best; a page holds at least one entry so paging always
-    advances, and one entry larger than the budget says so in `_meta`, as a resource over it does.
-    """
+def _page(items: Sequence[T], cursor: str | None, size: int) -> tuple[Sequence[T], str | None]:
     try:
-        offset = decode_cursor(params.cursor if params else None, len(entries))
+        offset = decode_cursor(cursor, len(items))
     except InvalidCursor as exc:
-        raise _protocol_error(ResourceFailure(ErrorCode.INVALID_ARGUMENT, str(exc), details=[
-            "Pass back the nextCursor of the previous page unchanged; omit the cursor for the first page."])) from exc
-    room = settings.response_char_budget - LIST_ROOM
-    end, used = offset, 0
-    for entry in entries[offset:offset + settings.list_page_size]:
-        used += len(entry.model_dump_json(by_alias=True, exclude_none=True)) + 1
-        if used > room and end > offset:
-            break
-        end += 1
-    meta = None
-    if used > room and end == offset + 1:
-        meta = {"over_budget": {"budget": settings.response_char_budget, "characters": used + LIST_ROOM,
-                                "reason": "one entry is larger than the budget: a page holds at least one entry"}}
-    return ListPage(list(entries[offset:end]), encode_cursor(end) if end < len(entries) else None, meta)
+        raise MCPError(code=INVALID_PARAMS, message=str(exc)) from exc
+    end = offset + size
+    return items[offset:end], encode_cursor(end) if end < len(items) else None
 
 
 def _protocol_error(failure: ResourceFailure) -> MCPError:
@@ -206,8 +183,8 @@ class DataMCPServer(MCPServer[Any]):
         for tool in registry.tools():
             annotations = ToolAnnotations(read_only_hint=tool.read_only, idempotent_hint=tool.read_only,
                                           destructive_hint=tool.destructive, open_world_hint=tool.read_only)
-            self.add_tool(tool.fn, name=tool.name, title=tool.title, description=tool.description,
-                          annotations=annotations)
+            _refuse_unknown_arguments(self._tool_manager.add_tool(
+                tool.fn, name=tool.name, title=tool.title, description=tool.description, annotations=annotations))
 
     @property
     def serves_live_updates(self) -> bool:
@@ -352,30 +329,24 @@ class DataMCPServer(MCPServer[Any]):
         except ToolError as exc:
             if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
                 raise
-            return failure_result(invalid_arguments(exc.__cause__))
+            failure = invalid_arguments(exc.__cause__)
+            schema = self._tool_input_schema(name) or {}
+            failure.details.insert(0, f"{name} takes: {', '.join(schema.get('properties', {}))}.")
+            return failure_result(failure)
 
     async def _handle_list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourcesResult:
-        page = list_page([_resource(s) for s in self.registry.static()], params, self.config)
-        return ListResourcesResult(resources=page.entries, next_cursor=page.next_cursor, _meta=page.meta)
+        page, cursor = _page(self.registry.static(), params.cursor if params else None, self.config.list_page_size)
+        return ListResourcesResult(resources=[_resource(s) for s in page], next_cursor=cursor)
 
     async def _handle_list_resource_templates(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourceTemplatesResult:
-        page = list_page([_resource_template(s) for s in self.registry.templates()], params, self.config)
-        return ListResourceTemplatesResult(resource_templates=page.entries, next_cursor=page.next_cursor,
-                                           _meta=page.meta)
-
-    async def _handle_list_tools(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
-                                 ) -> ListToolsResult:
-        page = list_page(await self.list_tools(), params, self.config)
-        return ListToolsResult(tools=page.entries, next_cursor=page.next_cursor, _meta=page.meta)
-
-    async def _handle_list_prompts(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
-                                   ) -> ListPromptsResult:
-        page = list_page(await self.list_prompts(), params, self.config)
-        return ListPromptsResult(prompts=page.entries, next_cursor=page.next_cursor, _meta=page.meta)
+        page, cursor = _page(self.registry.templates(), params.cursor if params else None,
+                             self.config.list_page_size)
+        return ListResourceTemplatesResult(resource_templates=[_resource_template(s) for s in page],
+                                           next_cursor=cursor)
 
     async def _handle_read_resource(
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams

@@ -34,6 +34,9 @@ BAD_INPUT: dict[str, tuple[str, dict[str, Any], str, str]] = {
     "steps not a list": ("workflow_reorder_steps", {"step_ids": "s2,s1"}, "step_ids", "list"),
     "too many steps": ("workflow_create", {"name": "Big", "steps": ["s"] * (MAX_STEPS + 1)}, "steps",
                        str(MAX_STEPS)),
+    "unknown argument on create": ("workflow_create", {"name": "a", "zzz": 1}, "zzz", "name, description, steps"),
+    "misspelt argument": ("workflow_update_step", {"step_id": "s1", "stauts": "completed"}, "stauts",
+                          "workflow_id, step_id, status, note, result, title"),
 }
 
 
@@ -87,3 +90,12 @@ async def test_a_1_mb_note_on_a_new_step_changes_nothing_either(server: str) -> 
     assert not added.is_error
     assert refused.is_error and refused.structured_content["error"] == "invalid_argument"
     assert after == before and json.loads(after)["version"] == 2
+
+
+@pytest.mark.anyio
+async def test_every_workflow_tool_schema_refuses_unknown_arguments(server: str) -> None:
+    async with Client(server, mode="legacy") as client:
+        schemas = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+    workflow_tools = sorted(name for name in schemas if name.startswith("workflow_"))
+    assert len(workflow_tools) == 7
+    assert [schemas[name].get("additionalProperties") for name in workflow_tools] == [False] * 7
