@@ -64,10 +64,9 @@ def oidc_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, d
 
 
 @pytest.fixture(scope="module")
-def iam_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    state = tmp_path_factory.mktemp("iam")
-    process, url, _ = start_demo("iam", state)
-    yield url, state / "aws-data-mcp" / "demo-iam"
+def iam_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    process, url, banner = start_demo("iam", tmp_path_factory.mktemp("iam"))
+    yield url, banner
     process.terminate()
     process.wait(10)
 
@@ -128,15 +127,17 @@ def test_oidc_front_refuses_what_the_jwt_authorizer_refuses(oidc_demo: tuple[str
 
 @pytest.mark.anyio
 @pytest.mark.skipif(not PROXY.exists(), reason="mcp-proxy-for-aws is installed by `make test` into .venv-proxy")
-async def test_iam_callers_through_mcp_proxy_for_aws_over_stdio(iam_demo: tuple[str, Path]) -> None:
-    url, profiles = iam_demo
+async def test_iam_callers_through_mcp_proxy_for_aws_over_stdio(iam_demo: tuple[str, str]) -> None:
+    """Each caller connects exactly as the banner says (the pinned proxy standing in for `uvx ...@latest`)."""
+    url, banner = iam_demo
     seen = {}
     for name in ("alice", "carol"):
-        env = {"AWS_CONFIG_FILE": str(profiles / "config"),
-               "AWS_SHARED_CREDENTIALS_FILE": str(profiles / "credentials"),
-               "PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")}
-        params = StdioServerParameters(command=str(PROXY), env=env, args=[
-            url, "--service", "execute-api", "--region", "us-east-1", "--profile", f"demo-{name}"])
+        section = banner.split(f"== {name}:", 1)[1]
+        settings, command = re.search(r"^(\S+=.*) \\\n  uvx mcp-proxy-for-aws@latest (.*)$", section, re.M).groups()
+        env = dict(pair.split("=", 1) for pair in settings.split()) | {
+            "PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")}
+        assert command.split()[0] == url and f"--profile demo-{name}" in command
+        params = StdioServerParameters(command=str(PROXY), env=env, args=command.split())
         async with Client(params, mode="legacy") as client:
             status = json.loads((await client.read_resource("auth://status")).contents[0].text)
             seen[name] = (status["principal_arn"], await client.call_tool("get_resource", {"uri": "admin://users"}))
