@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from mcp import Client
 
@@ -19,7 +20,7 @@ from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.registry import Registry
 from aws_data_mcp.resources import registry
 from aws_data_mcp.resources.metadata import templates
-from conftest import ServerThread, free_port
+from conftest import REVISION_2025, REVISION_2026, ServerThread, free_port, modern, rpc
 
 BUDGET = 5_000
 
@@ -123,3 +124,50 @@ def test_a_large_document_around_an_empty_list_reports_no_item() -> None:
     body = read({"about": "x" * 2_000, "items": []}, 1_000, "items")
     assert body["items"] == [] and body["page"]["returned"] == 0 and body["page"]["next_uri"] is None
     assert body["over_budget"]["reason"]
+
+
+# --- List methods and get_resource's discovery, under the same budget ------------------------------
+
+LISTS = {"resources/list": "resources", "resources/templates/list": "resourceTemplates", "tools/list": "tools"}
+
+
+def post(url: str, body: dict[str, Any], revision: str) -> str:
+    headers = {"accept": "application/json, text/event-stream", "mcp-protocol-version": revision}
+    if revision == REVISION_2026:
+        headers["mcp-method"] = body["method"]
+    response = httpx2.post(url, json=body, headers=headers, timeout=10)
+    assert response.status_code == 200, response.text[:300]
+    return response.text
+
+
+@pytest.mark.parametrize("revision", [REVISION_2025, REVISION_2026])
+@pytest.mark.parametrize("method", sorted(LISTS))
+def test_list_methods_page_to_the_budget(tight_server: ServerThread, http_server: ServerThread, method: str,
+                                         revision: str) -> None:
+    build = rpc if revision == REVISION_2025 else modern
+    field = LISTS[method]
+    whole = json.loads(post(http_server.url, build(method, {}), revision))["result"][field]
+    entries: list[Any] = []
+    cursor: str | None = None
+    for _ in range(len(whole)):
+        text = post(tight_server.url, build(method, {"cursor": cursor} if cursor else {}), revision)
+        result = json.loads(text)["result"]
+        if len(text) > BUDGET:
+            note = (result.get("_meta") or {}).get("over_budget")
+            assert note and len(result[field]) == 1, f"{len(text)} characters over {BUDGET}, and no word why"
+            assert note["budget"] == BUDGET and note["reason"]
+        entries += result[field]
+        cursor = result.get("nextCursor")
+        if not cursor:
+            break
+    assert entries == whole, "the pages together hold the whole list, in order"
+
+
+def test_get_resource_discovery_holds_the_budget_or_says_why(tight_server: ServerThread) -> None:
+    text = post(tight_server.url, rpc("tools/call", {"name": "get_resource", "arguments": {}}), REVISION_2025)
+    result = json.loads(text)["result"]
+    assert result["isError"] is False
+    discovery = json.loads(result["content"][0]["text"])
+    assert discovery == result["structuredContent"]
+    assert_within_budget_or_explained(result["content"][0]["text"])
+    assert {"auth://status", "config://server"} <= {entry["uri"] for entry in discovery["resources"]}

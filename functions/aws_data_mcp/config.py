@@ -81,12 +81,14 @@ class Settings:
                                              "invocation's remaining time bounds it.", "REQUEST_TIMEOUT", minimum=0.1)
     max_attempts: int = setting(3, "Attempts per AWS call (botocore's standard retry mode: throttling is retried "
                                 "with backoff).", "MAX_ATTEMPTS", minimum=1)
-    response_char_budget: int = setting(50_000, "Characters per response: lists are paged (`?cursor=`) to fit; a "
-                                        "response that cannot fit says why.", "RESPONSE_CHAR_BUDGET", minimum=1_000)
+    response_char_budget: int = setting(50_000, "Characters per response: lists, and the pages of list methods, are "
+                                        "cut to fit; a response that cannot fit says why (`over_budget`).",
+                                        "RESPONSE_CHAR_BUDGET", minimum=1_000)
     max_request_body_bytes: int = setting(1_048_576, "Largest request body accepted (413 beyond).",
                                           "MAX_REQUEST_BODY_BYTES", minimum=1_024)
-    list_page_size: int = setting(100, "Entries per page of `resources/list` and `resources/templates/list`.",
-                                  "LIST_PAGE_SIZE", minimum=1)
+    list_page_size: int = setting(100, "Most entries per page of the list methods (`resources/list`, "
+                                  "`resources/templates/list`, `tools/list`, `prompts/list`); fewer where the "
+                                  "character budget ends first.", "LIST_PAGE_SIZE", minimum=1)
     cache_ttl_seconds: float = setting(30.0, "Seconds a caller's AWS results are reused for the same URI; 0 turns "
                                        "the cache off.", "CACHE_TTL", minimum=0)
     fanout_width: int = setting(32, "Concurrent AWS calls per fan-out (per bucket, workgroup, user...); also "

@@ -6,6 +6,7 @@ bytes on both paths; errors become tool results with `isError` and the same code
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
@@ -15,7 +16,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import WithJsonSchema
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
-from aws_data_mcp.reader import to_json
+from aws_data_mcp.reader import to_json, within_budget
 from aws_data_mcp.resources import registry
 
 if TYPE_CHECKING:
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 TOOL_NAME = "get_resource"
 ACCEPTED = "get_resource takes one optional argument, uri: a resource URI string such as auth://status; omit it to " \
     "discover every resource."
+
+DISCOVERY_WHOLE = ("discovery is answered whole: get_resource takes no cursor, and a client that has only this tool "
+                   "needs the whole catalogue to read anything (resources/list and resources/templates/list page it)")
 
 
 def _description() -> str:
@@ -75,8 +79,8 @@ async def get_resource_result(
     if uri is not None and not isinstance(uri, str):
         return _refused(f"The argument 'uri' must be a string, not {type(uri).__name__}")
     if uri is None or not uri.strip():
-        discovery = server.registry.discovery()
-        return text_result(to_json(discovery), discovery)
+        text = within_budget(server.registry.discovery(), server.config.response_char_budget, DISCOVERY_WHOLE)
+        return text_result(text, json.loads(text))
     try:
         reading = await server.read(uri, ctx)
     except ResourceFailure as failure:

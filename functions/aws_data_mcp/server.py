@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
 from weakref import WeakSet
 
 import anyio
@@ -41,8 +42,10 @@ from mcp_types import (
     DiscoverResult,
     EmptyResult,
     InputRequiredResult,
+    ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
+    ListToolsResult,
     PaginatedRequestParams,
     PromptsCapability,
     ReadResourceRequestParams,
@@ -61,7 +64,7 @@ from mcp_types import (
     UnsubscribeRequestParams,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
@@ -74,7 +77,7 @@ from aws_data_mcp.reader import Reading, ResourceReader
 from aws_data_mcp.registry import Registry, ResourceSpec
 from aws_data_mcp.request_state import snapshot_safe_request_state
 
-T = TypeVar("T")
+E = TypeVar("E", bound=BaseModel)
 MAX_COMPLETIONS = 100
 SUBSCRIBED = "aws_data_mcp.subscribed"
 """Key in a client connection's state: the URIs it subscribed to (2025-11-25 resources/subscribe)."""
@@ -102,13 +105,42 @@ def _refuse_unknown_arguments(tool: Tool) -> None:
     tool.parameters = tool.fn_metadata.arg_model.model_json_schema(by_alias=True)
 
 
-def _page(items: Sequence[T], cursor: str | None, size: int) -> tuple[Sequence[T], str | None]:
+LIST_ROOM = 500
+"""Characters of a list response besides its entries (the JSON-RPC envelope, `nextCursor`, 2026-07-28's cache
+fields and server info), kept from the budget."""
+
+
+@dataclass(frozen=True)
+class ListPage(Generic[E]):
+    entries: list[E]
+    next_cursor: str | None
+    meta: dict[str, Any] | None
+    """`over_budget` when one entry alone is larger than the character budget."""
+
+
+def list_page(entries: Sequence[E], params: PaginatedRequestParams | None, settings: Settings) -> ListPage[E]:
+    """One page of a list method: at most `list_page_size` entries, fewer where the character budget ends first.
+
+    The SDK would answer whole lists, by count at best; a page holds at least one entry so paging always
+    advances, and one entry larger than the budget says so in `_meta`, as a resource over it does.
+    """
     try:
-        offset = decode_cursor(cursor, len(items))
+        offset = decode_cursor(params.cursor if params else None, len(entries))
     except InvalidCursor as exc:
-        raise MCPError(code=INVALID_PARAMS, message=str(exc)) from exc
-    end = offset + size
-    return items[offset:end], encode_cursor(end) if end < len(items) else None
+        raise _protocol_error(ResourceFailure(ErrorCode.INVALID_ARGUMENT, str(exc), details=[
+            "Pass back the nextCursor of the previous page unchanged; omit the cursor for the first page."])) from exc
+    room = settings.response_char_budget - LIST_ROOM
+    end, used = offset, 0
+    for entry in entries[offset:offset + settings.list_page_size]:
+        used += len(entry.model_dump_json(by_alias=True, exclude_none=True)) + 1
+        if used > room and end > offset:
+            break
+        end += 1
+    meta = None
+    if used > room and end == offset + 1:
+        meta = {"over_budget": {"budget": settings.response_char_budget, "characters": used + LIST_ROOM,
+                                "reason": "one entry is larger than the budget: a page holds at least one entry"}}
+    return ListPage(list(entries[offset:end]), encode_cursor(end) if end < len(entries) else None, meta)
 
 
 def _protocol_error(failure: ResourceFailure) -> MCPError:
@@ -337,16 +369,25 @@ class DataMCPServer(MCPServer[Any]):
     async def _handle_list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourcesResult:
-        page, cursor = _page(self.registry.static(), params.cursor if params else None, self.config.list_page_size)
-        return ListResourcesResult(resources=[_resource(s) for s in page], next_cursor=cursor)
+        page = list_page([_resource(s) for s in self.registry.static()], params, self.config)
+        return ListResourcesResult(resources=page.entries, next_cursor=page.next_cursor, _meta=page.meta)
 
     async def _handle_list_resource_templates(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourceTemplatesResult:
-        page, cursor = _page(self.registry.templates(), params.cursor if params else None,
-                             self.config.list_page_size)
-        return ListResourceTemplatesResult(resource_templates=[_resource_template(s) for s in page],
-                                           next_cursor=cursor)
+        page = list_page([_resource_template(s) for s in self.registry.templates()], params, self.config)
+        return ListResourceTemplatesResult(resource_templates=page.entries, next_cursor=page.next_cursor,
+                                           _meta=page.meta)
+
+    async def _handle_list_tools(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+                                 ) -> ListToolsResult:
+        page = list_page(await self.list_tools(), params, self.config)
+        return ListToolsResult(tools=page.entries, next_cursor=page.next_cursor, _meta=page.meta)
+
+    async def _handle_list_prompts(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+                                   ) -> ListPromptsResult:
+        page = list_page(await self.list_prompts(), params, self.config)
+        return ListPromptsResult(prompts=page.entries, next_cursor=page.next_cursor, _meta=page.meta)
 
     async def _handle_read_resource(
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams

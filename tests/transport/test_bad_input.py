@@ -408,11 +408,12 @@ def test_every_bad_cursor_is_invalid_argument(edge: Edge, name: str, log_records
                                               capsys: pytest.CaptureFixture[str]) -> None:
     cursor = BAD_CURSORS[name]
     for revision, build in ((REVISION_2025, rpc), (REVISION_2026, modern)):
-        for method in ("resources/list", "resources/templates/list"):
+        for method in ("resources/list", "resources/templates/list", "tools/list", "prompts/list"):
             reply = edge.send(build(method, {"cursor": cursor}, 5), revision=revision)
             assert reply.status < 500
-            assert reply.json()["error"]["code"] == -32602, (revision, method, reply.text)
-            assert "Invalid cursor" in reply.json()["error"]["message"]
+            error = reply.json()["error"]
+            assert error["code"] == -32602 and error["data"]["error"] == "invalid_argument", (revision, method, error)
+            assert "Invalid cursor" in error["message"] and error["data"]["details"]
         uri = f"metadata://templates?cursor={cursor}"
         reply = edge.send(build("resources/read", {"uri": uri}, 6), revision=revision)
         error = reply.json()["error"]
