@@ -98,10 +98,12 @@ def _serve_banner(settings: Settings, token: str | None) -> str:
                   client_configurations(url, token, [], profile))
 
 
-def _demo_banner(settings: Settings, inventory: Any) -> str:
+def _demo_banner(settings: Settings, inventory: Any, token_ignored: bool) -> str:
     url = f"http://{settings.host}:{settings.port}/mcp"
     notes = [f"Seeded data lake: {inventory}", "No access token: the demo serves only the emulated account, "
              "never your credentials (`serve` asks for one)."]
+    if token_ignored:
+        notes.append("AWS_DATA_MCP_TOKEN is set and ignored: the demo takes no token.")
     return banner(f"aws-data-mcp demo: serving {url} against an emulated AWS account", notes,
                   client_configurations(url, None, ["--demo"], {}))
 
@@ -209,7 +211,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             _update_between_markers(args.update, args.command, text)
         return
     if args.command == "invoke":
-        print(json.dumps(_invoke(args.event), indent=2))
+        try:
+            response = _invoke(args.event)
+        except SettingError as refused:  # raised by the handler's import, which reads the settings
+            parser.exit(2, f"aws-data-mcp: error: {refused}\n")
+        print(json.dumps(response, indent=2))
         return
     if args.command == "demo" and args.auth:
         from aws_data_mcp.demo.hosted_front import serve
@@ -233,7 +239,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         else:
             with _demo_account() as account:
                 if args.command == "demo":
-                    _serve_http(settings, _demo_banner(settings, account.inventory))
+                    # The demo is documented and printed as tokenless: a token from the shell would 401 its clients.
+                    demo = dataclasses.replace(settings, local_token="")
+                    _serve_http(demo, _demo_banner(demo, account.inventory, token_ignored=bool(settings.local_token)))
                 else:
                     _serve_stdio(settings)
     except (SettingError, PortUnavailable) as refused:

@@ -138,3 +138,18 @@ def test_invoke_command_prints_the_decoded_response(relative: str) -> None:
     assert '"_aws"' in done.stderr, "EMF metric lines go to stderr (the log stream)"
     if content["uri"] == "config://server":
         assert json.loads(content["text"])["deployment_mode"] == "lambda", "invoke runs the handler as on Lambda"
+
+
+@pytest.mark.parametrize(("variable", "value", "message"), [
+    ("AWS_DATA_MCP_PORT", "abc", "AWS_DATA_MCP_PORT must be a whole number, not 'abc'"),
+    ("AWS_DATA_MCP_AUTH_MODE", "local", "auth mode 'local' would use the function's own role"),
+    ("AWS_DATA_MCP_AUTH_MODE", "sigv5", "AWS_DATA_MCP_AUTH_MODE must be one of local, oidc, iam, not 'sigv5'"),
+])
+def test_invoke_with_an_unusable_setting_is_one_line_naming_it(variable: str, value: str, message: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "AWS_DATA_MCP_MODE"}
+    done = subprocess.run([sys.executable, "-m", "aws_data_mcp", "invoke",
+                           str(EVENTS / "http-api-v2/resources-read-static.json")], env={**env, variable: value},
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("aws-data-mcp: error: ") and message in lines[0], lines[-20:]
