@@ -1,5 +1,5 @@
 """Workflows on the hosted path: two callers through the demo's OIDC front, the real Lambda handler, and the
-emulated account's DynamoDB table reached with the function's own role (IAM enforced)."""
+emulated account's DynamoDB table reached with the function's own identity (IAM enforced)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from mcp_types import ResourceTemplateReference
 from test_front import oidc_demo  # noqa: F401  (a fixture: this module starts its own demo, once)
+
+STATUS = ResourceTemplateReference(type="ref/resource", uri="workflow://workflows/{workflow_id}/status")
 
 
 @asynccontextmanager
@@ -57,6 +60,8 @@ async def test_a_workflow_is_its_creators_alone_through_the_oidc_front(
                                                                  "status": "completed", "note": "sales.orders"})
         assert not updated.is_error, updated.content[0].text[:500]
         status = await read(alice, f"workflow://workflows/{workflow_id}/status")
+        alices_ids = (await alice.complete(STATUS, {"name": "workflow_id", "value": ""})).completion.values
+    assert workflow_id in alices_ids
     assert status["status"] == "in_progress" and status["version"] == 3
     assert [(s["id"], s["status"], s["note"]) for s in status["steps"]] == [
         ("s1", "completed", "sales.orders"), ("s2", "pending", None)]
@@ -65,9 +70,11 @@ async def test_a_workflow_is_its_creators_alone_through_the_oidc_front(
         theirs = await refusals(bob, workflow_id)
         made_up = await refusals(bob, str(uuid.uuid4()))
         bobs_list = await read(bob, "workflow://workflows")
+        bobs_ids = (await bob.complete(STATUS, {"name": "workflow_id", "value": workflow_id[:4]})).completion.values
     assert theirs == made_up  # indistinguishable from an id that never existed
     assert [answer["error"] for answer in theirs] == ["not_found"] * 3
     assert workflow_id not in json.dumps(bobs_list) and bobs_list["store"] == "dynamodb"
+    assert workflow_id not in bobs_ids  # completion offers only the caller's own ids
 
     async with connected(url, tokens["alice"]) as alice:
         after = await read(alice, f"workflow://workflows/{workflow_id}/status")

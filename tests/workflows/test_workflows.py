@@ -6,6 +6,7 @@ import copy
 import json
 import multiprocessing
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator
@@ -236,6 +237,14 @@ def test_a_finished_workflow_expires_by_ttl_in_dynamodb_and_a_reopened_one_does_
     mine.update_step(done.id, "s1", status="in_progress")  # reopened: it must not vanish under the caller
     assert "expires_at" not in item(done.id)
     assert "AttributeName: expires_at" in (ROOT / "template.yaml").read_text()  # the attribute the TTL reads
+
+
+def test_the_sqlite_file_is_created_on_first_use_in_wal_mode(tmp_path: Path) -> None:
+    """WAL: readers never wait for the writer, and two processes sharing the file write in turn."""
+    path = tmp_path / "new" / "state" / "workflows.sqlite3"
+    Workflows(SqliteStore(str(path)), "owner-a").create("Plan")
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
 @pytest.mark.anyio
