@@ -52,3 +52,10 @@ def test_prompts_are_an_empty_list_and_any_name_is_an_invalid_parameter(post: An
         assert error["code"] == -32602 and "offers no prompts" in error["message"], (revision, error)
         assert len(error["message"]) < 400, "the unknown name is echoed bounded"
     assert [r.getMessage() for r in log_records.at_least(logging.ERROR)] == []
+
+
+def test_logging_set_level_is_accepted_where_the_revision_has_it(post: Any) -> None:
+    """Kept for the 2025-11-25 conformance suite (`logging-set-level` is required); the server sends no log
+    notifications, so the level filters nothing. 2026-07-28 has no such method (the level travels in `_meta`)."""
+    assert post(rpc("logging/setLevel", {"level": "debug"}, 12), REVISION_2025)["result"] == {}
+    assert post(modern("logging/setLevel", {"level": "debug"}, 13), REVISION_2026)["error"]["code"] == -32601

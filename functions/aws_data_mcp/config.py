@@ -69,8 +69,8 @@ class Settings:
                         "HOST")
     port: int = setting(8000, "Port of the local HTTP server.", "PORT", minimum=1)
     allowed_hosts: tuple[str, ...] = setting(
-        (), "Extra `Host` header values (host:port, exactly) the local server's DNS-rebinding protection accepts, "
-        "comma-separated.", "ALLOWED_HOSTS")
+        (), "Extra `Host` header values (host:port, exactly: no wildcard) the local server's DNS-rebinding protection "
+        "accepts, comma-separated.", "ALLOWED_HOSTS")
     local_token: str = setting(
         "", f"The local HTTP server's bearer token, at least {MIN_LOCAL_TOKEN_LENGTH} characters, to keep client "
         "configurations stable across restarts.", "TOKEN", default_doc="a new random token per start", secret=True)
@@ -142,6 +142,10 @@ class Settings:
                                f"loopback only ({', '.join(LOOPBACK_HOSTS)})")
         if not 0 < self.port < 65536:
             raise SettingError(f"port {self.port}: a port is a number from 1 to 65535")
+        wildcards = [host for host in self.allowed_hosts if "*" in host]
+        if wildcards:  # the SDK would match "host:*" by prefix: "host:80.evil.com" too
+            raise SettingError(f"{ENV_PREFIX}ALLOWED_HOSTS takes exact host:port values, not {wildcards[0][:40]!r}: "
+                               "name each port")
         if self.local_token and len(self.local_token) < MIN_LOCAL_TOKEN_LENGTH:
             raise SettingError(f"{ENV_PREFIX}TOKEN must be at least {MIN_LOCAL_TOKEN_LENGTH} characters (it guards "
                                "your AWS credentials); unset it for a random token per start")

@@ -181,8 +181,9 @@ async def _bound_echoes(ctx: ServerRequestContext[Any, Any], call_next: CallNext
 async def _set_log_level(ctx: ServerRequestContext[Any, Any], params: SetLevelRequestParams) -> EmptyResult:
     """Accept the client's level for `notifications/message` (2025-11-25 logging capability).
 
-    Served statelessly there is no session to remember it on, and this server sends
-    no log notifications of its own; its operational logs go to stderr/CloudWatch.
+    This server sends no log notifications (its operational logs go to stderr/CloudWatch), so the level
+    filters nothing and is not kept. The capability stays advertised, on `initialize` and `server/discover`
+    alike, because the 2025-11-25 conformance suite requires `logging/setLevel` (`logging-set-level`).
     """
     return EmptyResult()
 

@@ -141,6 +141,7 @@ def test_a_busy_port_is_one_line_before_any_banner_and_leaves_the_running_server
     ("AWS_DATA_MCP_AUTH_MODE", "oidc", "AWS_DATA_MCP_AUTH_MODE='oidc' needs API Gateway in front"),
     ("AWS_DATA_MCP_TOKEN", "short", "AWS_DATA_MCP_TOKEN must be at least 32 characters"),
     ("AWS_DATA_MCP_PRINCIPAL_ROLE_MAP", "[1]", "AWS_DATA_MCP_PRINCIPAL_ROLE_MAP must be a JSON object of strings"),
+    ("AWS_DATA_MCP_ALLOWED_HOSTS", "devbox:8000,devbox:*", "AWS_DATA_MCP_ALLOWED_HOSTS takes exact host:port values"),
 ])
 def test_an_unusable_setting_is_one_line_naming_the_variable(tmp_path: Path, variable: str, value: str,
                                                              message: str) -> None:
