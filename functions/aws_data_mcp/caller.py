@@ -9,7 +9,24 @@ from datetime import datetime
 
 import boto3
 
-from aws_data_mcp.errors import ResourceFailure, authentication_required
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required
+
+
+class RetryableRefusal(ResourceFailure):
+    """`authentication_required` that a retry may cure (STS busy, a credential helper still running).
+
+    The code still says "no caller" (the request acted as nobody); `retryable` tells a client that
+    asking again in a few seconds is the fix, rather than signing in again.
+    """
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+def retry_later(reason: str, *details: str) -> RetryableRefusal:
+    return RetryableRefusal(ErrorCode.AUTHENTICATION_REQUIRED, f"No caller credentials: {reason}",
+                            details=[*details, "Retry in a few seconds; nothing needs to change."])
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import copy
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import parse_qsl
 
 import boto3
 import pytest
@@ -131,3 +132,16 @@ def iam_event(role: str, session: str, *, uri: str = "auth://status") -> dict[st
     """An HTTP API event whose IAM authorizer verified a caller of `role` with session name `session`."""
     return as_caller("http-api-v2/iam-auth-status.json", arn=f"arn:aws:sts::{ACCOUNT}:assumed-role/{role}/{session}",
                      uri=uri)
+
+
+def sent(sts: AwsFaults, operation: str) -> list[dict[str, str]]:
+    """The parameters of every `operation` request the function sends to STS from now on (recorded, then sent)."""
+    requests: list[dict[str, str]] = []
+
+    def record(request: Any) -> bool:
+        body = request.body.decode() if isinstance(request.body, bytes) else request.body
+        requests.append(dict(parse_qsl(body)))
+        return False  # never answered here: STS (moto) answers
+
+    sts.fail(operation, "unused", when=record)
+    return requests

@@ -61,10 +61,33 @@ def test_the_token_expiry_bounds_its_cached_credentials(sts: AwsFaults, monkeypa
 
 
 @pytest.mark.usefixtures("roles")
-def test_a_token_in_its_last_minute_is_exchanged_for_each_request_and_never_reused(sts: AwsFaults) -> None:
+def test_a_token_in_its_last_minute_is_exchanged_for_each_request_and_never_stored(
+    sts: AwsFaults, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its credentials are past reuse the moment they arrive: stored, they would only evict callers that are not."""
+    monkeypatch.setattr(hosted, "MAX_CACHED_CALLERS", 2)
+    others = [iam_event("DataAnalyst", name) for name in ("alice", "bob")]
+    kept = [resolve(event) for event in others]
     event = oidc_event("dana", ["analysts"], exp=int(time.time()) + 30)
-    assert resolve(event, OIDC).authenticated and resolve(event, OIDC).authenticated
-    assert sts.calls["sts.AssumeRoleWithWebIdentity"] == 2
+    for _ in range(3):
+        assert resolve(event, OIDC).authenticated
+    assert sts.calls["sts.AssumeRoleWithWebIdentity"] == 3 and len(hosted.exchanges) == 2
+    assert [resolve(other) for other in others] == kept and sts.calls["sts.AssumeRole"] == 2
+
+
+@pytest.mark.usefixtures("roles")
+def test_cached_callers_share_botocores_models_not_their_credentials() -> None:
+    """Each caller's session loads service models through one shared loader (else ~8 MB per cached caller); the
+    loader holds models only, so each session still signs with its own credentials."""
+    alice, bob = resolve(iam_event("DataAnalyst", "alice")), resolve(iam_event("DataAdmin", "bob"))
+    assert alice.session is not None and bob.session is not None
+    loaders = [caller.session._session.get_component("data_loader") for caller in (alice, bob)]
+    assert loaders[0] is loaders[1]
+    paths = list(loaders[0].search_paths)
+    resolve(iam_event("Contractor", "carol"))
+    assert loaders[0].search_paths == paths, "a caller's session adds no search path to the shared loader"
+    keys = {caller.session.get_credentials().get_frozen_credentials().access_key for caller in (alice, bob)}
+    assert len(keys) == 2
 
 
 def test_cached_until_takes_the_earlier_expiry() -> None:

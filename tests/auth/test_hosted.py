@@ -6,8 +6,10 @@ to STS, inject STS's refusals where a case needs them, and count every AWS call 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
+import re
 import threading
 from collections import Counter
 
@@ -18,30 +20,36 @@ from aws_data_mcp.config import Settings
 from conftest import AwsFaults, RecordKeeper, lambda_container, load_event
 
 from .hosted_support import (
+    ACCOUNT,
     FUNCTION_ROLE,
     IAM,
     OIDC,
     as_caller,
+    iam_event,
+    oidc_event,
     read,
+    sent,
     status_of,
 )
+
+ROLE = f"arn:aws:iam::{ACCOUNT}:role"
+STS_NAME = re.compile(r"[A-Za-z0-9_+=,.@-]{2,64}")
+"""RoleSessionName and SourceIdentity as STS accepts them."""
 
 # --------------------------------------------------------------------------- iam
 
 
 @pytest.mark.usefixtures("roles")
 def test_iam_caller_acts_as_its_own_role_with_its_session_as_source_identity(sts: AwsFaults) -> None:
-    sent: list[bytes] = []
-    sts.fail("sts.AssumeRole", "unused", when=lambda r: sent.append(r.body.encode() if isinstance(r.body, str)
-                                                                     else r.body) and False)
+    requests = sent(sts, "sts.AssumeRole")
     invoke = lambda_container(IAM)
     status = status_of(read(invoke, load_event("http-api-v2/iam-auth-status.json")))
     assert status["authenticated"] is True and status["auth_mode"] == "iam"
     assert status["principal_arn"].startswith("arn:aws:sts::123456789012:assumed-role/DataAnalyst/")
     assert status["credential_expiry"]
-    (request,) = sent
-    assert b"RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2FDataAnalyst" in request
-    assert b"SourceIdentity=alice%40example.com" in request and b"RoleSessionName=alice%40example.com" in request
+    (request,) = requests
+    assert request["RoleArn"] == "arn:aws:iam::123456789012:role/DataAnalyst"
+    assert request["SourceIdentity"] == request["RoleSessionName"] == "alice@example.com"
     rest = status_of(read(invoke, load_event("rest-v1/iam-auth-status.json")))
     assert rest["principal_arn"] == status["principal_arn"]
     assert sts.calls["sts.AssumeRole"] == 1  # the exchange is cached for the second request
@@ -59,6 +67,28 @@ def test_a_mapped_iam_user_acts_through_its_configured_role() -> None:
     event = as_caller("http-api-v2/iam-unmapped-user.json", arn="arn:aws:iam::123456789012:user/ops")
     status = status_of(read(lambda_container(IAM), event))
     assert status["principal_arn"].startswith("arn:aws:sts::123456789012:assumed-role/DataAdmin/ops")
+
+
+SSO_ROLE = "AWSReservedSSO_DataAnalyst_0123456789abcdef"
+
+
+@pytest.mark.parametrize("key", [
+    f"{ROLE}/aws-reserved/sso.amazonaws.com/eu-west-1/{SSO_ROLE}",  # as the IAM console shows the role
+    f"{ROLE}/{SSO_ROLE}",  # as its sessions name it: no path
+    f"arn:aws:sts::{ACCOUNT}:assumed-role/{SSO_ROLE}/alice@example.com",  # this one session only
+])
+@pytest.mark.usefixtures("roles")
+def test_an_identity_center_caller_acts_through_the_role_principal_role_map_names(key: str, sts: AwsFaults) -> None:
+    """Identity Center's roles have trust policies no one may edit: the operator maps them to a role that trusts the
+    function. The session ARN API Gateway reports leaves out the role's path; the key may keep it."""
+    settings = dataclasses.replace(IAM, principal_role_map=((key, f"{ROLE}/DataAnalyst"),))
+    requests = sent(sts, "sts.AssumeRole")
+    status = status_of(read(lambda_container(settings), iam_event(SSO_ROLE, "alice@example.com")))
+    assert status["principal_arn"] == f"arn:aws:sts::{ACCOUNT}:assumed-role/DataAnalyst/alice@example.com"
+    (request,) = requests
+    assert request["RoleArn"] == f"{ROLE}/DataAnalyst" and request["SourceIdentity"] == "alice@example.com"
+    other = status_of(read(lambda_container(settings), iam_event("DataAdmin", "bob")))
+    assert other["principal_arn"].endswith(":assumed-role/DataAdmin/bob"), "an unmapped role still acts as itself"
 
 
 IAM_REFUSALS = {
@@ -140,18 +170,17 @@ def test_concurrent_resolution_never_crosses_callers() -> None:
 
 @pytest.mark.usefixtures("roles")
 def test_oidc_exchanges_the_validated_token_for_the_role_its_claims_map_to(sts: AwsFaults) -> None:
-    sent: list[str] = []
-    sts.fail("sts.AssumeRoleWithWebIdentity", "unused",
-             when=lambda r: sent.append(r.body if isinstance(r.body, str) else r.body.decode()) and False)
+    requests = sent(sts, "sts.AssumeRoleWithWebIdentity")
     invoke = lambda_container(OIDC)
     analyst = status_of(read(invoke, load_event("http-api-v2/oidc-auth-status.json")))
     admin = json.loads(read(invoke, load_event("http-api-v2/oidc-second-caller-workgroups.json"))
                        ["result"]["contents"][0]["text"])
     assert analyst["principal_arn"] == "arn:aws:sts::123456789012:assumed-role/DataAnalyst/dana"
     assert admin["count"] >= 1
-    assert "WebIdentityToken=eyJhbGciOiJSUzI1NiJ9" in sent[0] and "role%2FDataAnalyst" in sent[0]
-    assert "RoleSessionName=dana" in sent[0]
-    assert "role%2FDataAdmin" in sent[1] and "RoleSessionName=erin" in sent[1]  # first map entry held wins
+    bearer = load_event("http-api-v2/oidc-auth-status.json")["headers"]["authorization"].split()[1]
+    assert requests[0]["WebIdentityToken"] == bearer
+    assert (requests[0]["RoleArn"], requests[0]["RoleSessionName"]) == (f"{ROLE}/DataAnalyst", "dana")
+    assert (requests[1]["RoleArn"], requests[1]["RoleSessionName"]) == (f"{ROLE}/DataAdmin", "erin")  # first held wins
 
 
 OIDC_REFUSALS = {
@@ -185,6 +214,31 @@ def test_oidc_without_any_configured_role_is_refused_clearly(aws_calls: Counter[
 def test_session_names_follow_sts_rules() -> None:
     assert hosted.sts_name("auth0|5f7c8ec7c33c6c004bbafe82") == "auth0-5f7c8ec7c33c6c004bbafe82"
     assert hosted.sts_name("x") == "caller" and len(hosted.sts_name("a" * 100)) == 64
+    # STS's \w is ASCII: Unicode letters and digits would pass Python's \w and be refused by STS.
+    assert hosted.sts_name("josé.müller@example.com") == "jos-.m-ller@example.com"
+    for name in ("张伟", "Ωmega", "\uff11\uff12\uff13", "ǅ", "x\u200by", "é" * 100):
+        assert STS_NAME.fullmatch(hosted.sts_name(name)), name
+
+
+@pytest.mark.usefixtures("roles")
+def test_a_non_ascii_subject_reaches_sts_as_a_name_it_accepts(sts: AwsFaults) -> None:
+    requests = sent(sts, "sts.AssumeRoleWithWebIdentity")
+    status = status_of(read(lambda_container(OIDC), oidc_event("renée", ["analysts"])))
+    assert status["authenticated"] is True
+    assert requests[0]["RoleSessionName"] == "ren-e" and STS_NAME.fullmatch(requests[0]["RoleSessionName"])
+
+
+@pytest.mark.parametrize(("mode", "duration"), [("iam", 3600), ("oidc", 43200)])
+@pytest.mark.usefixtures("roles")
+def test_iam_asks_for_at_most_the_hour_role_chaining_allows(mode: str, duration: int, sts: AwsFaults) -> None:
+    """AssumeRole with the function's own (assumed-role) credentials is role chaining: AWS refuses more than an hour.
+    AssumeRoleWithWebIdentity is not chained: it gets the whole configured duration."""
+    settings = dataclasses.replace(IAM if mode == "iam" else OIDC, session_duration_seconds=43200)
+    operation = "sts.AssumeRole" if mode == "iam" else "sts.AssumeRoleWithWebIdentity"
+    requests = sent(sts, operation)
+    event = iam_event("DataAnalyst", "alice") if mode == "iam" else oidc_event("dana", ["analysts"])
+    assert status_of(read(lambda_container(settings), event))["authenticated"] is True
+    assert [request["DurationSeconds"] for request in requests] == [str(duration)]
 
 
 # --------------------------------------------------------------------------- secrets

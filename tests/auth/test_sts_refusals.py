@@ -44,7 +44,7 @@ CASES: dict[tuple[str, str], tuple[int, str, bool, str]] = {
     ("iam", "ExpiredTokenException"): (400, "authentication_required", True, "execution role"),
     ("iam", "InvalidClientTokenId"): (403, "authentication_required", True, "execution role"),
     ("iam", "RegionDisabledException"): (403, "authentication_required", False, "activates the region's STS"),
-    ("iam", "ValidationError"): (400, "authentication_required", False, "maximum session duration"),
+    ("iam", "ValidationError"): (400, "authentication_required", False, "a role ARN as IAM writes it"),
     ("iam", "PackedPolicyTooLarge"): (400, "authentication_required", False, "tell the operator"),
     ("oidc", "Throttling"): (400, "authentication_required", True, "Retry in a few seconds"),
     ("oidc", "AccessDenied"): (403, "access_denied", False, "oidc-provider/issuer.example.com"),
@@ -95,7 +95,9 @@ def test_the_iam_trust_statement_is_the_only_place_the_function_role_appears(sts
     (statement_line,) = [line for line in error["details"] if FUNCTION_ROLE in line]
     statement = json.loads(statement_line.split(": ", 1)[1])
     assert statement == {"Effect": "Allow", "Principal": {"AWS": FUNCTION_ROLE},
-                         "Action": ["sts:AssumeRole", "sts:SetSourceIdentity", "sts:TagSession"]}
+                         "Action": ["sts:AssumeRole", "sts:SetSourceIdentity"]}
+    assert any("CallerRoleArnPattern" in line for line in error["details"]), \
+        "a role outside the pattern is refused by the function's own policy, whatever its trust says"
 
 
 @pytest.mark.usefixtures("roles")
@@ -104,6 +106,7 @@ def test_the_oidc_trust_statement_names_the_provider_and_audience(sts: AwsFaults
     error = error_of(read(lambda_container(OIDC), _event("oidc")))
     assert error["action"] == "sts:AssumeRoleWithWebIdentity"
     statement = json.loads(error["details"][0].split(": ", 1)[1])
+    assert not any("CallerRoleArnPattern" in line for line in error["details"]), "oidc needs no grant of the function"
     assert statement == {
         "Effect": "Allow", "Principal": {"Federated": "arn:aws:iam::123456789012:oidc-provider/issuer.example.com"},
         "Action": "sts:AssumeRoleWithWebIdentity",

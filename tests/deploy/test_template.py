@@ -29,7 +29,6 @@ ALLOWED_ROLE_ACTIONS = {
     "sts:AssumeRole",
     "sts:AssumeRoleWithWebIdentity",
     "sts:SetSourceIdentity",
-    "sts:TagSession",
 }
 # Services holding caller data (or able to grant access to it): the function role must
 # never be able to call them; every such call runs under the caller's credentials.
@@ -136,6 +135,56 @@ def test_auth_mode_parameter(template: dict[str, Any]) -> None:
         assert name in template["Parameters"]
 
 
+def test_session_duration_says_iam_gets_at_most_an_hour(template: dict[str, Any]) -> None:
+    """oidc sessions may last up to 12 h; iam's AssumeRole is role chaining, which AWS caps at 1 h (the code asks
+    for no more): the parameter must not promise iam callers what AWS refuses."""
+    param = template["Parameters"]["SessionDurationSeconds"]
+    assert (param["MinValue"], param["MaxValue"], param["Default"]) == (900, 43200, 3600)
+    assert "at most 3600" in param["Description"] and "role chaining" in param["Description"]
+
+
+OIDC_READY = {"AuthMode": "oidc", "OidcIssuer": "https://login.example.com", "OidcAudience": "aws-data-mcp",
+              "OidcRoleArn": "arn:aws:iam::111122223333:role/DataAnalyst"}
+
+
+def _value(expression: Any, parameters: dict[str, str]) -> Any:
+    """A Rules expression evaluated as CloudFormation does, for the functions this template's rules use."""
+    if not isinstance(expression, dict):
+        return expression
+    ((function, args),) = expression.items()
+    if function == "Ref":
+        return parameters[args]
+    values = [_value(arg, parameters) for arg in args]
+    return {"Fn::Equals": lambda: values[0] == values[1], "Fn::Not": lambda: not values[0],
+            "Fn::Or": lambda: any(values), "Fn::And": lambda: all(values)}[function]()
+
+
+def _refusals(template: dict[str, Any], **given: str) -> list[str]:
+    """The AssertDescriptions CloudFormation would stop a deploy with, for these parameter values."""
+    parameters = {name: str(p.get("Default", "")) for name, p in template["Parameters"].items()} | given
+    return [assertion["AssertDescription"] for rule in template["Rules"].values()
+            if _value(rule.get("RuleCondition", True), parameters)
+            for assertion in rule["Assertions"] if not _value(assertion["Assert"], parameters)]
+
+
+@pytest.mark.parametrize(("given", "missing"), [
+    ({}, []),  # iam, the default, needs none of them
+    (OIDC_READY, []),
+    (OIDC_READY | {"OidcRoleArn": "", "OidcRoleMap": '{"admins": "arn:aws:iam::111122223333:role/Admin"}'}, []),
+    (OIDC_READY | {"OidcIssuer": ""}, ["OidcIssuer"]),
+    (OIDC_READY | {"OidcAudience": ""}, ["OidcAudience"]),
+    (OIDC_READY | {"OidcRoleArn": ""}, ["OidcRoleArn or OidcRoleMap"]),
+    ({"AuthMode": "oidc"}, ["OidcIssuer", "OidcAudience", "OidcRoleArn or OidcRoleMap"]),
+])
+def test_an_oidc_stack_without_issuer_audience_or_role_is_refused_at_deploy(
+    template: dict[str, Any], given: dict[str, str], missing: list[str]
+) -> None:
+    refusals = _refusals(template, **given)
+    assert len(refusals) == len(missing)
+    for refusal, name in zip(refusals, missing, strict=True):
+        assert f"needs {name} " in refusal
+
+
 def _statements(policy: dict[str, Any]) -> list[dict[str, Any]]:
     """Both branches of a statement list chosen by `!If [IsIam, [...], [...]]`."""
     chosen = policy["Statement"]
@@ -175,10 +224,10 @@ def test_function_role_cannot_read_caller_data(function: dict[str, Any], resourc
                 allows.append(statement)
             else:  # the oidc branch: the function's credentials assume no role at all
                 assert statement["Effect"] == "Deny" and statement["Resource"] == "*"
-    # iam: exactly what the mode calls (no AssumeRoleWithWebIdentity: an identity grant of it does nothing),
-    # on this account's roles by default or the operator's pattern.
+    # iam: exactly what the mode calls (no AssumeRoleWithWebIdentity: an identity grant of it does nothing; no
+    # TagSession: the exchange passes no session tags), on this account's roles by default or the operator's pattern.
     (allow,) = allows
-    assert set(allow["Action"]) == {"sts:AssumeRole", "sts:SetSourceIdentity", "sts:TagSession"}
+    assert set(allow["Action"]) == {"sts:AssumeRole", "sts:SetSourceIdentity"}
     condition, default, configured = allow["Resource"]["Fn::If"]
     assert condition == "CallerRolesOfThisAccount" and configured == {"Ref": "CallerRoleArnPattern"}
     assert "${AWS::AccountId}:role/*" in default["Fn::Sub"]
