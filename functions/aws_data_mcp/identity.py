@@ -17,8 +17,8 @@ import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError, ProfileNotFound
 
 from aws_data_mcp import hosted
-from aws_data_mcp.aws import client
-from aws_data_mcp.caller import Caller
+from aws_data_mcp.aws import client, remaining_seconds
+from aws_data_mcp.caller import Caller, retry_later
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import from_aws_error
 
@@ -44,6 +44,8 @@ class _LocalChain:
     and shared because botocore refreshes expiring credentials itself. Who the
     credentials belong to is asked of STS once per set of credentials (a refresh
     gives a new set), one resolution at a time, so concurrent first reads cost one call.
+    A request waits for another's resolution only until its own deadline: a credential
+    helper slower than that holds one thread, not one per request.
     """
 
     def __init__(self) -> None:
@@ -65,17 +67,23 @@ class _LocalChain:
             self._principals.clear()
 
     def caller(self, settings: Settings) -> Caller:
+        # One resolution at a time: concurrent first requests must not each start a credential_process.
+        left = remaining_seconds()
+        if not self._resolving.acquire(timeout=-1 if left is None else left):
+            refusal = retry_later("the local AWS credential chain did not answer before the request's deadline "
+                                  "(a credential_process or SSO refresh is still running)")
+            return Caller("local", None, settings.region, refusal.message, refusal=refusal)
         try:
-            # One resolution at a time: concurrent first requests must not each start a credential_process.
-            with self._resolving:
-                session = self.session()
-                credentials = session.get_credentials()
-                frozen = credentials.get_frozen_credentials() if credentials is not None else None
+            session = self.session()
+            credentials = session.get_credentials()
+            frozen = credentials.get_frozen_credentials() if credentials is not None else None
         except _SAFE_CHAIN_ERRORS as exc:
             return Caller("local", None, settings.region, f"the local AWS credential chain failed: {exc}")
         except Exception as exc:  # a credential helper's or SSO cache's failure may carry secrets: type only
             return Caller("local", None, settings.region,
                           f"the local AWS credential chain failed ({type(exc).__name__})")
+        finally:
+            self._resolving.release()
         region = session.region_name or settings.region
         if frozen is None or not frozen.access_key:
             return Caller("local", None, region, "the local AWS credential chain found no credentials")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import anyio
 import pytest
 
 from aws_data_mcp.config import Settings
+from aws_data_mcp.errors import ResourceFailure
 from aws_data_mcp.identity import resolve_caller
 from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
@@ -76,3 +78,51 @@ def test_template_name_completion_needs_no_caller(monkeypatch: pytest.MonkeyPatc
     assert spec is not None
     values = anyio.run(reader.complete, spec, "template", {}, "ath", lambda: resolve_caller(None, LOCAL))
     assert values == ["athena-table"] and not runs.exists()
+
+
+def test_a_helper_slower_than_the_deadline_holds_one_thread_and_every_read_is_answered_by_its_deadline(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The issue's attack, scaled down: 150 concurrent reads while a credential_process takes 4x the request's
+    budget. One helper run; every read answered by its budget with a structured, retryable error carrying nothing
+    the helper wrote; the threads the reads took come back once the helper is done."""
+    runs, budget, reads = tmp_path / "runs", 0.5, 150
+    with_helper(monkeypatch, tmp_path, f"""
+import json, sys, time
+with open({str(runs)!r}, "a") as out:
+    out.write("run\\n")
+sys.stderr.write("token=sk-SECRET-FROM-HELPER")
+time.sleep({4 * budget})
+print(json.dumps({{"Version": 1, "AccessKeyId": "AKIAHELPER", "SecretAccessKey": "helper-secret"}}))
+""")
+    settings = Settings(mode="local", request_timeout_seconds=budget)
+    reader = ResourceReader(registry, settings)
+    answers: list[tuple[float, ResourceFailure | None]] = []
+
+    async def read_once() -> None:
+        started = time.monotonic()
+        try:
+            await reader.read("athena://workgroups", lambda: resolve_caller(None, settings))
+            answers.append((time.monotonic() - started, None))
+        except ResourceFailure as failure:
+            answers.append((time.monotonic() - started, failure))
+
+    async def read_all() -> None:
+        async with anyio.create_task_group() as group:
+            for _ in range(reads):
+                group.start_soon(read_once)
+
+    before = threading.active_count()
+    anyio.run(read_all)
+    assert threading.active_count() <= before + 1, "every waiter has left: only the helper's thread remains"
+    assert len(answers) == reads
+    assert max(elapsed for elapsed, _ in answers) < budget + 0.25
+    failures = [failure for _, failure in answers]
+    assert all(f is not None and f.retryable and f.code.value in ("authentication_required", "timeout")
+               for f in failures), {f.code.value if f else None for f in failures}
+    assert "SECRET" not in json.dumps([f.payload() for f in failures if f is not None])
+    settled = time.monotonic() + 8 * budget  # the helper ends, and its thread with it
+    while threading.active_count() > before and time.monotonic() < settled:
+        time.sleep(0.05)
+    assert threading.active_count() <= before
+    assert runs.read_text().count("run") == 1
