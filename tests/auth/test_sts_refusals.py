@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from aws_data_mcp import hosted
+from aws_data_mcp.config import Settings
 from conftest import AwsFaults, lambda_container
 
 from .hosted_support import (
@@ -143,3 +146,14 @@ def test_a_token_sts_would_see_is_never_logged(sts: AwsFaults, caplog: pytest.Lo
     bearer = token("dana", ["analysts"])
     read(lambda_container(OIDC), oidc_event("dana", ["analysts"]))
     assert bearer not in caplog.text and "AWS-SAYS" not in caplog.text
+
+
+def test_the_readme_trust_statements_are_the_ones_a_refusal_prints() -> None:
+    """What an operator copies from the README grants exactly what the refusal asks for, in each mode."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    blocks = [json.loads(block) for block in re.findall(r"```json\n(\{\"Effect\".*?)\n```", readme, re.S)]
+    iam = hosted.Claim(principal="caller", role_arn="arn:aws:iam::<account>:role/DataAnalyst", session_name="caller")
+    oidc = dataclasses.replace(iam, token="token", issuer="https://login.example.com", audience="aws-data-mcp")
+    printed = [json.loads(hosted.trust_statement(Settings(function_role_arn="<FunctionRoleArn>"), claim))
+               for claim in (iam, oidc)]
+    assert blocks == printed
