@@ -21,7 +21,8 @@ import pytest
 
 from aws_data_mcp import hosted
 from aws_data_mcp.config import Settings
-from conftest import AwsFaults, body_json, load_event
+from aws_data_mcp.observability import logger
+from conftest import AwsFaults, RecordKeeper, body_json, load_event
 
 Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 ACCOUNT = "123456789012"
@@ -145,3 +146,11 @@ def sent(sts: AwsFaults, operation: str) -> list[dict[str, str]]:
 
     sts.fail(operation, "unused", when=record)
     return requests
+
+
+def everything_written(records: RecordKeeper, capfd: pytest.CaptureFixture[str], *answers: str) -> str:
+    """Every log record as the server writes it (Powertools' formatter: the message and every extra key), whatever
+    reached stdout or stderr, and the answers: where a secret must never appear."""
+    lines = [logger.registered_formatter.format(record) for record in records.records]
+    out, err = capfd.readouterr()
+    return "\n".join([*lines, out, err, *answers])

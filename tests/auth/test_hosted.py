@@ -25,6 +25,7 @@ from .hosted_support import (
     IAM,
     OIDC,
     as_caller,
+    everything_written,
     iam_event,
     oidc_event,
     read,
@@ -244,27 +245,39 @@ def test_iam_asks_for_at_most_the_hour_role_chaining_allows(mode: str, duration:
 # --------------------------------------------------------------------------- secrets
 
 
+SECRET_HYGIENE_RUN = {
+    "oidc": ["oidc-auth-status", "oidc-second-caller-workgroups", "oidc-group-named-not-admins",
+             "oidc-token-of-another-subject", "oidc-no-bearer", "oidc-malformed-bearer"],
+    "iam": ["iam-auth-status", "iam-second-caller-workgroups", "iam-unmapped-user"],
+}
+"""Each mode's callers and refusals, interleaved in the run."""
+
+
 @pytest.mark.usefixtures("roles")
 def test_no_token_key_or_secret_reaches_a_log_line_or_a_response(log_records: RecordKeeper,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+                                                                  capfd: pytest.CaptureFixture[str]) -> None:
     """Every line the server writes at the levels it runs with (its own at DEBUG here; libraries at the WARNING
     `observability.configure` pins them to: botocore's DEBUG lines print request headers and STS response bodies,
-    credentials included, which is why the server never lets them through)."""
-    oidc, iam = lambda_container(OIDC), lambda_container(IAM)
+    credentials included, which is why the server never lets them through), over interleaved requests of
+    every caller and refusal of both modes, each warm handler answering callers in turn."""
+    handlers = {"oidc": lambda_container(OIDC), "iam": lambda_container(IAM)}
+    events = [(mode, load_event(f"http-api-v2/{name}.json")) for mode, names in SECRET_HYGIENE_RUN.items()
+              for name in names]
     logging.getLogger("aws-data-mcp").setLevel(logging.DEBUG)
-    assert all(logging.getLogger(name).level == logging.WARNING for name in ("botocore", "mcp", "mangum"))
-    answers = [json.dumps(read(oidc, load_event(f"http-api-v2/{name}.json")))
-               for name in ("oidc-auth-status", "oidc-second-caller-workgroups", "oidc-no-bearer")]
-    answers += [json.dumps(read(iam, load_event("http-api-v2/iam-auth-status.json")))]
-    secrets = {load_event("http-api-v2/oidc-auth-status.json")["headers"]["authorization"].split()[1]}
+    try:
+        assert all(logging.getLogger(name).level == logging.WARNING for name in ("botocore", "mcp", "mangum"))
+        answers = [json.dumps(read(handlers[mode], event)) for _ in range(10) for mode, event in events]
+    finally:
+        logging.getLogger("aws-data-mcp").setLevel(logging.INFO)
+    tokens = {event["headers"]["authorization"].split()[1] for _, event in events
+              if event["headers"].get("authorization", "").startswith("Bearer eyJ")}
+    credentials = set()
     for _until, caller in hosted.exchanges._entries.values():
         frozen = caller.session.get_credentials().get_frozen_credentials()
-        secrets |= {frozen.access_key, frozen.secret_key, frozen.token}
-    lines = [logging.Formatter("%(name)s %(message)s").format(record) for record in log_records.records]
-    captured = "\n".join(lines) + capsys.readouterr().err + "".join(answers)
-    logging.getLogger("aws-data-mcp").setLevel(logging.INFO)
-    assert len(secrets) >= 4
-    leaked = [secret[:6] for secret in secrets if secret and secret in captured]
+        credentials |= {frozen.access_key, frozen.secret_key, frozen.token}
+    assert len(tokens) == 4 and len(credentials) == 3 * 5, "every token, and the credentials of five callers"
+    captured = everything_written(log_records, capfd, *answers)
+    leaked = [secret[:6] for secret in tokens | credentials if secret in captured]
     assert leaked == []
 
 
