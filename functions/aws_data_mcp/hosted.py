@@ -339,7 +339,7 @@ def _refusal_of(exc: Exception, claim: Claim, settings: Settings) -> ResourceFai
     if code in ("ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId", "SignatureDoesNotMatch",
                 "UnrecognizedClientException"):
         return retry_later(f"STS refused this server's own credentials ({code})",
-                            "If it persists, the operator checks the function's execution role.")
+                           "If it persists, the operator checks the function's execution role.")
     if code == "InvalidIdentityToken":
         return _not_exchanged(
             "STS could not validate the bearer token with the account's OIDC identity provider (InvalidIdentityToken)",
@@ -350,7 +350,7 @@ def _refusal_of(exc: Exception, claim: Claim, settings: Settings) -> ResourceFai
                               "Sign in again for a fresh token; a revoked or expired sign-in cannot be exchanged.")
     if code == "IDPCommunicationError":
         return retry_later("STS could not reach the identity provider to check the bearer token "
-                            "(IDPCommunicationError)")
+                           "(IDPCommunicationError)")
     if code in ("RegionDisabled", "RegionDisabledException"):
         return _not_exchanged(f"STS is not activated in {settings.region} for this account ({code})",
                               "An account administrator activates the region's STS endpoint (IAM console, Account "
@@ -366,7 +366,7 @@ def _refusal_of(exc: Exception, claim: Claim, settings: Settings) -> ResourceFai
                               "PrincipalRoleMap entry).")
     if _transient(exc):
         return retry_later(f"STS was busy or out of reach while exchanging the caller's identity "
-                            f"({code or type(exc).__name__})")
+                           f"({code or type(exc).__name__})")
     return _not_exchanged(f"STS did not exchange the caller's identity ({code or type(exc).__name__})",
                           "If it persists, tell the operator this error code.")
 
@@ -481,7 +481,8 @@ def _exchange(claim: Claim, settings: Settings) -> tuple[dict[str, Any], dict[st
 
 @cache
 def _shared_data_loader() -> Loader:
-    """botocore's service models and endpoint data, loaded once for every caller's session."""
+    """botocore's service models and endpoint data, loaded once for every caller's session (models only, never
+    credentials; its cache takes no lock, so two threads missing the same file at once at worst both load it)."""
     return botocore.session.Session().get_component("data_loader")
 
 
