@@ -49,7 +49,7 @@ def seed_hosted_callers(iam: Any, account_id: str, region: str) -> dict[str, str
     function_arn = f"arn:aws:iam::{account_id}:user/{FUNCTION_USER}"
     trust = json.dumps({"Version": "2012-10-17", "Statement": [
         {"Effect": "Allow", "Principal": {"AWS": function_arn},
-         "Action": ["sts:AssumeRole", "sts:SetSourceIdentity", "sts:TagSession"]},
+         "Action": ["sts:AssumeRole", "sts:SetSourceIdentity"]},
         {"Effect": "Allow", "Principal": {"Federated": f"arn:aws:iam::{account_id}:oidc-provider/demo"},
          "Action": "sts:AssumeRoleWithWebIdentity"}]})
     policies = {"demo-analyst-role": [caller_read_policy(), caller_restrictions_policy(account_id, region)],
@@ -64,8 +64,8 @@ def seed_hosted_callers(iam: Any, account_id: str, region: str) -> dict[str, str
     iam.put_user_policy(UserName=FUNCTION_USER, PolicyName="ActAsTheCallersRole", PolicyDocument=json.dumps({
         "Version": "2012-10-17", "Statement": [{
             "Effect": "Allow", "Resource": f"arn:aws:iam::{account_id}:role/demo-*",
-            "Action": ["sts:AssumeRole", "sts:AssumeRoleWithWebIdentity", "sts:SetSourceIdentity",
-                       "sts:TagSession"]}, workflow_table_statement(account_id, region)]}))
+            "Action": ["sts:AssumeRole", "sts:AssumeRoleWithWebIdentity", "sts:SetSourceIdentity"]},
+            workflow_table_statement(account_id, region)]}))
     return arns
 
 
