@@ -315,6 +315,7 @@ def test_a_throttled_top_level_call_is_a_throttled_read(estate: Estate, aws_faul
 
 def test_an_endpoint_slower_than_the_deadline_times_out_those_items_only(estate: Estate,
                                                                          aws_faults: AwsFaults) -> None:
+    direct_read("athena://workgroups")  # the caller and its clients are built before the clock starts, as warm
     aws_faults.delay("athena.GetWorkGroup", 6.0)
     started = time.monotonic()
     result = direct_read("athena://workgroups", Settings(mode="local", request_timeout_seconds=3.0))
@@ -521,6 +522,7 @@ def test_a_catalog_or_database_that_fails_keeps_its_error_beside_it(estate: Esta
 
 
 def test_slow_table_counts_time_out_and_the_databases_still_answer(estate: Estate, aws_faults: AwsFaults) -> None:
+    direct_read("athena://databases")  # warm caller and clients: the budget is for the slow calls, not start-up
     aws_faults.delay("glue.GetTables", 6.0)
     result = direct_read("athena://databases", Settings(mode="local", request_timeout_seconds=3.0))
     glue_databases = [d for d in result["databases"] if d["catalog"] == "AwsDataCatalog"]
