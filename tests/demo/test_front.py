@@ -241,12 +241,16 @@ def reference_token(issuer: DemoIssuer) -> str:
     return jwt.encode({"alg": "RS256", "kid": "demo"}, values, issuer.key)
 
 
+def oidc_front() -> tuple[DemoIssuer, Recorder, httpx2.AsyncClient]:
+    """The oidc front before a handler that records each event it would get."""
+    issuer, recorder = DemoIssuer("http://127.0.0.1:9999"), Recorder()
+    front = ApiGatewayFront(recorder, "oidc", "us-east-1", issuer)
+    return issuer, recorder, httpx2.AsyncClient(transport=httpx2.ASGITransport(app=front), base_url=issuer.url)
+
+
 @pytest.mark.anyio
 async def test_jwt_front_checks_issuer_audience_expiry_and_not_before() -> None:
-    issuer = DemoIssuer("http://127.0.0.1:9999")
-    recorder = Recorder()
-    front = ApiGatewayFront(recorder, "oidc", "us-east-1", issuer)
-    http = httpx2.AsyncClient(transport=httpx2.ASGITransport(app=front), base_url="http://127.0.0.1:9999")
+    issuer, recorder, http = oidc_front()
     token = reference_token(issuer)
     ok = await http.post("/mcp", content=b"{}", headers={"authorization": f"Bearer {token}"})
     assert ok.status_code == 200
@@ -271,10 +275,7 @@ async def test_jwt_front_checks_issuer_audience_expiry_and_not_before() -> None:
 
 @pytest.mark.anyio
 async def test_the_event_carries_the_query_string_as_api_gateway_does() -> None:
-    issuer = DemoIssuer("http://127.0.0.1:9999")
-    recorder = Recorder()
-    front = ApiGatewayFront(recorder, "oidc", "us-east-1", issuer)
-    http = httpx2.AsyncClient(transport=httpx2.ASGITransport(app=front), base_url="http://127.0.0.1:9999")
+    issuer, recorder, http = oidc_front()
     headers = {"authorization": f"Bearer {issuer.token('dana', [])}"}
     await http.post("/mcp?a=1&a=2&blank=&x=%2F", content=b"{}", headers=headers)
     await http.post("/mcp", content=b"{}", headers=headers)
