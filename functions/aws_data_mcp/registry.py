@@ -261,3 +261,7 @@ class Registry:
             "templates": [s.describe() for s in self.templates()],
             "tools": [t.describe() for t in self.tools()],
         }
+
+
+registry = Registry()
+"""The process-wide registry. Empty here: importing `aws_data_mcp.resources` registers every namespace into it."""

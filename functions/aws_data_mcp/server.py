@@ -69,13 +69,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from aws_data_mcp.config import Settings
 from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
 from aws_data_mcp.errors import ECHO_LIMIT, ErrorCode, ResourceFailure, echo, invalid_arguments
-from aws_data_mcp.get_resource import TOOL_NAME as GET_RESOURCE
-from aws_data_mcp.get_resource import failure_result, get_resource_result
 from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.observability import bind_request
 from aws_data_mcp.reader import Reading, ResourceReader
 from aws_data_mcp.registry import Registry, ResourceSpec
 from aws_data_mcp.request_state import snapshot_safe_request_state
+from aws_data_mcp.resources.get_resource import TOOL_NAME as GET_RESOURCE
+from aws_data_mcp.resources.get_resource import failure_result, get_resource_result
 
 E = TypeVar("E", bound=BaseModel)
 MAX_COMPLETIONS = 100

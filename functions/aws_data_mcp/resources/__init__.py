@@ -1,18 +1,15 @@
-"""One module per resource namespace; importing this package registers them all, and the tools.
+"""One module per resource namespace: importing this package registers them all, and the tools, into `registry`.
 
-`registry` is the process-wide registry every edge reads from.
+`registry` lives in the leaf module `aws_data_mcp.registry`, so the namespaces import it from there and imports run
+one way; import it from here to get it filled.
 """
 
-from aws_data_mcp.registry import Registry
+from aws_data_mcp.registry import registry
+from aws_data_mcp.resources import admin, athena, auth, config, info, metadata, permissions, tabulator, workflow
 
-registry = Registry()
-
-from aws_data_mcp.resources import (  # noqa: E402, I001  (registration side effect)
-    admin, athena, auth, config, info, metadata, permissions, tabulator, workflow,
-)
-
+# isort: split
 # The tool last: its description lists the URI families registered above.
-from aws_data_mcp import get_resource  # noqa: E402
+from aws_data_mcp.resources import get_resource
 
 __all__ = [
     "admin", "athena", "auth", "config", "get_resource", "info", "metadata", "permissions", "registry", "tabulator",

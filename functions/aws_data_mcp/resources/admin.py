@@ -16,8 +16,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from aws_data_mcp.errors import ResourceFailure, as_failure
 from aws_data_mcp.fanout import Call, Outcome
-from aws_data_mcp.registry import ResourceRequest
-from aws_data_mcp.resources import registry
+from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena import ItemError, glue_databases, iso, query_workgroup
 
 T = TypeVar("T")

@@ -8,8 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, TypedDict
 
-from aws_data_mcp.registry import ResourceRequest
-from aws_data_mcp.resources import registry
+from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena import data_catalogs, query_workgroup
 
 

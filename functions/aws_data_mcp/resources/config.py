@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from aws_data_mcp.registry import ResourceRequest
-from aws_data_mcp.resources import registry
+from aws_data_mcp.registry import ResourceRequest, registry
 
 
 class ServerConfig(TypedDict):

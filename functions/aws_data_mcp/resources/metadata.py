@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
-from aws_data_mcp.registry import ResourceRequest
-from aws_data_mcp.resources import registry
+from aws_data_mcp.registry import ResourceRequest, registry
 
 CATALOG = Path(__file__).with_name("metadata_catalog")
 

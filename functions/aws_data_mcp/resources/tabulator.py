@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 from urllib.parse import urlparse
 
-from aws_data_mcp.registry import ResourceRequest
-from aws_data_mcp.resources import registry
+from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena import ItemError, glue_databases, glue_tables
 
 S3_SCHEMES = ("s3", "s3a", "s3n")

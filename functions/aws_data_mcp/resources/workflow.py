@@ -22,8 +22,7 @@ from aws_data_mcp.caller import Caller
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required
 from aws_data_mcp.observability import logger
 from aws_data_mcp.reader import to_json
-from aws_data_mcp.registry import ResourceRequest
-from aws_data_mcp.resources import registry
+from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.workflows.failures import store_failure
 from aws_data_mcp.workflows.model import Workflow, status_uri
 from aws_data_mcp.workflows.service import (

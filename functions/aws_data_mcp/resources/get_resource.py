@@ -17,7 +17,7 @@ from pydantic import WithJsonSchema
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.reader import to_json, within_budget
-from aws_data_mcp.resources import registry
+from aws_data_mcp.registry import registry
 
 if TYPE_CHECKING:
     from aws_data_mcp.server import DataMCPServer
