@@ -19,8 +19,8 @@ from urllib.parse import parse_qsl
 import boto3
 import pytest
 
-from aws_data_mcp import hosted
 from aws_data_mcp.config import Settings
+from aws_data_mcp.hosted.exchange import exchanges, function_session
 from aws_data_mcp.observability import logger
 from conftest import AwsFaults, RecordKeeper, body_json, load_event
 
@@ -44,13 +44,13 @@ SIGNATURE = base64.urlsafe_b64encode(b"example signature, not a real token").rst
 @pytest.fixture(autouse=True, name="fresh_exchanges")
 def fresh_exchanges_fixture() -> Iterator[AwsFaults]:
     """No exchanged caller survives a test; STS faults and calls counted on the function's own session."""
-    hosted.exchanges.clear()
-    hosted.function_session._session = None
+    exchanges.clear()
+    function_session._session = None
     session = boto3.Session()
-    hosted.function_session._session = session
+    function_session._session = session
     yield AwsFaults(session)
-    hosted.exchanges.clear()
-    hosted.function_session._session = None
+    exchanges.clear()
+    function_session._session = None
 
 
 @pytest.fixture(name="sts")

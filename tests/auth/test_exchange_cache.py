@@ -12,6 +12,7 @@ import pytest
 from aws_data_mcp import hosted
 from aws_data_mcp.caller import Caller
 from aws_data_mcp.config import Settings
+from aws_data_mcp.hosted import exchange
 from conftest import AwsFaults
 
 from .hosted_support import (
@@ -28,7 +29,7 @@ def resolve(event: dict, settings: Settings = IAM) -> Caller:
 
 def at(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     """The seam's clock reads `seconds` from now on."""
-    monkeypatch.setattr(hosted, "_now", lambda: seconds)
+    monkeypatch.setattr(exchange, "_now", lambda: seconds)
 
 
 @pytest.mark.usefixtures("roles")
@@ -38,10 +39,10 @@ def test_credentials_are_reused_until_a_minute_before_they_expire(sts: AwsFaults
     first = resolve(event)
     assert first.credential_expiry is not None
     expiry = first.credential_expiry.timestamp()
-    at(monkeypatch, expiry - hosted.REFRESH_MARGIN_SECONDS - 1)
+    at(monkeypatch, expiry - exchange.REFRESH_MARGIN_SECONDS - 1)
     assert resolve(event) is first
     assert sts.calls["sts.AssumeRole"] == 1
-    at(monkeypatch, expiry - hosted.REFRESH_MARGIN_SECONDS + 1)
+    at(monkeypatch, expiry - exchange.REFRESH_MARGIN_SECONDS + 1)
     renewed = resolve(event)
     assert renewed is not first and renewed.principal_arn == first.principal_arn
     assert sts.calls["sts.AssumeRole"] == 2
@@ -53,9 +54,9 @@ def test_the_token_expiry_bounds_its_cached_credentials(sts: AwsFaults, monkeypa
     event = oidc_event("dana", ["analysts"], exp=token_expiry)
     first = resolve(event, OIDC)
     assert first.credential_expiry is not None and first.credential_expiry.timestamp() > token_expiry + 3000
-    at(monkeypatch, token_expiry - hosted.REFRESH_MARGIN_SECONDS - 1)
+    at(monkeypatch, token_expiry - exchange.REFRESH_MARGIN_SECONDS - 1)
     assert resolve(event, OIDC) is first
-    at(monkeypatch, token_expiry - hosted.REFRESH_MARGIN_SECONDS + 1)
+    at(monkeypatch, token_expiry - exchange.REFRESH_MARGIN_SECONDS + 1)
     assert resolve(event, OIDC) is not first
     assert sts.calls["sts.AssumeRoleWithWebIdentity"] == 2
 
@@ -65,13 +66,13 @@ def test_a_token_in_its_last_minute_is_exchanged_for_each_request_and_never_stor
     sts: AwsFaults, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Its credentials are past reuse the moment they arrive: stored, they would only evict callers that are not."""
-    monkeypatch.setattr(hosted, "MAX_CACHED_CALLERS", 2)
+    monkeypatch.setattr(exchange, "MAX_CACHED_CALLERS", 2)
     others = [iam_event("DataAnalyst", name) for name in ("alice", "bob")]
     kept = [resolve(event) for event in others]
     event = oidc_event("dana", ["analysts"], exp=int(time.time()) + 30)
     for _ in range(3):
         assert resolve(event, OIDC).authenticated
-    assert sts.calls["sts.AssumeRoleWithWebIdentity"] == 3 and len(hosted.exchanges) == 2
+    assert sts.calls["sts.AssumeRoleWithWebIdentity"] == 3 and len(exchange.exchanges) == 2
     assert [resolve(other) for other in others] == kept and sts.calls["sts.AssumeRole"] == 2
 
 
@@ -94,26 +95,26 @@ def test_cached_until_takes_the_earlier_expiry() -> None:
     from datetime import UTC, datetime
 
     credentials = datetime(2030, 1, 1, tzinfo=UTC)
-    assert hosted.cached_until(credentials, None) == credentials.timestamp() - 60
-    assert hosted.cached_until(credentials, credentials.timestamp() - 600) == credentials.timestamp() - 660
+    assert exchange.cached_until(credentials, None) == credentials.timestamp() - 60
+    assert exchange.cached_until(credentials, credentials.timestamp() - 600) == credentials.timestamp() - 660
 
 
 @pytest.mark.usefixtures("roles")
 def test_the_cache_is_bounded_and_keeps_the_callers_used_last(sts: AwsFaults, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hosted, "MAX_CACHED_CALLERS", 3)
+    monkeypatch.setattr(exchange, "MAX_CACHED_CALLERS", 3)
     events = [iam_event("DataAnalyst", f"user{index}") for index in range(5)]
     for event in events[:3]:
         resolve(event)
     resolve(events[0])  # used again: now the most recent
     for event in events[3:]:
         resolve(event)
-    assert len(hosted.exchanges) == 3 and sts.calls["sts.AssumeRole"] == 5
+    assert len(exchange.exchanges) == 3 and sts.calls["sts.AssumeRole"] == 5
     for kept in (events[0], events[3], events[4]):
         resolve(kept)
     assert sts.calls["sts.AssumeRole"] == 5, "the three used last were kept"
     resolve(events[1])
     assert sts.calls["sts.AssumeRole"] == 6, "an evicted caller is exchanged again"
-    assert len(hosted.exchanges) == 3
+    assert len(exchange.exchanges) == 3
 
 
 @pytest.mark.usefixtures("roles")
@@ -122,8 +123,8 @@ def test_a_failed_exchange_leaves_no_lock_behind(sts: AwsFaults) -> None:
     sts.fail("sts.AssumeRoleWithWebIdentity", "InvalidIdentityToken", status=400)
     for index in range(50):
         assert not resolve(oidc_event(f"user{index}", ["analysts"]), OIDC).authenticated
-    assert len(hosted.exchanges._flights) == 0
-    assert len(hosted.exchanges) == 0
+    assert len(exchange.exchanges._flights) == 0
+    assert len(exchange.exchanges) == 0
 
 
 def _together(count: int, work: Callable[[], Caller]) -> list[Caller]:
@@ -152,7 +153,7 @@ def test_concurrent_first_requests_of_one_caller_share_one_exchange(sts: AwsFaul
     callers = _together(20, lambda: resolve(event))
     assert len({id(caller) for caller in callers}) == 1 and callers[0].authenticated
     assert sts.calls["sts.AssumeRole"] == 1
-    assert hosted.exchanges.flights == 0
+    assert exchange.exchanges.flights == 0
 
 
 @pytest.mark.usefixtures("roles")
@@ -161,7 +162,7 @@ def test_concurrent_failing_exchanges_all_refuse_and_leave_nothing(sts: AwsFault
     event = iam_event("DataAnalyst", "alice")
     callers = _together(10, lambda: resolve(event))
     assert all(not caller.authenticated for caller in callers)
-    assert hosted.exchanges.flights == 0 and len(hosted.exchanges) == 0
+    assert exchange.exchanges.flights == 0 and len(exchange.exchanges) == 0
 
 
 @pytest.mark.usefixtures("roles")

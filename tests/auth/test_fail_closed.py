@@ -16,6 +16,7 @@ import pytest
 
 from aws_data_mcp import hosted
 from aws_data_mcp.config import Settings
+from aws_data_mcp.hosted.exchange import exchanges
 from conftest import AwsFaults, lambda_container
 
 from .hosted_support import (
@@ -159,7 +160,7 @@ SPOOFED_HEADERS = {
 @pytest.mark.usefixtures("roles")
 def test_spoofed_headers_beside_a_valid_iam_caller_change_nothing(sts: AwsFaults) -> None:
     honest = status_of(read(lambda_container(IAM), iam_event("DataAnalyst", "alice")))
-    hosted.exchanges.clear()
+    exchanges.clear()
     event = iam_event("DataAnalyst", "alice")
     event["headers"].update(SPOOFED_HEADERS, authorization=f"Bearer {token('mallory', ['admins'])}")
     spoofed = status_of(read(lambda_container(IAM), event))
@@ -171,7 +172,7 @@ def test_spoofed_headers_beside_a_valid_iam_caller_change_nothing(sts: AwsFaults
 @pytest.mark.usefixtures("roles")
 def test_spoofed_headers_beside_a_valid_oidc_caller_change_nothing(sts: AwsFaults) -> None:
     honest = status_of(read(lambda_container(OIDC), oidc_event("dana", ["analysts"])))
-    hosted.exchanges.clear()
+    exchanges.clear()
     event = oidc_event("dana", ["analysts"])
     event["headers"].update(SPOOFED_HEADERS)
     spoofed = status_of(read(lambda_container(OIDC), event))

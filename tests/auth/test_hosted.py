@@ -17,6 +17,8 @@ import pytest
 
 from aws_data_mcp import hosted
 from aws_data_mcp.config import Settings
+from aws_data_mcp.hosted.claim import sts_name
+from aws_data_mcp.hosted.exchange import exchanges
 from conftest import AwsFaults, RecordKeeper, lambda_container, load_event
 
 from .hosted_support import (
@@ -213,12 +215,12 @@ def test_oidc_without_any_configured_role_is_refused_clearly(aws_calls: Counter[
 
 
 def test_session_names_follow_sts_rules() -> None:
-    assert hosted.sts_name("auth0|5f7c8ec7c33c6c004bbafe82") == "auth0-5f7c8ec7c33c6c004bbafe82"
-    assert hosted.sts_name("x") == "caller" and len(hosted.sts_name("a" * 100)) == 64
+    assert sts_name("auth0|5f7c8ec7c33c6c004bbafe82") == "auth0-5f7c8ec7c33c6c004bbafe82"
+    assert sts_name("x") == "caller" and len(sts_name("a" * 100)) == 64
     # STS's \w is ASCII: Unicode letters and digits would pass Python's \w and be refused by STS.
-    assert hosted.sts_name("josé.müller@example.com") == "jos-.m-ller@example.com"
+    assert sts_name("josé.müller@example.com") == "jos-.m-ller@example.com"
     for name in ("张伟", "Ωmega", "\uff11\uff12\uff13", "ǅ", "x\u200by", "é" * 100):
-        assert STS_NAME.fullmatch(hosted.sts_name(name)), name
+        assert STS_NAME.fullmatch(sts_name(name)), name
 
 
 @pytest.mark.usefixtures("roles")
@@ -272,7 +274,7 @@ def test_no_token_key_or_secret_reaches_a_log_line_or_a_response(log_records: Re
     tokens = {event["headers"]["authorization"].split()[1] for _, event in events
               if event["headers"].get("authorization", "").startswith("Bearer eyJ")}
     credentials = set()
-    for _until, caller in hosted.exchanges._entries.values():
+    for _until, caller in exchanges._entries.values():
         frozen = caller.session.get_credentials().get_frozen_credentials()
         credentials |= {frozen.access_key, frozen.secret_key, frozen.token}
     assert len(tokens) == 4 and len(credentials) == 3 * 5, "every token, and the credentials of five callers"

@@ -19,10 +19,10 @@ import pytest
 from mangum import Mangum
 from mangum.protocols import HTTPCycle
 
-from aws_data_mcp import hosted
 from aws_data_mcp.app import create_http_app
 from aws_data_mcp.cli import LocalLambdaContext
 from aws_data_mcp.config import Settings
+from aws_data_mcp.hosted.exchange import exchanges
 from conftest import AwsFaults, body_json, lambda_container
 
 from .hosted_support import (
@@ -78,7 +78,7 @@ def signed_by() -> Iterator[Counter[tuple[str, str]]]:
 def principals_by_key() -> dict[str, str]:
     """Each exchanged caller's access key id -> the principal it acts as."""
     found = {}
-    for _until, caller in hosted.exchanges._entries.values():
+    for _until, caller in exchanges._entries.values():
         assert caller.session is not None and caller.principal_arn is not None
         found[caller.session.get_credentials().get_frozen_credentials().access_key] = caller.principal_arn
     return found

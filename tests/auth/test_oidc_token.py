@@ -15,6 +15,7 @@ from collections import Counter
 import pytest
 
 from aws_data_mcp import hosted
+from aws_data_mcp.hosted.oidc import MAX_TOKEN_CHARS
 from conftest import AwsFaults, lambda_container
 
 from .hosted_support import (
@@ -143,7 +144,7 @@ def test_a_lowercase_scheme_and_surrounding_spaces_are_still_a_bearer() -> None:
 
 def test_an_oversized_token_is_refused_by_the_seam_itself(aws_calls: Counter[str]) -> None:
     """The HTTP edge answers 431 to any header over 8 KiB; the seam bounds what it decodes on its own too."""
-    event = oidc_event("dana", ["analysts"], bearer="Bearer " + "a" * (hosted.MAX_TOKEN_CHARS + 1) + ".b.c")
+    event = oidc_event("dana", ["analysts"], bearer="Bearer " + "a" * (MAX_TOKEN_CHARS + 1) + ".b.c")
     caller = hosted.resolve({"aws.event": event}, OIDC)
     assert caller.authenticated is False and "not a bearer JWT" in (caller.unauthenticated_reason or "")
     assert sum(aws_calls.values()) == 0

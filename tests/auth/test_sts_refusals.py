@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from aws_data_mcp import hosted
 from aws_data_mcp.config import Settings
+from aws_data_mcp.hosted.claim import Claim
+from aws_data_mcp.hosted.exchange import exchanges
+from aws_data_mcp.hosted.refusals import trust_statement
 from conftest import AwsFaults, RecordKeeper, lambda_container
 
 from .hosted_support import (
@@ -126,7 +128,7 @@ def test_a_throttled_exchange_is_retryable_and_the_retry_acts_as_the_caller(mode
                                 "params": {"uri": "auth://status"}})
     first = status_of(read(invoke, event))
     assert first["authenticated"] is False and "STS was busy" in first["reason"]
-    assert hosted.exchanges.flights == 0 and len(hosted.exchanges) == 0, "a failed exchange leaves nothing behind"
+    assert exchanges.flights == 0 and len(exchanges) == 0, "a failed exchange leaves nothing behind"
     second = status_of(read(invoke, event))
     assert second["authenticated"] is True and second["principal_arn"].startswith("arn:aws:sts::")
     assert sts.calls[OPERATION[mode]] == 2
@@ -156,8 +158,8 @@ def test_the_readme_trust_statements_are_the_ones_a_refusal_prints() -> None:
     """What an operator copies from the README grants exactly what the refusal asks for, in each mode."""
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     blocks = [json.loads(block) for block in re.findall(r"```json\n(\{\"Effect\".*?)\n```", readme, re.S)]
-    iam = hosted.Claim(principal="caller", role_arn="arn:aws:iam::<account>:role/DataAnalyst", session_name="caller")
+    iam = Claim(principal="caller", role_arn="arn:aws:iam::<account>:role/DataAnalyst", session_name="caller")
     oidc = dataclasses.replace(iam, token="token", issuer="https://login.example.com", audience="aws-data-mcp")
-    printed = [json.loads(hosted.trust_statement(Settings(function_role_arn="<FunctionRoleArn>"), claim))
+    printed = [json.loads(trust_statement(Settings(function_role_arn="<FunctionRoleArn>"), claim))
                for claim in (iam, oidc)]
     assert blocks == printed

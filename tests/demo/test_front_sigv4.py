@@ -24,7 +24,6 @@ from mangum import Mangum
 from moto.core.utils import utcnow
 from moto.sts.models import sts_backends
 
-from aws_data_mcp import hosted
 from aws_data_mcp.app import create_http_app
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.gateway import (
@@ -34,6 +33,7 @@ from aws_data_mcp.demo.gateway import (
     SIGNATURE_MISMATCH,
     ApiGatewayFront,
 )
+from aws_data_mcp.hosted.exchange import exchanges, function_session
 
 ACCOUNT = "123456789012"
 FUNCTION_ROLE = f"arn:aws:iam::{ACCOUNT}:role/aws-data-mcp-front-function"
@@ -71,12 +71,12 @@ def session() -> Credentials:
 @pytest.fixture
 def front() -> Iterator[ApiGatewayFront]:
     """The front before the hosted app in iam mode, as the demo runs it; no exchanged caller outlives the test."""
-    hosted.exchanges.clear()
-    hosted.function_session._session = None
+    exchanges.clear()
+    function_session._session = None
     settings = Settings(mode="lambda", auth_mode="iam", function_role_arn=FUNCTION_ROLE)
     yield ApiGatewayFront(Mangum(create_http_app(settings), lifespan="off"), "iam", REGION)
-    hosted.exchanges.clear()
-    hosted.function_session._session = None
+    exchanges.clear()
+    function_session._session = None
 
 
 async def post(front: ApiGatewayFront, headers: dict[str, str], body: bytes = READ,
@@ -136,7 +136,7 @@ async def test_each_bad_signature_gets_api_gateways_403_and_no_aws_call(
     assert admitted.status_code == 200 and status["principal_arn"].endswith("/dana")
     assert aws_calls["sts:AssumeRole"] == 1, aws_calls  # the control: an admitted request does reach AWS
     aws_calls.clear()
-    hosted.exchanges.clear()  # so a refused request that got through would have to call STS again
+    exchanges.clear()  # so a refused request that got through would have to call STS again
     invocations = front.invocations
     for case, (headers, body, path, message) in refusals(session).items():
         answer = await post(front, headers, body, path)
@@ -157,7 +157,7 @@ async def test_expired_session_credentials_are_refused_with_no_aws_call(
         front: ApiGatewayFront, session: Credentials, aws_calls: Counter[str]) -> None:
     assert (await post(front, sign(session))).status_code == 200
     aws_calls.clear()
-    hosted.exchanges.clear()
+    exchanges.clear()
     expire(session)
     answer = await post(front, sign(session))  # signed just now: only the session itself has ended
     assert (answer.status_code, answer.json()) == (403, {"message": EXPIRED_TOKEN})

@@ -1,0 +1,57 @@
+"""The iam mode's claim: the caller API Gateway's AWS_IAM authorizer named in requestContext.
+
+An assumed-role caller is assumed into that same role, so the function acts with exactly the
+caller's permissions; any other principal acts through the operator's principal-to-role map,
+or is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from aws_data_mcp.config import Settings
+from aws_data_mcp.hosted.claim import Claim, json_object, refuse, sts_name
+
+_ASSUMED_ROLE = re.compile(r"^arn:(?P<partition>[\w-]+):sts::(?P<account>\d{12}):assumed-role/(?P<role>[\w+=,.@-]+)"
+                           r"/(?P<session>[\w+=,.@-]+)$", re.ASCII)
+_ROLE_WITH_PATH = re.compile(r"^(?P<prefix>arn:[\w-]+:iam::\d{12}:role/)(?:[\w+=,.@-]+/)+(?P<name>[\w+=,.@-]+)$",
+                             re.ASCII)
+
+
+def _without_path(arn: str) -> str:
+    """A role ARN as a session ARN names it: a session of role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_X
+    is assumed-role/AWSReservedSSO_X/<session> (a role's name is unique in its account, whatever its path)."""
+    match = _ROLE_WITH_PATH.match(arn)
+    return match["prefix"] + match["name"] if match else arn
+
+
+def _mapped(settings: Settings, *principals: str) -> str | None:
+    """The role configured for the first of `principals` that PrincipalRoleMap names (a role's key with or without
+    its path, as the operator copied it from IAM)."""
+    mapping: dict[str, str] = {}
+    for key, role in settings.principal_role_map:
+        mapping.setdefault(_without_path(key), role)  # first entry wins, as documented
+    return next((mapping[p] for p in principals if p in mapping), None)
+
+
+def claim_iam(context: Mapping[str, Any], settings: Settings) -> Claim:
+    """The caller's ARN from the IAM authorizer (HTTP API 2.0) or the request identity (REST v1)."""
+    iam = json_object(json_object(context.get("authorizer")).get("iam"))
+    arn = iam.get("userArn") or json_object(context.get("identity")).get("userArn")
+    if not isinstance(arn, str) or not arn.startswith("arn:"):
+        raise refuse("API Gateway named no IAM caller (is the route's authorization AWS_IAM?)")
+    assumed = _ASSUMED_ROLE.match(arn)
+    if assumed:
+        own_role = f"arn:{assumed['partition']}:iam::{assumed['account']}:role/{assumed['role']}"
+        session = sts_name(assumed["session"])
+        return Claim(principal=arn, role_arn=_mapped(settings, arn, own_role) or own_role, session_name=session,
+                     source_identity=session)
+    role = _mapped(settings, arn)
+    if role is None:
+        raise refuse(f"{arn} is not an assumed role, and no role is configured for it",
+                     "Connect with credentials of an IAM role (e.g. through aws sso login or a role profile), or "
+                     "ask the operator to map this principal in AWS_DATA_MCP_PRINCIPAL_ROLE_MAP.")
+    name = sts_name(arn.rsplit("/", 1)[-1])
+    return Claim(principal=arn, role_arn=role, session_name=name, source_identity=name)
