@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import (
@@ -64,72 +65,62 @@ def _untrusted(code: str, claim: Claim, settings: Settings) -> ResourceFailure:
                            details=[*details, "Then retry."], action=_action(claim))
 
 
-def _token_expired(code: str, claim: Claim, settings: Settings) -> ResourceFailure:
-    return _not_exchanged(f"STS found the bearer token expired or no longer valid ({code})",
-                          "Sign in again for a fresh token, then retry.")
+@dataclass(frozen=True)
+class _Said:
+    """A refusal in fixed words but for the fields they name: {code}, {role_arn}, {issuer}, {audience}, {region},
+    {duration}. `retry` when asking again may cure it (nothing the caller or operator must change)."""
+
+    reason: str
+    advice: str | None = None
+    retry: bool = False
+
+    def __call__(self, code: str, claim: Claim, settings: Settings) -> ResourceFailure:
+        fields = {"code": code, "role_arn": claim.role_arn, "issuer": claim.issuer,
+                  "audience": claim.audience or "aud", "region": settings.region,
+                  "duration": settings.session_duration_seconds}
+        reason, details = self.reason.format(**fields), [self.advice.format(**fields)] if self.advice else []
+        return retry_later(reason, *details) if self.retry else _not_exchanged(reason, *details)
 
 
-def _own_credentials_refused(code: str, claim: Claim, settings: Settings) -> ResourceFailure:
-    return retry_later(f"STS refused this server's own credentials ({code})",
-                       "If it persists, the operator checks the function's execution role.")
-
-
-def _no_identity_provider(code: str, claim: Claim, settings: Settings) -> ResourceFailure:
-    return _not_exchanged(
-        "STS could not validate the bearer token with the account's OIDC identity provider (InvalidIdentityToken)",
-        f"The operator checks that an IAM OIDC identity provider exists for {claim.issuer} and lists the token's "
-        f"audience ({claim.audience or 'aud'}) as a client ID; then sign in again.")
-
-
-def _claims_rejected(code: str, claim: Claim, settings: Settings) -> ResourceFailure:
-    return _not_exchanged("the identity provider rejected the bearer token's claims (IDPRejectedClaim)",
-                          "Sign in again for a fresh token; a revoked or expired sign-in cannot be exchanged.")
-
-
-def _identity_provider_unreachable(code: str, claim: Claim, settings: Settings) -> ResourceFailure:
-    return retry_later("STS could not reach the identity provider to check the bearer token "
-                       "(IDPCommunicationError)")
-
-
-def _region_disabled(code: str, claim: Claim, settings: Settings) -> ResourceFailure:
-    return _not_exchanged(f"STS is not activated in {settings.region} for this account ({code})",
-                          "An account administrator activates the region's STS endpoint (IAM console, Account "
-                          "settings, Security Token Service endpoints).")
-
-
-def _not_a_role_arn(code: str, claim: Claim, settings: Settings) -> ResourceFailure:
-    return _not_exchanged("STS refused the exchange's parameters (ValidationError)",
-                          f"The operator checks that {claim.role_arn} is a role ARN as IAM writes it (a "
-                          "PrincipalRoleMap entry).")
-
-
-def _longer_than_the_role_allows(code: str, claim: Claim, settings: Settings) -> ResourceFailure:
-    return _not_exchanged(
-        "STS refused the exchange's parameters (ValidationError)",
-        f"Most often the session duration ({settings.session_duration_seconds} s, SessionDurationSeconds) exceeds "
-        f"the maximum session duration of {claim.role_arn}: raise the role's, or lower the parameter.")
-
+_OWN_CREDENTIALS_REFUSED = _Said("STS refused this server's own credentials ({code})",
+                                 "If it persists, the operator checks the function's execution role.", retry=True)
+_REGION_DISABLED = _Said("STS is not activated in {region} for this account ({code})",
+                         "An account administrator activates the region's STS endpoint (IAM console, Account "
+                         "settings, Security Token Service endpoints).")
+_TOKEN_EXPIRED = _Said("STS found the bearer token expired or no longer valid ({code})",
+                       "Sign in again for a fresh token, then retry.")
 
 _IAM_REFUSALS: dict[str, Refusal] = {
     "AccessDenied": _untrusted,
     "AccessDeniedException": _untrusted,
-    "ExpiredToken": _own_credentials_refused,
-    "ExpiredTokenException": _own_credentials_refused,
-    "InvalidClientTokenId": _own_credentials_refused,
-    "SignatureDoesNotMatch": _own_credentials_refused,
-    "UnrecognizedClientException": _own_credentials_refused,
-    "InvalidIdentityToken": _no_identity_provider,
-    "IDPRejectedClaim": _claims_rejected,
-    "IDPCommunicationError": _identity_provider_unreachable,
-    "RegionDisabled": _region_disabled,
-    "RegionDisabledException": _region_disabled,
-    "ValidationError": _not_a_role_arn,  # iam asks for at most the hour every role allows: not the duration
+    "ExpiredToken": _OWN_CREDENTIALS_REFUSED,
+    "ExpiredTokenException": _OWN_CREDENTIALS_REFUSED,
+    "InvalidClientTokenId": _OWN_CREDENTIALS_REFUSED,
+    "SignatureDoesNotMatch": _OWN_CREDENTIALS_REFUSED,
+    "UnrecognizedClientException": _OWN_CREDENTIALS_REFUSED,
+    "InvalidIdentityToken": _Said(
+        "STS could not validate the bearer token with the account's OIDC identity provider (InvalidIdentityToken)",
+        "The operator checks that an IAM OIDC identity provider exists for {issuer} and lists the token's "
+        "audience ({audience}) as a client ID; then sign in again."),
+    "IDPRejectedClaim": _Said("the identity provider rejected the bearer token's claims (IDPRejectedClaim)",
+                              "Sign in again for a fresh token; a revoked or expired sign-in cannot be exchanged."),
+    "IDPCommunicationError": _Said("STS could not reach the identity provider to check the bearer token "
+                                   "(IDPCommunicationError)", retry=True),
+    "RegionDisabled": _REGION_DISABLED,
+    "RegionDisabledException": _REGION_DISABLED,
+    # iam asks for at most the hour every role allows: not the duration
+    "ValidationError": _Said("STS refused the exchange's parameters (ValidationError)",
+                             "The operator checks that {role_arn} is a role ARN as IAM writes it (a "
+                             "PrincipalRoleMap entry)."),
 }
 _OIDC_REFUSALS: dict[str, Refusal] = {
     **_IAM_REFUSALS,
-    "ExpiredToken": _token_expired,
-    "ExpiredTokenException": _token_expired,
-    "ValidationError": _longer_than_the_role_allows,
+    "ExpiredToken": _TOKEN_EXPIRED,
+    "ExpiredTokenException": _TOKEN_EXPIRED,
+    "ValidationError": _Said(
+        "STS refused the exchange's parameters (ValidationError)",
+        "Most often the session duration ({duration} s, SessionDurationSeconds) exceeds the maximum session "
+        "duration of {role_arn}: raise the role's, or lower the parameter."),
 }
 """An oidc exchange's expired token is the caller's bearer token, and its duration is what the role may refuse."""
 
