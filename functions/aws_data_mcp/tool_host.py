@@ -32,8 +32,7 @@ class ToolHost(Protocol):
         """Read one URI for the request behind `ctx`, exactly as `resources/read` does."""
         ...
 
-    async def announce(self, ctx: ServerRequestContext[Any, Any], uris: Sequence[str], *,
-                       lists_change: bool = False) -> None:
+    async def announce(self, uris: Sequence[str], *, lists_change: bool = False) -> None:
         """Tell whoever listens that `uris` changed (and, on a create or delete, the resource list)."""
         ...
 
