@@ -133,7 +133,7 @@ async def _answer(ctx: Context, operation: Callable[[Workflows], Workflow],
     except Exception:
         logger.exception("workflow tool failed")
         return failure_result(ResourceFailure(ErrorCode.INTERNAL, "Internal error in the workflow tool",
-                                      details=["This is a server bug; the logs carry the details."]))
+                                              details=["This is a server bug; the logs carry the details."]))
     await host_of(ctx).announce((status_uri(workflow.id), LIST_URI), lists_change=lists_change)
     return render(workflow)
 
