@@ -2,7 +2,7 @@
 changes.
 
 `DataMCPServer` satisfies `ToolHost`; tools reach it as `host_of(ctx)`, so no tool module imports the server
-and the imports run one way (server -> registry -> tools).
+and imports run one way: the server imports the tools, never the reverse.
 """
 
 from __future__ import annotations
