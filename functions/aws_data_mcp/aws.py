@@ -38,8 +38,8 @@ def current_deadline() -> float | None:
     return _deadline.get()
 
 
-def remaining_seconds() -> float | None:
-    """Seconds left before the current request's deadline; None outside a request."""
+def seconds_to_aws_deadline() -> float | None:
+    """Seconds left before the deadline of AWS calls in this context (`deadline_scope`); None outside one."""
     deadline = _deadline.get()
     return None if deadline is None else max(deadline - time.monotonic(), 0.0)
 
@@ -53,7 +53,7 @@ def _bound_by_deadline(request: Any, **_: Any) -> None:
     that request only; an older botocore ignores it and an attempt keeps the configured timeout (the fan-out
     still answers at the deadline). The connect timeout stays the client's: botocore sets it per pool.
     """
-    left = remaining_seconds()
+    left = seconds_to_aws_deadline()
     if left is None:
         return
     if left <= 0:
@@ -67,7 +67,7 @@ def _no_retry_after_deadline(**_: Any) -> bool | None:
     """`needs-retry`, ahead of the standard retry handler: once the deadline has passed (a read timed out at
     it), the call ends now with what it got, instead of sleeping a backoff only to be refused. `False` is
     botocore's "do not retry"; None leaves the decision to the standard mode."""
-    left = remaining_seconds()
+    left = seconds_to_aws_deadline()
     return False if left is not None and left <= 0 else None
 
 

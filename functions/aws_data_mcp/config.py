@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from aws_data_mcp import __version__
+from aws_data_mcp.workflows.table import DEFAULT_TABLE_NAME
 
 DeploymentMode = Literal["lambda", "local", "demo"]
 AuthMode = Literal["local", "oidc", "iam"]
@@ -125,7 +126,7 @@ class Settings:
     workflow_store: WorkflowStoreKind = setting(
         "sqlite", "Where workflows live: dynamodb (any container reads them) or sqlite (one machine).",
         "WORKFLOW_STORE", default_doc="`sqlite` locally, `dynamodb` on Lambda and in the demo")
-    workflow_table: str = setting("aws-data-mcp-workflows", "The DynamoDB table of workflows.", "WORKFLOW_TABLE")
+    workflow_table: str = setting(DEFAULT_TABLE_NAME, "The DynamoDB table of workflows.", "WORKFLOW_TABLE")
     workflow_db: str = setting("", "The SQLite file of workflows.", "WORKFLOW_DB",
                                default_doc="`workflows.sqlite3` under the state directory")
     workflow_retention_days: int = setting(30, "Finished workflows expire (DynamoDB TTL) this long after their "

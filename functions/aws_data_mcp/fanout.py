@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from aws_data_mcp.aws import current_deadline, deadline_scope, remaining_seconds
+from aws_data_mcp.aws import current_deadline, deadline_scope, seconds_to_aws_deadline
 from aws_data_mcp.cache import mark_transient
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure
 from aws_data_mcp.observability import logger
@@ -67,7 +67,7 @@ def fan_out(fn: Callable[[I], T], items: Iterable[I], *, action: str | Callable[
     """
     todo = list(items)
     name = action if callable(action) else lambda _: action
-    deadline, left = current_deadline(), remaining_seconds()
+    deadline, left = current_deadline(), seconds_to_aws_deadline()
     if left is not None and left <= 0:  # nothing starts after the deadline: every item is late
         return [_outcome(item, None, name(item)) for item in todo]
     if not todo:

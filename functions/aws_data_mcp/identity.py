@@ -17,7 +17,7 @@ import boto3
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError, ProfileNotFound
 
 from aws_data_mcp import hosted
-from aws_data_mcp.aws import client, remaining_seconds
+from aws_data_mcp.aws import client, seconds_to_aws_deadline
 from aws_data_mcp.caller import Caller, retry_later
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import from_aws_error
@@ -68,7 +68,7 @@ class _LocalChain:
 
     def caller(self, settings: Settings) -> Caller:
         # One resolution at a time: concurrent first requests must not each start a credential_process.
-        left = remaining_seconds()
+        left = seconds_to_aws_deadline()
         if not self._resolving.acquire(timeout=-1 if left is None else left):
             refusal = retry_later("the local AWS credential chain did not answer before the request's deadline "
                                   "(a credential_process or SSO refresh is still running)")

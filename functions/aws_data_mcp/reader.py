@@ -6,13 +6,9 @@ same error codes by construction.
 
 from __future__ import annotations
 
-import base64
-import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
-from decimal import Decimal
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode
 
@@ -23,10 +19,12 @@ from aws_data_mcp.aws import deadline_scope
 from aws_data_mcp.cache import ResultCache
 from aws_data_mcp.config import Settings
 from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
+from aws_data_mcp.deadlines import request_budget
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo, from_aws_error, iam_action_name
 from aws_data_mcp.identity import Caller
 from aws_data_mcp.observability import logger, record_read
 from aws_data_mcp.registry import Registry, ResourceRequest, ResourceSpec
+from aws_data_mcp.rendering import to_json, within_budget
 
 MAX_URI_LENGTH = 2048
 ASSEMBLY_MARGIN_SECONDS = 0.5
@@ -46,22 +44,6 @@ class Reading:
 class Resolved(NamedTuple):
     value: Mapping[str, Any]
     fresh_seconds: float | None
-
-
-def to_json(value: Any) -> str:
-    """The one JSON rendering every resource uses: compact, UTF-8, dates in ISO 8601."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_json_default)
-
-
-def _json_default(value: Any) -> Any:
-    """AWS types JSON lacks: timestamps (botocore), Decimal (DynamoDB), bytes (blobs, as base64)."""
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode("ascii")
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
 class ResourceReader:
@@ -117,9 +99,10 @@ class ResourceReader:
         return match.spec, match.args, query
 
     async def read(
-        self, raw: str, resolve_caller: Callable[[], Caller], budget_seconds: float | None = None
+        self, raw: str, resolve_caller: Callable[[], Caller], seconds_left: float | None = None
     ) -> Reading:
-        """Read `raw` as the caller `resolve_caller()` returns, within `budget_seconds`.
+        """Read `raw` as the caller `resolve_caller()` returns, within the request's budget (`seconds_left` before
+        its edge deadline, never more than the request timeout).
 
         Returns its JSON text, or raises a `ResourceFailure`: every other failure (AWS,
         timeout, a resolver bug, unserialisable output) is mapped onto that vocabulary here.
@@ -129,9 +112,7 @@ class ResourceReader:
         try:
             spec, args, query = self.resolve(raw)
             uri = self.canonical(raw)
-            budget = self.settings.request_timeout_seconds
-            if budget_seconds is not None:
-                budget = min(budget_seconds, budget)
+            budget = request_budget(seconds_left, self.settings.request_timeout_seconds)
             text, fresh = await self._read(spec, args, query, uri.partition("?")[0], resolve_caller, budget)
         except ResourceFailure as failure:
             record_read(spec.uri if spec else "unknown", time.perf_counter() - started, failure.code.value)
@@ -182,15 +163,14 @@ class ResourceReader:
         chosen: Mapping[str, str],
         prefix: str,
         resolve_caller: Callable[[], Caller],
-        budget_seconds: float | None = None,
+        seconds_left: float | None = None,
     ) -> list[str]:
         """Values for one template argument, given the arguments already `chosen`: a hint, so any failure
         (no caller, denied, slow) offers nothing. The caller is resolved only where the template needs one."""
         completer = spec.completions.get(argument)
         if completer is None:
             return []
-        budget = min(budget_seconds, self.settings.request_timeout_seconds) if budget_seconds is not None \
-            else self.settings.request_timeout_seconds
+        budget = request_budget(seconds_left, self.settings.request_timeout_seconds)
 
         def run(caller: Caller) -> list[str]:
             request = ResourceRequest(dict(chosen), {}, caller, self.settings, self.registry,
@@ -291,11 +271,3 @@ class ResourceReader:
                   f"the document around {spec.list_field} is larger than the budget; later pages carry only the list")
         return within_budget(page(count), budget, reason)
 
-
-def within_budget(document: Mapping[str, Any], budget: int, reason: str) -> str:
-    """`document` as JSON; over `budget`, with an `over_budget` note saying by how much and why."""
-    text = to_json(document)
-    if len(text) <= budget:
-        return text
-    logger.warning("response over the character budget", extra={"chars": len(text), "budget": budget})
-    return to_json({**document, "over_budget": {"budget": budget, "characters": len(text), "reason": reason}})

@@ -6,32 +6,20 @@ failure to a bare code. Serving `resources/*` from the registry gives cursors, a
 stable sorted order, the caller seam and the shared error vocabulary; everything
 else (tools, JSON-RPC, transports, templates matching) stays the SDK's.
 
-Live updates (resource changes, list changes) are served where a client's connection stays open: stdio,
-and local HTTP, which serves 2025-11-25 with sessions for it. Lambda serves 2025-11-25 statelessly (any
-container may answer) and buffers responses, so no session there could receive them and none are
-advertised; `initialize` and `server/discover` advertise the same on each transport (see `capabilities`).
+`initialize` and `server/discover` advertise the same on each transport (see `capabilities`): live updates
+only where they are served (`live_updates.py`). The SDK's private members are reached only through
+`sdk_adapter.py`; list paging is `list_paging.py`.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
-from weakref import WeakSet
+from typing import Any, Literal
 
-import anyio
-from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
-from mcp.server.lowlevel import NotificationOptions
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.server.mcpserver.tools import Tool
-from mcp.server.models import InitializationOptions
-from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
-from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
 from mcp_types import (
     INVALID_PARAMS,
     CallToolRequestParams,
@@ -56,96 +44,29 @@ from mcp_types import (
     ResourceTemplateReference,
     ServerCapabilities,
     SetLevelRequestParams,
-    SubscribeRequestParams,
-    SubscriptionsListenRequestParams,
     TextResourceContents,
     ToolAnnotations,
     ToolsCapability,
-    UnsubscribeRequestParams,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
+from aws_data_mcp.answers import failure_result, protocol_error
 from aws_data_mcp.config import Settings
-from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
+from aws_data_mcp.deadlines import request_scope, seconds_to_edge_deadline
 from aws_data_mcp.errors import ECHO_LIMIT, ErrorCode, ResourceFailure, echo, invalid_arguments
 from aws_data_mcp.identity import Caller, resolve_caller
+from aws_data_mcp.list_paging import list_page
+from aws_data_mcp.live_updates import LiveUpdates
 from aws_data_mcp.observability import bind_request
 from aws_data_mcp.reader import Reading, ResourceReader
 from aws_data_mcp.registry import Registry, ResourceSpec
 from aws_data_mcp.request_state import snapshot_safe_request_state
 from aws_data_mcp.resources.get_resource import TOOL_NAME as GET_RESOURCE
-from aws_data_mcp.resources.get_resource import failure_result, get_resource_result
+from aws_data_mcp.resources.get_resource import get_resource_result
+from aws_data_mcp.sdk_adapter import SdkServer
 
-E = TypeVar("E", bound=BaseModel)
 MAX_COMPLETIONS = 100
-SUBSCRIBED = "aws_data_mcp.subscribed"
-"""Key in a client connection's state: the URIs it subscribed to (2025-11-25 resources/subscribe)."""
-DEADLINE_SCOPE_KEY = "aws_data_mcp.deadline"
-"""ASGI scope key: the `time.monotonic()` by which a request must be answered (set by the Lambda edge)."""
-
-
-def request_scope(ctx: ServerRequestContext[Any, Any] | None) -> Mapping[str, Any] | None:
-    """The ASGI scope of the HTTP request behind `ctx` (None under stdio)."""
-    request = getattr(ctx, "request", None) if ctx is not None else None
-    return getattr(request, "scope", None)
-
-
-def remaining_seconds(scope: Mapping[str, Any] | None) -> float | None:
-    """Seconds until the deadline the transport edge set on this request, if it set one."""
-    deadline = scope.get(DEADLINE_SCOPE_KEY) if scope else None
-    return None if deadline is None else max(deadline - time.monotonic(), 0.0)
-
-
-def _refuse_unknown_arguments(tool: Tool) -> None:
-    """The SDK's arguments model drops arguments it does not know, so a misspelt one would silently do nothing:
-    forbid them, which also makes the advertised schema say `additionalProperties: false`."""
-    model = tool.fn_metadata.arg_model
-    tool.fn_metadata.arg_model = type(model.__name__, (model,), {"model_config": ConfigDict(extra="forbid")})
-    tool.parameters = tool.fn_metadata.arg_model.model_json_schema(by_alias=True)
-
-
-LIST_ROOM = 500
-"""Characters of a list response besides its entries (the JSON-RPC envelope, `nextCursor`, 2026-07-28's cache
-fields and server info), kept from the budget."""
-
-
-@dataclass(frozen=True)
-class ListPage(Generic[E]):
-    entries: list[E]
-    next_cursor: str | None
-    meta: dict[str, Any] | None
-    """`over_budget` when one entry alone is larger than the character budget."""
-
-
-def list_page(entries: Sequence[E], params: PaginatedRequestParams | None, settings: Settings) -> ListPage[E]:
-    """One page of a list method: at most `list_page_size` entries, fewer where the character budget ends first.
-
-    The SDK would answer whole lists, by count at best; a page holds at least one entry so paging always
-    advances, and one entry larger than the budget says so in `_meta`, as a resource over it does.
-    """
-    try:
-        offset = decode_cursor(params.cursor if params else None, len(entries))
-    except InvalidCursor as exc:
-        raise _protocol_error(ResourceFailure(ErrorCode.INVALID_ARGUMENT, str(exc), details=[
-            "Pass back the nextCursor of the previous page unchanged; omit the cursor for the first page."])) from exc
-    room = settings.response_char_budget - LIST_ROOM
-    end, used = offset, 0
-    for entry in entries[offset:offset + settings.list_page_size]:
-        used += len(entry.model_dump_json(by_alias=True, exclude_none=True)) + 1
-        if used > room and end > offset:
-            break
-        end += 1
-    meta = None
-    if used > room and end == offset + 1:
-        meta = {"over_budget": {"budget": settings.response_char_budget, "characters": used + LIST_ROOM,
-                                "reason": "one entry is larger than the budget: a page holds at least one entry"}}
-    return ListPage(list(entries[offset:end]), encode_cursor(end) if end < len(entries) else None, meta)
-
-
-def _protocol_error(failure: ResourceFailure) -> MCPError:
-    """`failure` as a JSON-RPC error, its structured payload in `data` (as resources/read answers it)."""
-    return MCPError(code=failure.jsonrpc_code, message=failure.message, data=failure.payload())
 
 
 def _resource(spec: ResourceSpec) -> Resource:
@@ -188,7 +109,7 @@ async def _set_log_level(ctx: ServerRequestContext[Any, Any], params: SetLevelRe
     return EmptyResult()
 
 
-class DataMCPServer(MCPServer[Any]):
+class DataMCPServer(SdkServer):
     def __init__(self, registry: Registry, settings: Settings) -> None:
         super().__init__(
             name="aws-data-mcp",
@@ -200,53 +121,29 @@ class DataMCPServer(MCPServer[Any]):
             ),
             log_level="WARNING",
             request_state_security=snapshot_safe_request_state(),
-            # No subscriptions/listen unless the transport serves live updates: `serve_live_updates` (stdio).
+            # No subscriptions/listen unless the transport serves live updates: `live_updates.serve()` (stdio).
             subscriptions=False,
         )
         self.registry = registry
         self.config = settings
         self.reader = ResourceReader(registry, settings)
-        self._legacy_connections: WeakSet[Connection] = WeakSet()
-        """2025-11-25 clients that may hear of changes; each keeps the URIs it subscribed to in its own state."""
+        self.live_updates = LiveUpdates(self, self.reader)
         self.middleware.extend([_bound_echoes, _bind_log_context])
-        self._lowlevel_server.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
-        self._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
-        self._lowlevel_server.add_request_handler("server/discover", RequestParams, self._discover)
-        self._lowlevel_server.create_initialization_options = self._initialization_options  # type: ignore[method-assign]
+        self.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
+        self.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
+        self.add_request_handler("server/discover", RequestParams, self._discover)
         for tool in registry.tools():
             annotations = ToolAnnotations(read_only_hint=tool.read_only, idempotent_hint=tool.read_only,
                                           destructive_hint=tool.destructive, open_world_hint=tool.read_only)
-            _refuse_unknown_arguments(self._tool_manager.add_tool(
-                tool.fn, name=tool.name, title=tool.title, description=tool.description, annotations=annotations))
-
-    @property
-    def serves_live_updates(self) -> bool:
-        return self._lowlevel_server.get_request_handler("subscriptions/listen") is not None
-
-    def serve_live_updates(self) -> None:
-        """Serve change notifications: `resources/subscribe` and `unsubscribe` (2025-11-25) and
-        `subscriptions/listen` (2026-07-28). Only for a transport that keeps a client's connection open to
-        carry them (stdio, local HTTP); what is registered here is what `capabilities` advertises."""
-        self._lowlevel_server.add_request_handler("resources/subscribe", SubscribeRequestParams, self._subscribe)
-        self._lowlevel_server.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams,
-                                                  self._unsubscribe)
-        self._lowlevel_server.add_request_handler("subscriptions/listen", SubscriptionsListenRequestParams,
-                                                  ListenHandler(self._subscriptions))
-        if self._remember_legacy_clients not in self.middleware:
-            self.middleware.append(self._remember_legacy_clients)
-
-    async def _remember_legacy_clients(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        """Every 2025-11-25 client that has spoken hears of list changes, subscribed to anything or not."""
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            self._legacy_client(ctx)
-        return await call_next(ctx)
+            self.add_strict_tool(tool.fn, name=tool.name, title=tool.title, description=tool.description,
+                                 annotations=annotations)
 
     def capabilities(self, protocol_version: str | None = None) -> ServerCapabilities:
         """What `initialize` and `server/discover` advertise: derived from the registered methods, so both say
         the same on each transport. The tool and prompt lists never change at run time, so neither
         `listChanged` (the SDK's 2026-07-28 derivation claims both wherever subscriptions/listen is served)."""
-        capabilities = self._lowlevel_server.get_capabilities(
-            NotificationOptions(resources_changed=self.serves_live_updates), protocol_version=protocol_version)
+        capabilities = self.sdk_capabilities(resources_changed=self.live_updates.served,
+                                             protocol_version=protocol_version)
         return capabilities.model_copy(update={"tools": ToolsCapability(list_changed=False),
                                                "prompts": PromptsCapability(list_changed=False)})
 
@@ -254,70 +151,13 @@ class DataMCPServer(MCPServer[Any]):
         return DiscoverResult(supported_versions=list(MODERN_PROTOCOL_VERSIONS),
                               capabilities=self.capabilities(ctx.protocol_version), instructions=self.instructions)
 
-    def _initialization_options(self, *args: Any, **kwargs: Any) -> InitializationOptions:
-        """What `initialize` answers on every transport (the SDK's HTTP and stdio runners ask the lowlevel server
-        for it): its options with `capabilities`, so the list-changed flags follow what is served, as
-        `server/discover`'s do."""
-        options = type(self._lowlevel_server).create_initialization_options(self._lowlevel_server, *args, **kwargs)
-        return options.model_copy(update={"capabilities": self.capabilities()})
-
     async def run_stdio_async(self) -> None:
         """stdio: one client on a pipe that stays open, so live updates are served, and advertised, here."""
-        self.serve_live_updates()
-        async with stdio_server() as (read_stream, write_stream):
-            await self._lowlevel_server.run(read_stream, write_stream, self._initialization_options())
+        self.live_updates.serve()
+        await super().run_stdio_async()
 
-    def _subscribable(self, uri: str) -> str:
-        """`uri` as reads canonicalise it; one this server does not serve is refused as a read of it would be."""
-        try:
-            self.reader.resolve(uri)
-        except ResourceFailure as failure:
-            raise _protocol_error(failure) from None
-        return self.reader.canonical(uri)
-
-    def _legacy_client(self, ctx: ServerRequestContext[Any, Any]) -> Connection:
-        """The client connection behind a 2025-11-25 request, remembered so later changes reach it.
-
-        `ServerSession` is a per-request proxy; the SDK's `Connection` is per client and outlives it (the
-        SDK hands it to tools as `Context.connection`, but to lowlevel handlers only inside the session)."""
-        connection: Connection = ctx.session._connection
-        self._legacy_connections.add(connection)
-        return connection
-
-    async def _subscribe(self, ctx: ServerRequestContext[Any], params: SubscribeRequestParams) -> EmptyResult:
-        uri = self._subscribable(params.uri)
-        client = self._legacy_client(ctx)
-        if ctx.request is not None and client.session_id is None:  # HTTP without a session: nowhere to notify
-            raise _protocol_error(ResourceFailure(
-                ErrorCode.INVALID_ARGUMENT, "resources/subscribe needs a session to carry its notifications",
-                details=["Send initialize first, then this request with the Mcp-Session-Id header it returned."]))
-        client.state.setdefault(SUBSCRIBED, set()).add(uri)
-        return EmptyResult()
-
-    async def _unsubscribe(self, ctx: ServerRequestContext[Any], params: UnsubscribeRequestParams) -> EmptyResult:
-        self._legacy_client(ctx).state.setdefault(SUBSCRIBED, set()).discard(self.reader.canonical(params.uri))
-        return EmptyResult()
-
-    async def announce(self, ctx: ServerRequestContext[Any, Any], uris: Sequence[str], *,
-                       lists_change: bool = False) -> None:
-        """Tell listeners that `uris` changed, and on a create or delete that the resource list did, where live
-        updates are served: `subscriptions/listen` streams through the SDK's bus (2026-07-28), and every known
-        2025-11-25 session (stdio's one client; each local HTTP session), `updated` only for the URIs it
-        subscribed to."""
-        if not self.serves_live_updates:
-            return
-        for uri in uris:
-            await self._subscriptions.publish(ResourceUpdated(uri=uri))
-        if lists_change:
-            await self._subscriptions.publish(ResourcesListChanged())
-        for connection in list(self._legacy_connections):
-            try:
-                for uri in connection.state.get(SUBSCRIBED, set()).intersection(uris):
-                    await connection.send_resource_updated(uri)
-                if lists_change:
-                    await connection.send_resource_list_changed()
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                self._legacy_connections.discard(connection)  # its client went away
+    async def announce(self, uris: Sequence[str], *, lists_change: bool = False) -> None:
+        await self.live_updates.announce(uris, lists_change=lists_change)
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
                          context: Context[Any, Any] | None = None) -> Any:
@@ -331,9 +171,9 @@ class DataMCPServer(MCPServer[Any]):
 
     async def read(self, uri: str, ctx: ServerRequestContext[Any, Any] | None) -> Reading:
         """Read one URI for the request behind `ctx`: the path shared by resources/read and get_resource."""
-        return await self.reader.read(uri, lambda: self.caller_for(ctx), remaining_seconds(request_scope(ctx)))
+        return await self.reader.read(uri, lambda: self.caller_for(ctx), seconds_to_edge_deadline(ctx))
 
-    async def _handle_call_tool(
+    async def answer_call_tool(
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult | InputRequiredResult:
         """`get_resource` takes one string, so it skips the SDK's generic tool path.
@@ -345,7 +185,7 @@ class DataMCPServer(MCPServer[Any]):
         """
         if params.name == GET_RESOURCE and self.registry.tool_named(GET_RESOURCE):
             return await get_resource_result(self, params.arguments or {}, ctx)
-        return await super()._handle_call_tool(ctx, params)
+        return await self.sdk_call_tool(ctx, params)
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -363,40 +203,40 @@ class DataMCPServer(MCPServer[Any]):
             if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
                 raise
             failure = invalid_arguments(exc.__cause__)
-            schema = self._tool_input_schema(name) or {}
+            schema = self.tool_input_schema(name) or {}
             failure.details.insert(0, f"{name} takes: {', '.join(schema.get('properties', {}))}.")
             return failure_result(failure)
 
-    async def _handle_list_resources(
+    async def answer_list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourcesResult:
         page = list_page([_resource(s) for s in self.registry.static()], params, self.config)
         return ListResourcesResult(resources=page.entries, next_cursor=page.next_cursor, _meta=page.meta)
 
-    async def _handle_list_resource_templates(
+    async def answer_list_resource_templates(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourceTemplatesResult:
         page = list_page([_resource_template(s) for s in self.registry.templates()], params, self.config)
         return ListResourceTemplatesResult(resource_templates=page.entries, next_cursor=page.next_cursor,
                                            _meta=page.meta)
 
-    async def _handle_list_tools(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
-                                 ) -> ListToolsResult:
+    async def answer_list_tools(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+                                ) -> ListToolsResult:
         page = list_page(await self.list_tools(), params, self.config)
         return ListToolsResult(tools=page.entries, next_cursor=page.next_cursor, _meta=page.meta)
 
-    async def _handle_list_prompts(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
-                                   ) -> ListPromptsResult:
+    async def answer_list_prompts(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+                                  ) -> ListPromptsResult:
         page = list_page(await self.list_prompts(), params, self.config)
         return ListPromptsResult(prompts=page.entries, next_cursor=page.next_cursor, _meta=page.meta)
 
-    async def _handle_read_resource(
+    async def answer_read_resource(
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
     ) -> ReadResourceResult:
         try:
             reading = await self.read(params.uri, ctx)
         except ResourceFailure as failure:
-            raise _protocol_error(failure) from None
+            raise protocol_error(failure) from None
         ttl_ms, scope = self.freshness(reading)
         return ReadResourceResult(
             contents=[TextResourceContents(uri=reading.uri, text=reading.text, mime_type=reading.spec.mime_type)],
@@ -412,7 +252,6 @@ class DataMCPServer(MCPServer[Any]):
             return int((reading.fresh_seconds or 0) * 1000), "private"
         return int(self.config.cache_ttl_seconds * 1000), "public"
 
-
     async def _complete(self, ctx: ServerRequestContext[Any], params: CompleteRequestParams) -> CompleteResult:
         """Complete a template argument with real values (template names, databases, the caller's workflows)."""
         values: list[str] = []
@@ -421,6 +260,6 @@ class DataMCPServer(MCPServer[Any]):
             if spec is not None:
                 chosen = (params.context.arguments if params.context else None) or {}
                 values = await self.reader.complete(spec, params.argument.name, chosen, params.argument.value,
-                                                    lambda: self.caller_for(ctx), remaining_seconds(request_scope(ctx)))
+                                                    lambda: self.caller_for(ctx), seconds_to_edge_deadline(ctx))
         return CompleteResult(completion=Completion(values=values[:MAX_COMPLETIONS], total=len(values),
                                                     has_more=len(values) > MAX_COMPLETIONS))

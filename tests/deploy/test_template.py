@@ -20,6 +20,8 @@ from cfnlint.api import ManualArgs, lint_file
 from cfnlint.decode import decode
 from cfnlint.helpers import REGIONS
 
+from aws_data_mcp.workflows.table import TABLE_ACTIONS
+
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
 SAMCONFIG = ROOT / "samconfig.toml"
@@ -45,7 +47,8 @@ FORBIDDEN_PREFIXES = (
 )
 # SAM policy templates the function may use, and the resource each must be scoped to.
 ALLOWED_POLICY_TEMPLATES: dict[str, Any] = {}
-WORKFLOW_STORE_ACTIONS = {"dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem"}
+WORKFLOW_STORE_ACTIONS = set(TABLE_ACTIONS)
+"""Exactly what the workflow store calls, on its table alone."""
 
 
 @pytest.fixture(scope="module")

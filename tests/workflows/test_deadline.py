@@ -18,7 +18,7 @@ from workflow_support import TABLE, create_table
 
 from aws_data_mcp.app import create_http_app
 from aws_data_mcp.config import Settings
-from aws_data_mcp.server import DEADLINE_SCOPE_KEY
+from aws_data_mcp.deadlines import DEADLINE_SCOPE_KEY
 from aws_data_mcp.workflows.service import store_for
 from conftest import REVISION_2025, AwsFaults, free_port, rpc
 

@@ -37,6 +37,8 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
+from aws_data_mcp.workflows.table import DEFAULT_TABLE_NAME, TABLE_ACTIONS
+
 # Attribute set on moto's athena Execution objects; read by the demo's Athena extensions.
 EXECUTION_DETAILS_ATTR = "aws_data_mcp_demo_details"
 
@@ -972,14 +974,9 @@ def _policy(*statements: dict[str, Any]) -> str:
     return json.dumps({"Version": "2012-10-17", "Statement": list(statements)})
 
 
-WORKFLOW_TABLE = "aws-data-mcp-workflows"
-WORKFLOW_TABLE_ACTIONS = ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem"]
-"""Exactly what the workflow store calls (template.yaml grants the function role the same)."""
-
-
 def create_workflow_table(dynamodb: BotoClient) -> None:
     """The stack's workflow table, so the demo keeps workflows where the hosted product does."""
-    dynamodb.create_table(TableName=WORKFLOW_TABLE, BillingMode="PAY_PER_REQUEST",
+    dynamodb.create_table(TableName=DEFAULT_TABLE_NAME, BillingMode="PAY_PER_REQUEST",
                           AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
                                                 {"AttributeName": "sk", "AttributeType": "S"}],
                           KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
@@ -987,8 +984,8 @@ def create_workflow_table(dynamodb: BotoClient) -> None:
 
 
 def workflow_table_statement(account_id: str, region: str) -> dict[str, Any]:
-    return {"Sid": "WorkflowStore", "Effect": "Allow", "Action": WORKFLOW_TABLE_ACTIONS,
-            "Resource": f"arn:aws:dynamodb:{region}:{account_id}:table/{WORKFLOW_TABLE}"}
+    return {"Sid": "WorkflowStore", "Effect": "Allow", "Action": list(TABLE_ACTIONS),
+            "Resource": f"arn:aws:dynamodb:{region}:{account_id}:table/{DEFAULT_TABLE_NAME}"}
 
 
 def caller_read_policy() -> str:

@@ -20,8 +20,8 @@ from botocore.paginate import Paginator
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure, from_aws_error
 from aws_data_mcp.fanout import Outcome
-from aws_data_mcp.reader import to_json
 from aws_data_mcp.registry import ResourceRequest, registry
+from aws_data_mcp.rendering import to_json
 
 T = TypeVar("T")
 

@@ -8,20 +8,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import Annotated, Any
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 from pydantic import WithJsonSchema
 
+from aws_data_mcp.answers import failure_result, tool_result
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
-from aws_data_mcp.reader import to_json, within_budget
 from aws_data_mcp.registry import registry
-
-if TYPE_CHECKING:
-    from aws_data_mcp.server import DataMCPServer
-
+from aws_data_mcp.rendering import within_budget
+from aws_data_mcp.tool_host import ToolHost, host_of
 
 TOOL_NAME = "get_resource"
 ACCEPTED = "get_resource takes one optional argument, uri: a resource URI string such as auth://status; omit it to " \
@@ -52,24 +50,12 @@ AnyUri = Annotated[
 validation dump."""
 
 
-def text_result(text: str, structured: dict[str, Any] | None = None, is_error: bool = False) -> CallToolResult:
-    """A tool result whose text is the JSON of `structured`, as every tool of this server answers."""
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured,
-                          is_error=is_error)
-
-
-def failure_result(failure: ResourceFailure) -> CallToolResult:
-    """`failure` as a tool answers it: `isError`, with the payload `resources/read` gives in its error `data`."""
-    payload = failure.payload()
-    return text_result(to_json(payload), payload, is_error=True)
-
-
 def _refused(message: str) -> CallToolResult:
     return failure_result(ResourceFailure(ErrorCode.INVALID_ARGUMENT, message, details=[ACCEPTED]))
 
 
 async def get_resource_result(
-    server: DataMCPServer, arguments: Mapping[str, Any], ctx: ServerRequestContext[Any, Any] | None
+    server: ToolHost, arguments: Mapping[str, Any], ctx: ServerRequestContext[Any, Any] | None
 ) -> CallToolResult:
     """Discovery for an empty `uri`, else exactly what `resources/read` returns, or a structured error."""
     unknown = sorted(set(arguments) - {"uri"})
@@ -80,12 +66,12 @@ async def get_resource_result(
         return _refused(f"The argument 'uri' must be a string, not {type(uri).__name__}")
     if uri is None or not uri.strip():
         text = within_budget(server.registry.discovery(), server.config.response_char_budget, DISCOVERY_WHOLE)
-        return text_result(text, json.loads(text))
+        return tool_result(text, json.loads(text))
     try:
         reading = await server.read(uri, ctx)
     except ResourceFailure as failure:
         return failure_result(failure)
-    return text_result(reading.text)
+    return tool_result(reading.text)
 
 
 @registry.tool(name=TOOL_NAME, title="Get resource", description=_description())
@@ -95,4 +81,4 @@ async def get_resource(ctx: Context, uri: AnyUri = None) -> CallToolResult:
     `DataMCPServer` sends `tools/call` for it straight to `get_resource_result`; this
     entry serves the SDK's in-process `call_tool`.
     """
-    return await get_resource_result(cast("DataMCPServer", ctx.mcp_server), {"uri": uri}, ctx.request_context)
+    return await get_resource_result(host_of(ctx), {"uri": uri}, ctx.request_context)

@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, cast
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult, ResourceLink, TextContent
+from mcp_types import CallToolResult, ResourceLink
 from pydantic import Field
 
+from aws_data_mcp.answers import failure_result, tool_result
 from aws_data_mcp.aws import deadline_scope
 from aws_data_mcp.caller import Caller
+from aws_data_mcp.deadlines import request_budget, seconds_to_edge_deadline
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required
 from aws_data_mcp.observability import logger
-from aws_data_mcp.reader import to_json
 from aws_data_mcp.registry import ResourceRequest, registry
+from aws_data_mcp.rendering import to_json
+from aws_data_mcp.tool_host import host_of
 from aws_data_mcp.workflows.failures import store_failure
 from aws_data_mcp.workflows.model import Workflow, status_uri
 from aws_data_mcp.workflows.service import (
@@ -34,13 +37,10 @@ from aws_data_mcp.workflows.service import (
     Workflows,
     store_for,
 )
-
-if TYPE_CHECKING:
-    from aws_data_mcp.server import DataMCPServer
+from aws_data_mcp.workflows.table import GET, QUERY
 
 T = TypeVar("T")
 LIST_URI = "workflow://workflows"
-WORKFLOW_CALLS = ("dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem")
 
 
 def _owner(caller: Caller) -> str:
@@ -60,7 +60,7 @@ def workflows_of(request: ResourceRequest) -> Workflows:
     title="Your workflows",
     description="The caller's own workflows, newest first, with status (derived from the steps) and step counts.",
     requires="auth",
-    aws_calls=["dynamodb:Query"],
+    aws_calls=[QUERY],
     list_field="workflows",
     cacheable=False,
 )
@@ -81,7 +81,7 @@ def complete_workflow_id(request: ResourceRequest, prefix: str) -> list[str]:
     description="One of the caller's workflows with its steps (status, note, result), overall status, timestamps "
     "and version; another caller's id is not found.",
     requires="auth",
-    aws_calls=["dynamodb:GetItem"],
+    aws_calls=[GET],
     completions={"workflow_id": complete_workflow_id},
     example="workflow://workflows/3f2b7c1e-4d3a-4f5b-9c6d-2e1f0a9b8c7d/status",
     cacheable=False,
@@ -99,32 +99,15 @@ def _status_link(workflow: Workflow) -> ResourceLink:
 
 
 def _result(payload: dict[str, Any], link: ResourceLink) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=to_json(payload)), link],
-                          structured_content=payload)
-
-
-def _error(failure: ResourceFailure) -> CallToolResult:
-    """The same error payload get_resource and resources/read carry, as a tool error."""
-    return CallToolResult(content=[TextContent(type="text", text=to_json(failure.payload()))],
-                          structured_content=failure.payload(), is_error=True)
-
-
-def _budget(ctx: Context, server: DataMCPServer) -> float:
-    """Seconds this call may take: until the deadline the Lambda edge set on the request, and never longer than
-    the server's own request timeout (stdio and local HTTP set no deadline)."""
-    from aws_data_mcp.server import remaining_seconds, request_scope  # the server imports this module's registry
-
-    left = remaining_seconds(request_scope(ctx.request_context))
-    timeout = server.config.request_timeout_seconds
-    return timeout if left is None else min(left, timeout)
+    return tool_result(to_json(payload), payload, link=link)
 
 
 async def _as_caller(ctx: Context, operation: Callable[[Workflows], T]) -> T:
     """Resolve the caller and run `operation` on its workflows, off the event loop and within the request's
     budget; every store call (a DynamoDB retry included) stops at that same deadline, as a resource read's do,
     so a caller told `timeout` finds no write landing after it."""
-    server = cast("DataMCPServer", ctx.mcp_server)
-    budget = _budget(ctx, server)
+    server = host_of(ctx)
+    budget = request_budget(seconds_to_edge_deadline(ctx.request_context), server.config.request_timeout_seconds)
     deadline = time.monotonic() + budget
 
     def run() -> T:
@@ -144,15 +127,14 @@ async def _answer(ctx: Context, operation: Callable[[Workflows], Workflow],
     try:
         workflow = await _as_caller(ctx, operation)
     except ResourceFailure as failure:
-        return _error(failure)
+        return failure_result(failure)
     except TimeoutError as exc:
-        return _error(store_failure(exc, "tool call"))
+        return failure_result(store_failure(exc, "tool call"))
     except Exception:
         logger.exception("workflow tool failed")
-        return _error(ResourceFailure(ErrorCode.INTERNAL, "Internal error in the workflow tool",
-                                      details=["This is a server bug; the logs carry the details."]))
-    server = cast("DataMCPServer", ctx.mcp_server)
-    await server.announce(ctx.request_context, (status_uri(workflow.id), LIST_URI), lists_change=lists_change)
+        return failure_result(ResourceFailure(ErrorCode.INTERNAL, "Internal error in the workflow tool",
+                                              details=["This is a server bug; the logs carry the details."]))
+    await host_of(ctx).announce((status_uri(workflow.id), LIST_URI), lists_change=lists_change)
     return render(workflow)
 
 

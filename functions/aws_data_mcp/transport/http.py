@@ -101,7 +101,7 @@ class McpHttpApp:
         self._held: asyncio.Task[None] | None = None
         self._edge = LambdaEdge(self._serve) if settings.hosted else _local_edge(self._serve, settings)
         if not settings.hosted:
-            server.serve_live_updates()
+            server.live_updates.serve()
 
     def _build(self, stateless: bool) -> tuple[Starlette, Any]:
         """One SDK app and the session manager it made (the server keeps only the latest one)."""

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from aws_data_mcp.aws import remaining_seconds
+from aws_data_mcp.aws import seconds_to_aws_deadline
 from aws_data_mcp.workflows.model import Workflow
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS workflows (
@@ -26,7 +26,7 @@ longer than its deadline."""
 
 
 def _busy_timeout() -> float:
-    left = remaining_seconds()
+    left = seconds_to_aws_deadline()
     if left is not None and left <= 0:
         raise TimeoutError("the request's deadline passed before the workflow store was reached")
     return BUSY_TIMEOUT_SECONDS if left is None else min(left, BUSY_TIMEOUT_SECONDS)

@@ -1,0 +1,90 @@
+"""Imports run one way: the package's module graph has no cycle.
+
+Every import counts, wherever it is written (module level, inside a function, under `TYPE_CHECKING`): a cycle
+hidden in a function still couples both modules, and works only by the order modules happen to load in.
+A package importing its own submodules is where they are registered (`resources/__init__` importing
+`resources.admin`), one way; a submodule importing its parent package closes a cycle through that registration.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = "aws_data_mcp"
+ROOT = Path(__file__).resolve().parents[1] / "functions" / PACKAGE
+
+
+def _module_name(path: Path) -> str:
+    parts = [PACKAGE, *path.relative_to(ROOT).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(path): path for path in ROOT.rglob("*.py")}
+
+
+def _is_package(module: str) -> bool:
+    return MODULES[module].name == "__init__.py"
+
+
+def _imported(module: str) -> set[str]:
+    """The package's modules that `module` imports, relative imports resolved: `from a import b` imports
+    `a.b` when that is a module, else `a`."""
+    package = module if _is_package(module) else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(MODULES[module].read_text())):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
+        else:
+            continue
+        found |= {name for name in names if name in MODULES}
+    return found
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of `graph` (its modules in import order, the first repeated last), or None."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        if module in path:
+            return [*path[path.index(module):], module]
+        if module in done:
+            return None
+        path.append(module)
+        for target in sorted(graph[module]):
+            found = visit(target)
+            if found:
+                return found
+        path.pop()
+        done.add(module)
+        return None
+
+    return next((found for module in sorted(graph) if (found := visit(module))), None)
+
+
+def test_every_module_is_parsed() -> None:
+    assert {"aws_data_mcp.server", "aws_data_mcp.resources.admin", "aws_data_mcp.transport.http"} <= set(MODULES)
+
+
+def test_relative_and_function_level_imports_are_seen() -> None:
+    assert "aws_data_mcp.demo.seed" in _imported("aws_data_mcp.demo.account")  # `from .seed import ...`
+    assert "aws_data_mcp.workflows.dynamodb_store" in _imported("aws_data_mcp.workflows.service")  # in a function
+    assert "aws_data_mcp.resources.admin" in _imported("aws_data_mcp.resources")  # `from ... import admin`
+
+
+def test_a_submodule_importing_its_registering_package_is_a_cycle() -> None:
+    registration = {"pkg": {"pkg.admin"}, "pkg.admin": {"registry"}, "registry": set()}
+    assert _cycle(registration) is None
+    assert _cycle({**registration, "pkg.admin": {"registry", "pkg"}}) == ["pkg", "pkg.admin", "pkg"]
+
+
+def test_the_module_graph_has_no_cycle() -> None:
+    cycle = _cycle({module: _imported(module) - {module} for module in MODULES})
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
