@@ -23,7 +23,6 @@ SPEC §8 budgets three of them; the others are held to a tenth of their sequenti
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -34,6 +33,8 @@ from typing import Any
 
 from botocore.awsrequest import AWSResponse
 from botocore.httpsession import URLLib3Session
+
+import harness
 
 DELAY = 0.05
 BUCKETS = 100
@@ -134,21 +135,8 @@ main(["-H", "127.0.0.1", "-p", sys.argv[1]])
 
 
 def _start_moto() -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-c", MOTO_SERVER, str(port)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    endpoint = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return server, endpoint
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise RuntimeError("moto's server did not start")
+    server, port = harness.start_server([sys.executable, "-c", MOTO_SERVER], "moto's server")
+    return server, f"http://127.0.0.1:{port}"
 
 
 class FarAwayEndpoint:

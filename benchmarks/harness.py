@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -58,6 +59,31 @@ def child_environment() -> dict[str, str]:
         PYTHONHASHSEED="0",
     )
     return env
+
+
+# --- servers in processes of their own ---------------------------------------------------------
+
+def start_server(command: Sequence[str], name: str,
+                 env: Mapping[str, str] | None = None) -> tuple[subprocess.Popen[bytes], int]:
+    """Run `command` + a free loopback port, and return once that port accepts connections.
+
+    A server in the measuring process would compete with it for the GIL, and the measurement would time the
+    server's work as its own.
+    """
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    server = subprocess.Popen([*command, str(port)], env=dict(env or child_environment()), cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return server, port
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError(f"{name} did not start (exit status {server.wait()})")
 
 
 # --- events -----------------------------------------------------------------------------------

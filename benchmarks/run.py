@@ -10,6 +10,8 @@ status is non-zero only when a measurement could not be made.
 Measurements (names for --only):
   cold     fresh process to the first resources/read response vs `import boto3, mangum` + MCPServer
   warm     warm static read through the Lambda handler vs a bare SDK app serving the same text
+  http     static reads by the SDK's client over one kept-alive local HTTP connection: `serve` vs a bare SDK
+           app on uvicorn, each in a process of its own
   tool     get_resource(uri) vs resources/read of the same URI through the Lambda handler
   memory   current RSS after 1,000 warm invocations of every ready event, growth over the last 500
   manager  session manager held open per container vs a fresh one per invocation (bare SDK app)
@@ -85,23 +87,38 @@ def measure_instructions(args: argparse.Namespace) -> Section:
     return [row], {"floor": floor, "ours": ours}
 
 
+def _versus_bare(lat: dict[str, Latency], rev: str, measurement: str, note: str) -> list[Row]:
+    """Our static read against the bare SDK app's, on `rev`: the p50 ratio is budgeted, the p95 one beside it."""
+    ours, bare = lat[f"ours/{rev}"], lat[f"bare/{rev}"]
+    return [
+        Row(f"{measurement} {rev}, p50", ms(ours.p50), ms(bare.p50), ours.p50 / bare.p50, WARM_BUDGET,
+            note=f"n={ours.n} each; {note}"),
+        Row(f"{measurement} {rev}, p95", ms(ours.p95), ms(bare.p95), ours.p95 / bare.p95),
+    ]
+
+
 def measure_warm(args: argparse.Namespace) -> Section:
     raw = harness.run_worker("warm", str(args.iterations))
     lat = _latencies(raw)
     rows: list[Row] = []
     for rev in (REVISION_2025, REVISION_2026):
-        ours, bare = lat[f"ours/{rev}"], lat[f"bare/{rev}"]
-        rows += [
-            Row(f"warm static read {rev}, p50", ms(ours.p50), ms(bare.p50), ours.p50 / bare.p50, WARM_BUDGET,
-                note=f"n={ours.n} each; bare SDK app, manager held"),
-            Row(f"warm static read {rev}, p95", ms(ours.p95), ms(bare.p95), ours.p95 / bare.p95),
-        ]
-        asgi = lat.get(f"ours_asgi/{rev}")
+        rows += _versus_bare(lat, rev, "warm static read", "bare SDK app, manager held")
+        asgi, bare = lat.get(f"ours_asgi/{rev}"), lat[f"bare/{rev}"]
         if asgi is not None:  # the handler module exposes its Mangum adapter: split the overhead
             rows += [
-                Row("  of which Powertools, p50", ms(ours.p50 - asgi.p50), note="lambda_handler - asgi_handler"),
+                Row("  of which Powertools, p50", ms(lat[f"ours/{rev}"].p50 - asgi.p50),
+                    note="lambda_handler - asgi_handler"),
                 Row("  Mangum + our app without Powertools, p50", ms(asgi.p50), ms(bare.p50), asgi.p50 / bare.p50),
             ]
+    return rows, raw
+
+
+def measure_http(args: argparse.Namespace) -> Section:
+    raw = harness.run_worker("http", str(args.http_requests))
+    lat = _latencies(raw)
+    note = "SDK client, one kept-alive connection; `serve` vs bare SDK app on uvicorn"
+    rows = [row for rev in (REVISION_2025, REVISION_2026)
+            for row in _versus_bare(lat, rev, "local HTTP static read", note)]
     return rows, raw
 
 
@@ -175,6 +192,7 @@ def measure_fanout(args: argparse.Namespace) -> Section:
 MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "cold": measure_cold,
     "warm": measure_warm,
+    "http": measure_http,
     "tool": measure_tool,
     "memory": measure_memory,
     "manager": measure_manager,
@@ -182,7 +200,7 @@ MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "instructions": measure_instructions,
     "fanout": measure_fanout,
 }
-DEFAULT = ("cold", "warm", "tool", "memory", "manager", "package", "fanout")
+DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -190,6 +208,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     parser.add_argument("--only", default=",".join(DEFAULT), help="comma-separated measurement names")
     parser.add_argument("--iterations", type=int, default=2000, help="timed calls per variant (warm, tool, manager)")
+    parser.add_argument("--http-requests", type=int, default=500, help="timed local HTTP reads per variant")
     parser.add_argument("--cold-runs", type=int, default=15, help="fresh-process pairs for the cold start")
     parser.add_argument("--invocations", type=int, default=1000, help="warm invocations for the memory figure")
     parser.add_argument("--fanout-repeats", type=int, default=5, help="reads per fan-out resource")

@@ -162,6 +162,13 @@ def fanout(repeats: int) -> dict[str, Any]:
     return fanout_scenarios.measure(repeats)
 
 
+def http(requests: int) -> dict[str, Any]:
+    """Measurement 7: static reads over local HTTP, `serve` vs a bare SDK app on uvicorn (see local_http.py)."""
+    import local_http
+
+    return local_http.measure(requests)
+
+
 WORKERS: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
     "warm": (warm, 2000),
     "tool": (tool, 2000),
@@ -169,6 +176,7 @@ WORKERS: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
     "memory": (memory, 1000),
     "profile": (profile, 500),
     "fanout": (fanout, 5),
+    "http": (http, 500),
 }
 
 

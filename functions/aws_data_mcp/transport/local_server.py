@@ -31,7 +31,9 @@ class PortUnavailable(OSError):
 
 def bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # Accepted sockets inherit IPPROTO_TCP, and asyncio sets TCP_NODELAY only on those: with protocol 0, Nagle
+    # held every response after the first on a kept-alive connection for the client's delayed ACK (~40 ms).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart need not wait out TIME_WAIT
     try:
         sock.bind((host, port))
