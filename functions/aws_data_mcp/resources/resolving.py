@@ -30,7 +30,8 @@ class ItemError(TypedDict):
 
 
 def attempt(action: str, call: Callable[[], T]) -> Outcome[str, T]:
-    """`call()` as one part of an answer: its value, or its failure of `action` (an AWS error, or one of ours)."""
+    """`call()` as one part of an answer: its value, or its failure of `action` (an AWS error, or one of ours), in
+    the shape of a fan-out item's outcome (the item is `action`)."""
     try:
         return Outcome(action, value=call())
     except (ClientError, BotoCoreError, ResourceFailure) as exc:

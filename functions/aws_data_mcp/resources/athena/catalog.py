@@ -129,11 +129,15 @@ def _glue_call(call: Callable[[], T], not_found: str) -> T:
                               valid_uris=["athena://databases"]) from exc
 
 
+def _listed_catalogs(athena: Any) -> list[dict[str, Any]]:
+    pages = athena.get_paginator("list_data_catalogs").paginate()
+    return [catalog for page in pages for catalog in page.get("DataCatalogsSummary", [])]
+
+
 def data_catalogs(athena: Any) -> tuple[list[dict[str, Any]], ItemError | None]:
     """Athena's data catalogs; the Glue catalog is always there, even when listing catalogs is denied."""
     glue_catalog = {"CatalogName": GLUE_CATALOG, "Type": "GLUE"}
-    listed = attempt("athena:ListDataCatalogs", lambda: [c for page in athena.get_paginator(
-        "list_data_catalogs").paginate() for c in page.get("DataCatalogsSummary", [])])
+    listed = attempt("athena:ListDataCatalogs", lambda: _listed_catalogs(athena))
     if listed.error is not None:
         return [glue_catalog], listed.error.brief()  # type: ignore[return-value]
     catalogs = listed.value or []
