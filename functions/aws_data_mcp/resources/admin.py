@@ -7,29 +7,19 @@ so a caller without them gets `access_denied` naming the action, like any AWS re
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import partial
-from typing import Any, NotRequired, TypedDict, TypeVar
+from typing import Any, NotRequired, TypedDict
 from urllib.parse import unquote
 
-from botocore.exceptions import BotoCoreError, ClientError
-
-from aws_data_mcp.errors import ResourceFailure, as_failure
 from aws_data_mcp.fanout import Call, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.athena import ItemError, glue_databases, iso, query_workgroup
+from aws_data_mcp.resources.athena.catalog import glue_databases
+from aws_data_mcp.resources.athena.workgroups import query_workgroup
+from aws_data_mcp.resources.resolving import ItemError, attempt, iso, value_or_error
 
-T = TypeVar("T")
 KEY_ID_SHOWN = 4
 """Only the last characters of an access key id are shown: enough to match a key, not to hand one out."""
-
-
-def _section(action: str, read: Callable[[], T]) -> T | ItemError:
-    """One independent part of an answer: its data, or its own error (the other parts still answer)."""
-    try:
-        return read()
-    except (ClientError, BotoCoreError, ResourceFailure) as exc:
-        return as_failure(exc, action).brief()  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------- users
@@ -257,7 +247,7 @@ def _oidc(request: ResourceRequest, iam: Any) -> list[dict[str, Any]]:
 def sso(request: ResourceRequest) -> SsoConfig:
     """The three parts side by side in one fan-out; each answers with its data or its own error."""
     iam, sso_admin = request.client("iam"), request.client("sso-admin")
-    instances, saml, oidc = (o.value if o.error is None else o.error.brief() for o in request.fan_out(
+    instances, saml, oidc = (value_or_error(o) for o in request.fan_out(
         Call.run, [Call("sso:ListInstances", partial(_identity_center, sso_admin)),
                    Call("iam:ListSAMLProviders", partial(_saml, iam)),
                    Call("iam:ListOpenIDConnectProviders", partial(_oidc, request, iam))], action=Call.action_of))
@@ -289,7 +279,7 @@ def tabulator_config(request: ResourceRequest) -> TabulatorConfig:
     settings = request.settings
     workgroup = query_workgroup(request.client("athena"), settings.tabulator_workgroup)
     configured = list(settings.tabulator_databases)
-    databases: list[str] | ItemError = configured or _section(
-        "glue:GetDatabases", lambda: sorted(d["Name"] for d in glue_databases(request.client("glue"))))
+    databases: list[str] | ItemError = configured or value_or_error(attempt(
+        "glue:GetDatabases", lambda: sorted(d["Name"] for d in glue_databases(request.client("glue")))))
     return TabulatorConfig(workgroup=workgroup, databases_in_scope=databases,
                            databases_configured=bool(configured), open_query_enabled=settings.open_query_enabled)

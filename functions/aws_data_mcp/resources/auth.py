@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.athena import data_catalogs, query_workgroup
+from aws_data_mcp.resources.athena.catalog import data_catalogs
+from aws_data_mcp.resources.athena.workgroups import query_workgroup
 
 
 class AuthStatus(TypedDict):

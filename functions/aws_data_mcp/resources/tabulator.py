@@ -8,7 +8,8 @@ from typing import Any, TypedDict
 from urllib.parse import urlparse
 
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.athena import ItemError, glue_databases, glue_tables
+from aws_data_mcp.resources.athena.catalog import glue_databases, glue_tables
+from aws_data_mcp.resources.resolving import ItemError
 
 S3_SCHEMES = ("s3", "s3a", "s3n")
 

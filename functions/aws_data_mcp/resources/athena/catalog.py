@@ -1,0 +1,318 @@
+"""athena://databases: the databases of every data catalog (the Glue catalog from Glue itself), and each Glue
+database's tables.
+
+Every call is the caller's (`request.client`); a catalog's databases and a database's table count fan out in
+parallel, and one the caller may not read stays in the answer with its own error instead of failing the read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NotRequired, TypedDict, TypeVar
+
+from botocore.exceptions import ClientError
+
+from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.registry import ResourceRequest, registry
+from aws_data_mcp.resources.athena.execution import SQL_PREVIEW_CHARS
+from aws_data_mcp.resources.resolving import ItemError, attempt, iso
+
+T = TypeVar("T")
+
+GLUE_CATALOG = "AwsDataCatalog"
+"""Athena's built-in catalog, backed by Glue: Glue is the truth for its databases and tables."""
+
+_HIDDEN_TABLE_PARAMETERS = ("spark.sql.sources.schema", "projection.", "storage.location.template")
+"""Parameters that repeat the columns in another form (Spark's schema JSON), or that `partition_projection`
+summarises."""
+PARAMETER_VALUE_CHARS = 200
+
+
+class Database(TypedDict):
+    catalog: str
+    name: str
+    description: str | None
+    location: str | None
+    table_count: int | None
+    """Glue databases only: another catalog (Hive, Lambda) would need one ListTableMetadata walk per database,
+    whose cost grows with its tables, so its count stays null."""
+    error: NotRequired[ItemError]
+
+
+class Catalog(TypedDict):
+    name: str
+    type: str | None
+    database_count: int | None
+    error: NotRequired[ItemError]
+
+
+class Databases(TypedDict):
+    catalogs: list[Catalog]
+    catalogs_error: ItemError | None
+    databases: list[Database]
+
+
+class Column(TypedDict):
+    name: str
+    type: str | None
+    comment: NotRequired[str]
+
+
+class TableSummary(TypedDict):
+    name: str
+    type: str | None
+    format: str | None
+    location: str | None
+    column_count: int
+    partition_keys: list[str]
+    updated: str | None
+
+
+class Tables(TypedDict):
+    database: str
+    tables: list[TableSummary]
+
+
+class PartitionProjection(TypedDict):
+    """Athena partition projection: the table's projection.* parameters, summarised."""
+
+    enabled: bool
+    keys: dict[str, str]
+    """Projected key -> projection type (date, integer, enum, injected)."""
+    location_template: str | None
+    """Where each partition's files are (storage.location.template), when set."""
+
+
+class Table(TypedDict):
+    database: str
+    name: str
+    type: str | None
+    description: str | None
+    format: str | None
+    location: str | None
+    input_format: str | None
+    serde: str | None
+    columns: list[Column]
+    partition_keys: list[Column]
+    parameters: dict[str, str]
+    partition_projection: PartitionProjection | None
+    view_sql: str | None
+    created: str | None
+    updated: str | None
+
+
+def glue_databases(glue: Any) -> list[dict[str, Any]]:
+    pages = glue.get_paginator("get_databases").paginate()
+    return [database for page in pages for database in page.get("DatabaseList", [])]
+
+
+def glue_tables(glue: Any, database: str) -> list[dict[str, Any]]:
+    pages = glue.get_paginator("get_tables").paginate(DatabaseName=database)
+    return [table for page in pages for table in page.get("TableList", [])]
+
+
+def glue_table_names(glue: Any, database: str) -> list[str]:
+    """A database's table names only (GetTables with AttributesToGet): a fraction of the bytes of whole tables."""
+    pages = glue.get_paginator("get_tables").paginate(DatabaseName=database, AttributesToGet=["NAME"])
+    return [table["Name"] for page in pages for table in page.get("TableList", [])]
+
+
+def _glue_call(call: Callable[[], T], not_found: str) -> T:
+    """`call()`, Glue's EntityNotFoundException as a `not_found` that says what is missing."""
+    try:
+        return call()
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "EntityNotFoundException":
+            raise
+        raise ResourceFailure(ErrorCode.NOT_FOUND, not_found,
+                              details=["athena://databases lists the databases the caller can see."],
+                              valid_uris=["athena://databases"]) from exc
+
+
+def _listed_catalogs(athena: Any) -> list[dict[str, Any]]:
+    pages = athena.get_paginator("list_data_catalogs").paginate()
+    return [catalog for page in pages for catalog in page.get("DataCatalogsSummary", [])]
+
+
+def data_catalogs(athena: Any) -> tuple[list[dict[str, Any]], ItemError | None]:
+    """Athena's data catalogs; the Glue catalog is always there, even when listing catalogs is denied."""
+    glue_catalog = {"CatalogName": GLUE_CATALOG, "Type": "GLUE"}
+    listed = attempt("athena:ListDataCatalogs", lambda: _listed_catalogs(athena))
+    if listed.error is not None:
+        return [glue_catalog], listed.error.brief()  # type: ignore[return-value]
+    catalogs = listed.value or []
+    if all(c.get("CatalogName") != GLUE_CATALOG for c in catalogs):
+        catalogs = [glue_catalog, *catalogs]
+    return catalogs, None
+
+
+def _other_catalog_databases(athena: Any, catalog: str) -> list[dict[str, Any]]:
+    pages = athena.get_paginator("list_databases").paginate(CatalogName=catalog)
+    return [database for page in pages for database in page.get("DatabaseList", [])]
+
+
+def _databases_action(catalog: Mapping[str, Any]) -> str:
+    """What listing a catalog's databases calls: Glue for the Glue catalog, Athena for any other."""
+    return "glue:GetDatabases" if catalog["CatalogName"] == GLUE_CATALOG else "athena:ListDatabases"
+
+
+@registry.resource(
+    "athena://databases",
+    name="athena-databases",
+    title="Athena databases",
+    description="Databases per data catalog (the Glue catalog from Glue itself) with descriptions and table "
+    "counts; a catalog or database the caller cannot read is kept with its error.",
+    requires="auth",
+    aws_calls=["athena:ListDataCatalogs", "glue:GetDatabases", "glue:GetTables", "athena:ListDatabases"],
+    list_field="databases",
+)
+def databases(request: ResourceRequest) -> Databases:
+    """Catalogs, then the databases of every catalog in parallel, then each Glue database's table count."""
+    athena, glue = request.client("athena"), request.client("glue")
+    catalogs, catalogs_error = data_catalogs(athena)
+
+    def catalog_databases(catalog: Mapping[str, Any]) -> list[dict[str, Any]]:
+        if catalog["CatalogName"] == GLUE_CATALOG:
+            return glue_databases(glue)
+        return _other_catalog_databases(athena, catalog["CatalogName"])
+
+    listed = request.fan_out(catalog_databases, catalogs, action=_databases_action)
+    glue_names = next((o.value or [] for o in listed if o.item["CatalogName"] == GLUE_CATALOG), [])
+    counts = {o.item["Name"]: o for o in request.fan_out(lambda d: len(glue_table_names(glue, d["Name"])),
+                                                            glue_names, action="glue:GetTables")}
+    catalog_entries: list[Catalog] = []
+    entries: list[Database] = []
+    for outcome in listed:
+        name = outcome.item["CatalogName"]
+        entry = Catalog(name=name, type=outcome.item.get("Type"), database_count=None)
+        if outcome.error is not None:
+            catalog_entries.append(entry | Catalog(error=outcome.error.brief()))  # type: ignore[typeddict-item]
+            continue
+        catalog_entries.append(entry | Catalog(database_count=len(outcome.value or [])))  # type: ignore[typeddict-item]
+        for found in outcome.value or []:
+            database = Database(catalog=name, name=found["Name"], description=found.get("Description"),
+                                location=found.get("LocationUri"), table_count=None)
+            count = counts.get(found["Name"]) if name == GLUE_CATALOG else None
+            if count is not None and count.error is not None:
+                database["error"] = count.error.brief()
+            elif count is not None:
+                database["table_count"] = count.value
+            entries.append(database)
+    return Databases(catalogs=catalog_entries, catalogs_error=catalogs_error, databases=entries)
+
+
+def table_format(table: Mapping[str, Any]) -> str | None:
+    """What a user calls the format: a view, an open table format, Glue's classification, else read off the SerDe
+    and input format."""
+    if table.get("TableType") == "VIRTUAL_VIEW":
+        return "view"
+    parameters = table.get("Parameters") or {}
+    declared = str(parameters.get("table_type", "")).lower()
+    if declared in ("iceberg", "delta"):
+        return declared
+    descriptor = table.get("StorageDescriptor") or {}
+    serde = descriptor.get("SerdeInfo") or {}
+    hints = f"{descriptor.get('InputFormat', '')} {serde.get('SerializationLibrary', '')}".lower()
+    if "hudi" in hints:  # HoodieParquetInputFormat: Hudi, though its files are Parquet
+        return "hudi"
+    if parameters.get("classification"):
+        return str(parameters["classification"]).lower()
+    for name in ("parquet", "orc", "avro", "json", "delta"):
+        if name in hints:
+            return name
+    if "lazysimpleserde" in hints or "opencsvserde" in hints:
+        return "tsv" if (serde.get("Parameters") or {}).get("field.delim") == "\t" else "csv"
+    return None
+
+
+def partition_projection(parameters: Mapping[str, str]) -> PartitionProjection | None:
+    if not any(key.startswith("projection.") for key in parameters):
+        return None
+    keys = {key[len("projection."):-len(".type")]: value for key, value in parameters.items()
+            if key.startswith("projection.") and key.endswith(".type")}
+    return PartitionProjection(enabled=str(parameters.get("projection.enabled", "")).lower() == "true", keys=keys,
+                               location_template=parameters.get("storage.location.template"))
+
+
+def _columns(raw: Sequence[Mapping[str, Any]]) -> list[Column]:
+    columns = []
+    for column in raw:
+        entry = Column(name=column["Name"], type=column.get("Type"))
+        if column.get("Comment"):
+            entry["comment"] = column["Comment"]
+        columns.append(entry)
+    return columns
+
+
+def _table_summary(table: Mapping[str, Any]) -> TableSummary:
+    descriptor = table.get("StorageDescriptor") or {}
+    return TableSummary(
+        name=table["Name"], type=table.get("TableType"), format=table_format(table),
+        location=descriptor.get("Location"), column_count=len(descriptor.get("Columns") or []),
+        partition_keys=[k["Name"] for k in table.get("PartitionKeys") or []], updated=iso(table.get("UpdateTime")),
+    )
+
+
+def complete_database(request: ResourceRequest, prefix: str) -> list[str]:
+    return [d["Name"] for d in glue_databases(request.client("glue")) if d["Name"].startswith(prefix)]
+
+
+def complete_table(request: ResourceRequest, prefix: str) -> list[str]:
+    database = request.args.get("database")
+    if not database:
+        return []
+    return [name for name in glue_table_names(request.client("glue"), database) if name.startswith(prefix)]
+
+
+@registry.resource(
+    "athena://databases/{database}/tables",
+    name="athena-tables",
+    title="Tables of a database",
+    description="The tables of one Glue database: type, format, S3 location, column count and partition keys.",
+    requires="auth",
+    aws_calls=["glue:GetTables"],
+    list_field="tables",
+    completions={"database": complete_database},
+    example="athena://databases/sales/tables",
+)
+def tables(request: ResourceRequest) -> Tables:
+    """Every page of GetTables, each table summarised; an unknown database is not_found, not an empty list."""
+    database = request.args["database"]
+    found = _glue_call(lambda: glue_tables(request.client("glue"), database),
+                       f"No Glue database {database!r} in this account's AwsDataCatalog")
+    return Tables(database=database, tables=[_table_summary(t) for t in found])
+
+
+def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
+    return {key: str(value)[:PARAMETER_VALUE_CHARS] for key, value in sorted(parameters.items())
+            if not key.startswith(_HIDDEN_TABLE_PARAMETERS)}
+
+
+@registry.resource(
+    "athena://databases/{database}/tables/{table}",
+    name="athena-table",
+    title="One table",
+    description="One Glue table: columns with types and comments, partition keys, S3 location, format, SerDe, "
+    "the parameters worth showing, and a view's SQL.",
+    requires="auth",
+    aws_calls=["glue:GetTable"],
+    completions={"database": complete_database, "table": complete_table},
+    example="athena://databases/sales/tables/orders",
+)
+def table(request: ResourceRequest) -> Table:
+    """GetTable, shaped for a reader writing SQL: Glue's bookkeeping parameters are left out, long values cut."""
+    database, name = request.args["database"], request.args["table"]
+    found = _glue_call(lambda: request.client("glue").get_table(DatabaseName=database, Name=name)["Table"],
+                       f"No table {name!r} in Glue database {database!r}")
+    descriptor = found.get("StorageDescriptor") or {}
+    parameters = found.get("Parameters") or {}
+    view_sql = found.get("ViewOriginalText")
+    return Table(
+        database=database, name=found["Name"], type=found.get("TableType"), description=found.get("Description"),
+        format=table_format(found), location=descriptor.get("Location"), input_format=descriptor.get("InputFormat"),
+        serde=(descriptor.get("SerdeInfo") or {}).get("SerializationLibrary"),
+        columns=_columns(descriptor.get("Columns") or []), partition_keys=_columns(found.get("PartitionKeys") or []),
+        parameters=_shown_parameters(parameters), partition_projection=partition_projection(parameters),
+        view_sql=view_sql[:SQL_PREVIEW_CHARS] if view_sql else None,
+        created=iso(found.get("CreateTime")), updated=iso(found.get("UpdateTime")),
+    )

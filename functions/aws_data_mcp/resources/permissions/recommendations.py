@@ -1,0 +1,170 @@
+"""permissions://recommendations: what to grant where the caller's access falls short.
+
+Every finding is derived from other resources' answers (permissions://discover, athena://workgroups,
+tabulator://buckets), claiming no more than their checks established.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypedDict
+from urllib.parse import urlparse
+
+from aws_data_mcp.errors import ResourceFailure
+from aws_data_mcp.registry import ResourceRequest, registry
+from aws_data_mcp.resources.permissions.discover import BucketAccess
+
+Severity = Literal["high", "medium", "info"]
+
+
+class Recommendation(TypedDict):
+    severity: Severity
+    finding: str
+    missing_action: str
+    resource_arn: str
+    fix: str
+
+
+class Recommendations(TypedDict):
+    principal_arn: str | None
+    count: int
+    recommendations: list[Recommendation]
+
+
+def _recommend(severity: Severity, finding: str, action: str, arn: str, fix: str | None = None) -> Recommendation:
+    return Recommendation(severity=severity, finding=finding, missing_action=action, resource_arn=arn,
+                          fix=fix or f"Allow {action} on {arn} in a policy attached to the caller's IAM identity.")
+
+
+def _unchecked(bucket: str, action: str, arn: str, what: str) -> Recommendation:
+    """A bucket discover did not see: listing covers the caller's own account's buckets only, so it is most often
+    another account's. Nothing is known of it, so nothing is claimed."""
+    return _recommend("info", f"{what} s3://{bucket}/, which is not among the buckets of the caller's account "
+                      "(another account's?): the caller's access to it could not be checked", action, arn,
+                      fix=f"If queries fail there, allow {action} on {arn} in the caller's identity policy and ask "
+                      "the bucket's owner to grant it in the bucket policy (both are needed across accounts).")
+
+
+def _s3_location(uri: str) -> tuple[str, str]:
+    parsed = urlparse(uri)
+    return parsed.netloc, parsed.path.lstrip("/")
+
+
+def _result_location_findings(name: str, location: str, seen: BucketAccess | None) -> list[Recommendation]:
+    """What stops a workgroup's queries from writing their results: Athena lists and writes its result location."""
+    bucket, prefix = _s3_location(location)
+    results_arn = f"arn:aws:s3:::{bucket}/{prefix}*"
+    if seen is None:
+        return [_unchecked(bucket, "s3:PutObject", results_arn, f"Workgroup {name} writes query results to")]
+    found: list[Recommendation] = []
+    if seen["evidence"]["list"] == "denied":
+        found.append(_recommend("high", f"Workgroup {name} writes results to s3://{bucket}/, which the caller "
+                                "cannot list", "s3:ListBucket", f"arn:aws:s3:::{bucket}"))
+    if seen["write"] == "denied":
+        found.append(_recommend("high", f"Workgroup {name}'s result location {location} is not writable by the "
+                                "caller: its queries would fail", "s3:PutObject", results_arn))
+    elif seen["write"] == "unknown":
+        why = seen.get("write_note") or "the policy simulator was unavailable"
+        found.append(_recommend("info", f"Could not confirm that the caller may write query results to {location}: "
+                                f"{why}", "s3:PutObject", results_arn))
+    return found
+
+
+def _workgroup_findings(workgroups: Sequence[Mapping[str, Any]], access: Mapping[str, BucketAccess],
+                        region: str, account: str) -> list[Recommendation]:
+    found: list[Recommendation] = []
+    for workgroup in workgroups:
+        name = workgroup["name"]
+        if workgroup["access"] == "denied":
+            found.append(_recommend("medium", f"Workgroup {name} can be listed but not described",
+                                    "athena:GetWorkGroup", f"arn:aws:athena:{region}:{account}:workgroup/{name}"))
+        elif workgroup.get("result_location"):
+            location = workgroup["result_location"]
+            found += _result_location_findings(name, location, access.get(_s3_location(location)[0]))
+    return found
+
+
+def _tables_finding(bucket: str, tables: str, seen: BucketAccess | None) -> Recommendation | None:
+    """Athena lists a table's location and reads its objects: what the checks say of that, claiming no more."""
+    objects, whole = f"arn:aws:s3:::{bucket}/*", f"arn:aws:s3:::{bucket}"
+    if seen is None:
+        return _unchecked(bucket, "s3:GetObject", objects, f"Tables {tables} are stored in")
+    evidence = seen["evidence"]
+    if evidence["read"] == "ok" or seen["level"] == "write":
+        return None
+    if evidence["read"] == "denied":
+        return _recommend("high", f"Tables {tables} are stored in s3://{bucket}/, whose objects the caller cannot "
+                          "read: queries on them would fail", "s3:GetObject", objects)
+    if evidence["list"] == "denied":
+        return _recommend("high", f"Tables {tables} are stored in s3://{bucket}/, which the caller cannot list: "
+                          "queries on them would fail", "s3:ListBucket", whole)
+    if evidence["list"] == "ok":
+        return _recommend("info", f"Tables {tables} are stored in s3://{bucket}/, where the caller's listing found "
+                          "no object (an empty bucket?): read access is unverified", "s3:GetObject", objects,
+                          fix=f"Nothing to do if the tables are empty; otherwise check s3:GetObject on {objects}.")
+    why = next((e["message"] for e in seen["errors"]), "its checks did not finish")
+    return _recommend("info", f"Tables {tables} are stored in s3://{bucket}/, whose access could not be checked: "
+                      f"{why}", "s3:GetObject", objects, fix="Read permissions://discover again later.")
+
+
+def _table_findings(table_buckets: Sequence[Mapping[str, Any]],
+                    access: Mapping[str, BucketAccess]) -> list[Recommendation]:
+    found: list[Recommendation] = []
+    for entry in table_buckets:
+        names = [f"{d['database']}.{t}" for d in entry["databases"] for t in d["tables"]]
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        finding = _tables_finding(entry["bucket"], shown, access.get(entry["bucket"]))
+        if finding is not None:
+            found.append(finding)
+    return found
+
+
+RELATED = {"permissions://discover": "s3:ListAllMyBuckets", "athena://workgroups": "athena:ListWorkGroups",
+           "tabulator://buckets": "glue:GetDatabases"}
+"""What recommendations are derived from, each with the action its whole read fails on."""
+
+
+def _unread(what: str, failure: ResourceFailure, uri: str, arn: str) -> Recommendation:
+    """A source that could not be read at all: what it would have shown is unknown, and why is the finding."""
+    return _recommend("medium", f"{what} could not be read: {failure.message}", failure.action or RELATED[uri], arn)
+
+
+@registry.resource(
+    "permissions://recommendations",
+    name="permissions-recommendations",
+    title="Permission recommendations",
+    description="Concrete advice from permissions://discover and the Athena set-up: result locations the caller "
+    "cannot write, workgroups it cannot describe, buckets behind tables it cannot read; each names the missing "
+    "IAM action and the resource ARN.",
+    requires="auth",
+    aws_calls=["athena:ListWorkGroups", "athena:GetWorkGroup", "glue:GetDatabases", "glue:GetTables"],
+    list_field="recommendations",
+)
+def recommendations(request: ResourceRequest) -> Recommendations:
+    """Built from other resources' results: discover, athena://workgroups and tabulator://buckets, read side by
+    side (each from the cache when it is warm). Only discover failing fails the read: the others' failures
+    become recommendations."""
+    discovery, workgroups, table_buckets = request.fan_out(request.read_related, list(RELATED),
+                                                           action=RELATED.__getitem__)
+    if discovery.error is not None:
+        raise discovery.error
+    access = {b["bucket"]: b for b in discovery.value["buckets"]}  # type: ignore[index]
+    account = request.caller.account or "*"
+    found: list[Recommendation] = []
+    if workgroups.error is None:
+        found += _workgroup_findings(workgroups.value["workgroups"], access,  # type: ignore[index]
+                                     request.caller.region, account)
+    else:
+        found.append(_unread("Athena workgroups", workgroups.error, workgroups.item,
+                             f"arn:aws:athena:*:{account}:workgroup/*"))
+    if table_buckets.error is None:
+        found += _table_findings(table_buckets.value["buckets"], access)  # type: ignore[index]
+    else:
+        found.append(_unread("Glue tables", table_buckets.error, table_buckets.item,
+                             f"arn:aws:glue:*:{account}:catalog"))
+    found += [_recommend("medium", f"The location of bucket {b['bucket']} could not be read, so its region is "
+                         "unknown", "s3:GetBucketLocation", f"arn:aws:s3:::{b['bucket']}")
+              for b in access.values() if b["evidence"]["location"] == "denied"]
+    order = {"high": 0, "medium": 1, "info": 2}
+    found.sort(key=lambda r: (order[r["severity"]], r["resource_arn"]))
+    return Recommendations(principal_arn=request.caller.principal_arn, count=len(found), recommendations=found)
