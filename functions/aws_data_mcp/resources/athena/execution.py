@@ -12,8 +12,8 @@ from typing import Any, NotRequired, TypedDict
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.rendering import to_json
 from aws_data_mcp.registry import ResourceRequest, registry
+from aws_data_mcp.rendering import to_json
 from aws_data_mcp.resources.resolving import ItemError, attempt, iso
 
 SQL_PREVIEW_CHARS = 500
