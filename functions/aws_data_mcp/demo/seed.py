@@ -12,8 +12,8 @@ process; when the backend is not reachable they are skipped and the inventory sa
 * past query executions: their final state (moto marks every execution SUCCEEDED),
   submission/completion times spread over the last days, statistics (bytes scanned,
   run times) and, for failed/cancelled ones, the reason; kept on each execution object
-  under ``EXECUTION_DETAILS_ATTR`` and served by the demo's Athena extensions
-  (``account.py``);
+  under ``EXECUTION_DETAILS_ATTR`` and served by the Athena extensions
+  (``moto_extensions.py``);
 * the ``primary`` workgroup's result location (moto has no UpdateWorkGroup) and the
   descriptions of the databases Athena's own ListDatabases returns (moto keeps those apart
   from Glue and fills them only from ``CREATE DATABASE`` statements, which the history runs);
@@ -37,8 +37,7 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-# Attribute set on moto's athena Execution objects; read by the demo's Athena extensions.
-EXECUTION_DETAILS_ATTR = "aws_data_mcp_demo_details"
+from .moto_extensions import EXECUTION_DETAILS_ATTR
 
 DEMO_CALLER_USER = "demo-analyst"
 DENIED_WORKGROUP = "finance-restricted"
