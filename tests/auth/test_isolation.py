@@ -21,8 +21,8 @@ from mangum.protocols import HTTPCycle
 
 from aws_data_mcp import hosted
 from aws_data_mcp.app import create_http_app
-from aws_data_mcp.cli import LocalLambdaContext
 from aws_data_mcp.config import Settings
+from aws_data_mcp.demo.lambda_context import LocalLambdaContext
 from conftest import AwsFaults, body_json, lambda_container
 
 from .hosted_support import (
