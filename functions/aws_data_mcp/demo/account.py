@@ -43,7 +43,8 @@ from moto.utilities.utils import get_partition
 
 from .callers import function_keys, seed_hosted_callers
 from .moto_extensions import EXTENSIONS, install_moto_extensions
-from .seed import DEMO_CALLER_USER, DemoInventory, seed_data_lake
+from .seed import DemoInventory, seed_data_lake
+from .seed_data import DEMO_CALLER_USER
 
 DEMO_REGION = "us-east-1"
 
