@@ -52,8 +52,6 @@ EXECUTION_DETAILS_ATTR = "aws_data_mcp_demo_details"
 """Attribute of moto's athena Execution objects holding what the seed decided for them (state reason, error,
 statistics): read by GetQueryExecution and BatchGetQueryExecution below."""
 
-_TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
-
 
 @dataclass(frozen=True)
 class Extension:
@@ -134,6 +132,9 @@ def _atomic_write(write: Callable[..., Any]) -> Callable[..., Any]:
 
 
 # --------------------------------------------------------------------------- Athena
+
+_TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+
 
 def _statement_type(query: str) -> str:
     first = query.lstrip().split(None, 1)[0].upper() if query.strip() else ""
