@@ -127,7 +127,7 @@ def _budget(scenario: Scenario, calls: int) -> float:
 
 MOTO_SERVER = """
 import sys
-from aws_data_mcp.demo.account import install_moto_extensions
+from aws_data_mcp.demo.moto_extensions import install_moto_extensions
 from moto.server import main
 install_moto_extensions()  # BatchGetQueryExecution and Athena's paging: what moto lacks
 main(["-H", "127.0.0.1", "-p", sys.argv[1]])

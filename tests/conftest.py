@@ -37,9 +37,9 @@ from moto import mock_aws  # noqa: E402
 from moto.server import ThreadedMotoServer  # noqa: E402
 
 from aws_data_mcp.app import create_http_app  # noqa: E402
-from aws_data_mcp.cli import LocalLambdaContext  # noqa: E402
 from aws_data_mcp.config import Settings  # noqa: E402
-from aws_data_mcp.demo.account import install_moto_extensions  # noqa: E402
+from aws_data_mcp.demo.lambda_context import LocalLambdaContext  # noqa: E402
+from aws_data_mcp.demo.moto_extensions import install_moto_extensions  # noqa: E402
 from aws_data_mcp.identity import local_chain  # noqa: E402
 from aws_data_mcp.transport import local_server  # noqa: E402
 

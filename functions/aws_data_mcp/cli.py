@@ -42,7 +42,7 @@ def _serve_stdio(settings: Settings) -> None:
 @contextmanager
 def _demo_account() -> Iterator[Any]:
     """Start the embedded emulated account and act as its demo caller for the rest of the process."""
-    from aws_data_mcp.demo import DemoAccount
+    from aws_data_mcp.demo.account import DemoAccount
     from aws_data_mcp.identity import local_chain
 
     with DemoAccount() as account:
@@ -124,6 +124,7 @@ def _local_token(settings: Settings, wanted: bool) -> str | None:
 def _invoke(event_file: Path) -> dict[str, Any]:
     """Run the real Lambda handler on one event and return its response with the body decoded."""
     os.environ["AWS_DATA_MCP_MODE"] = "lambda"  # the same code path as on Lambda, whatever the shell says
+    from aws_data_mcp.demo.lambda_context import LocalLambdaContext
     from aws_data_mcp.handler import lambda_handler
 
     event = json.loads(event_file.read_text(encoding="utf-8"))
@@ -137,22 +138,6 @@ def _invoke(event_file: Path) -> dict[str, Any]:
     except json.JSONDecodeError:
         response["body"] = body
     return response
-
-
-@dataclasses.dataclass
-class LocalLambdaContext:
-    """The fields of a Lambda context object that Powertools and Mangum read."""
-
-    function_name: str = "aws-data-mcp-local"
-    function_version: str = "$LATEST"
-    invoked_function_arn: str = "arn:aws:lambda:us-east-1:000000000000:function:aws-data-mcp-local"
-    memory_limit_in_mb: int = 1024
-    aws_request_id: str = "local-invoke"
-    log_group_name: str = "/aws/lambda/aws-data-mcp-local"
-    log_stream_name: str = "local"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 29_000
 
 
 DOC_TABLES = {"resource-table": "resource table, from the live registry",

@@ -20,8 +20,8 @@ from mangum import Mangum
 from mangum.protocols import HTTPCycle
 
 from aws_data_mcp.app import create_http_app
-from aws_data_mcp.cli import LocalLambdaContext
 from aws_data_mcp.config import Settings
+from aws_data_mcp.demo.lambda_context import LocalLambdaContext
 from aws_data_mcp.hosted.exchange import exchanges
 from conftest import AwsFaults, body_json, lambda_container
 

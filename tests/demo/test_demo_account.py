@@ -16,7 +16,8 @@ from moto import mock_aws, settings
 from moto.athena.responses import AthenaResponse
 from moto.core.responses import BaseResponse
 
-from aws_data_mcp.demo import CONFLICTING_ENVIRONMENT, DEMO_CALLER_USER, DENIED_WORKGROUP, DemoAccount
+from aws_data_mcp.demo.account import CONFLICTING_ENVIRONMENT, DemoAccount
+from aws_data_mcp.demo.seed_data import DEMO_CALLER_USER, DENIED_WORKGROUP
 
 ClientFactory = Callable[[str], Any]
 _NO_RETRY = Config(retries={"max_attempts": 1, "mode": "standard"}, proxies={})

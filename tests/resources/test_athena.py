@@ -28,8 +28,8 @@ from mcp_types import ResourceTemplateReference
 from moto.athena.models import Execution, athena_backends
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo import account as demo_account
-from aws_data_mcp.demo.seed import EXECUTION_DETAILS_ATTR
+from aws_data_mcp.demo import moto_extensions
+from aws_data_mcp.demo.moto_extensions import EXECUTION_DETAILS_ATTR
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.reader import ResourceReader
@@ -225,8 +225,8 @@ def _seed(endpoint: str) -> Estate:
 def estate(moto_endpoint: str) -> Iterator[Estate]:
     reset_moto()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(demo_account.PAGE_LIMITS, "ListWorkGroups", 20)  # 45 workgroups: 3 pages
-        patch.setitem(demo_account.PAGE_LIMITS, "GetDatabases", 5)  # 12 databases: 3 pages
+        patch.setitem(moto_extensions.PAGE_LIMITS, "ListWorkGroups", 20)  # 45 workgroups: 3 pages
+        patch.setitem(moto_extensions.PAGE_LIMITS, "GetDatabases", 5)  # 12 databases: 3 pages
         yield _seed(moto_endpoint)
     reset_moto()
 

@@ -16,7 +16,8 @@ from mcp import Client
 from mcp_types import ResourceTemplateReference
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo import CONFLICTING_ENVIRONMENT, DENIED_WORKGROUP, DemoAccount
+from aws_data_mcp.demo.account import CONFLICTING_ENVIRONMENT, DemoAccount
+from aws_data_mcp.demo.seed_data import DENIED_WORKGROUP
 from conftest import ServerThread, free_port
 
 pytestmark = pytest.mark.anyio

@@ -24,8 +24,8 @@ from botocore.client import BaseClient
 from mangum import Mangum
 
 from aws_data_mcp import observability, reader
-from aws_data_mcp.cli import LocalLambdaContext
 from aws_data_mcp.config import Settings
+from aws_data_mcp.demo.lambda_context import LocalLambdaContext
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.identity import resolve_caller
 from aws_data_mcp.reader import ResourceReader

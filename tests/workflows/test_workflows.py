@@ -381,7 +381,7 @@ def test_a_workflow_created_through_one_lambda_process_is_read_through_another(t
 import json
 from mangum import Mangum
 from aws_data_mcp.app import create_http_app
-from aws_data_mcp.cli import LocalLambdaContext
+from aws_data_mcp.demo.lambda_context import LocalLambdaContext
 from aws_data_mcp.config import Settings
 event = json.load(open({str(EVENTS / "http-api-v2/resources-read-static.json")!r}))
 event["body"] = json.dumps({{"jsonrpc": "2.0", "id": 1, "method": "resources/read",

@@ -1,18 +1,9 @@
-"""Demo mode: an embedded emulated AWS account (moto, in-process) seeded with a small data lake.
+"""Demo mode and local runs: stand-ins for the AWS pieces around the server, on one machine.
 
-Lets a newcomer see every resource return real-looking data without an AWS account.
-Requires the ``demo`` extra (``moto[server]``); nothing here is imported on the Lambda path.
+An embedded emulated AWS account (moto, in-process: ``account``) seeded with a small data lake (``seed`` from
+``seed_data``), what moto lacks of AWS (``moto_extensions``), a local API Gateway front (``gateway``,
+``hosted_front``) and Lambda's context object (``lambda_context``). Lets a newcomer see every resource return
+real-looking data without an AWS account. Nothing here ships in the Lambda package or is imported on the Lambda
+path; importing this package loads nothing, so ``lambda_context`` works without the ``demo`` extra
+(``moto[server]``) that the other modules need.
 """
-
-from .account import CONFLICTING_ENVIRONMENT, DEMO_REGION, DemoAccount
-from .seed import DEMO_CALLER_USER, DENIED_WORKGROUP, DemoInventory, seed_data_lake
-
-__all__ = [
-    "CONFLICTING_ENVIRONMENT",
-    "DEMO_CALLER_USER",
-    "DEMO_REGION",
-    "DENIED_WORKGROUP",
-    "DemoAccount",
-    "DemoInventory",
-    "seed_data_lake",
-]

@@ -15,7 +15,7 @@ from typing import Any
 from moto.iam.models import iam_backends
 from moto.utilities.utils import get_partition
 
-from .seed import BUCKET_CURATED, caller_read_policy, caller_restrictions_policy, workflow_table_statement
+from .seed_data import BUCKET_CURATED, caller_read_policy, caller_restrictions_policy, workflow_table_statement
 
 FUNCTION_USER = "aws-data-mcp-function"
 

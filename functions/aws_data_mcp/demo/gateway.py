@@ -36,8 +36,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
+from .lambda_context import LocalLambdaContext
+
 API_ID = "demo"
-FUNCTION_TIMEOUT_SECONDS = 29
 SIGNATURE_MAX_AGE_SECONDS = 15 * 60
 SIGNED_SERVICE = "execute-api"
 MCP_ROUTES = {("POST", "/mcp"), ("GET", "/mcp"), ("DELETE", "/mcp")}
@@ -251,24 +252,6 @@ class DemoIssuer:
 # --------------------------------------------------------------------------- the front
 
 
-class LambdaContext:
-    """What Powertools and Mangum read of a Lambda context; the remaining time really counts down."""
-
-    function_name = "aws-data-mcp-demo"
-    function_version = "$LATEST"
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:aws-data-mcp-demo:live"
-    memory_limit_in_mb = 1024
-    log_group_name = "/aws/lambda/aws-data-mcp-demo"
-    log_stream_name = "demo"
-
-    def __init__(self, request_id: str) -> None:
-        self.aws_request_id = request_id
-        self._deadline = time.monotonic() + FUNCTION_TIMEOUT_SECONDS
-
-    def get_remaining_time_in_millis(self) -> int:
-        return max(int((self._deadline - time.monotonic()) * 1000), 0)
-
-
 class ApiGatewayFront:
     """ASGI app: authorizer, event, the Lambda handler (one container thread), the response as API Gateway maps it.
 
@@ -307,7 +290,7 @@ class ApiGatewayFront:
         loop = asyncio.get_running_loop()
         self.invocations += 1
         result = await loop.run_in_executor(self._container, self.handler, event,
-                                            LambdaContext(event["requestContext"]["requestId"]))
+                                            LocalLambdaContext(event["requestContext"]["requestId"]))
         return _response(result)
 
     def _authorize(self, request: Request, body: bytes) -> dict[str, Any]:
