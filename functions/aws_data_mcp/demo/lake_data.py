@@ -1,11 +1,14 @@
 """Real rows for the demo lake's ``sales.orders``: a partitioned Parquet table large enough to page and to guard.
 
 The seed describes ``sales.orders`` with placeholder files; ``put_orders`` replaces them with ``ORDER_ROWS``
-deterministic orders (a few MB of snappy Parquet, one file per ``order_date=YYYY-MM-DD/`` partition over
-``ORDER_DAYS`` days) and registers the table and its partitions in Glue, through the ordinary S3 and Glue APIs.
-Every value is a function of the row number (``order_values``), so tests can compute exact aggregates.
+deterministic orders (one uncompressed Parquet file per ``order_date=YYYY-MM-DD/`` partition over ``ORDER_DAYS``
+days, about 12 MB in all: more than Athena's smallest per-query cutoff, 10 MB, so a workgroup's cutoff can refuse
+a full scan while a query on a few days passes) and registers the table and its partitions in Glue, through the
+ordinary S3 and Glue APIs. Every value is a function of the row number (``order_values``), so tests can compute
+exact aggregates.
 """
 
+import contextlib
 import tempfile
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -20,7 +23,7 @@ ORDERS_DATABASE = "sales"
 ORDERS_TABLE = "orders"
 ORDERS_BUCKET = "acme-datalake-curated"
 ORDERS_PREFIX = "sales/orders/"
-ORDER_ROWS = 120_000
+ORDER_ROWS = 250_000
 ORDER_DAYS = 120
 FIRST_ORDER_DAY = date(2026, 1, 1)
 
@@ -67,8 +70,8 @@ def order_values(row: int, days: int = ORDER_DAYS) -> OrderValues:
         customer_id=f"CUS-{1_000_000 + (row * 7919) % 50_000}",
         order_date=FIRST_ORDER_DAY + timedelta(days=row % days),
         seconds_into_day=(row * 37) % 86_400,
-        status=_STATUSES[row % len(_STATUSES)],
-        currency=_CURRENCIES[row % len(_CURRENCIES)],
+        status=_STATUSES[(row // 7) % len(_STATUSES)],
+        currency=_CURRENCIES[(row // 11) % len(_CURRENCIES)],
         total_amount=Decimal((row * 7907) % 50_000 + 500) / 100,
         items_count=1 + row % 9,
         channel=_CHANNELS[(row // 3) % len(_CHANNELS)],
@@ -85,7 +88,7 @@ def _generation_sql(rows: int, days: int) -> str:
     return (
         f"SELECT 'ORD-' || (1000000 + i) AS order_id, 'CUS-' || (1000000 + (i * 7919) % 50000) AS customer_id, "
         f"CAST({day} AS TIMESTAMP) + to_seconds((i * 37) % 86400) AS order_ts, "
-        f"{_choice(_STATUSES, 'i')} AS status, {_choice(_CURRENCIES, 'i')} AS currency, "
+        f"{_choice(_STATUSES, 'i // 7')} AS status, {_choice(_CURRENCIES, 'i // 11')} AS currency, "
         f"CAST(((i * 7907) % 50000 + 500) / 100 AS DECIMAL(12, 2)) AS total_amount, "
         f"CAST(1 + i % 9 AS INTEGER) AS items_count, {_choice(_CHANNELS, 'i // 3')} AS channel, "
         f"strftime({day}, '%Y-%m-%d') AS order_date FROM range({rows}) AS t(i)"
@@ -95,17 +98,18 @@ def _generation_sql(rows: int, days: int) -> str:
 def order_files(rows: int = ORDER_ROWS, days: int = ORDER_DAYS) -> dict[str, bytes]:
     """The table's objects: key (under ``ORDERS_PREFIX``) -> Parquet bytes, one file per day."""
     with tempfile.TemporaryDirectory(prefix="aws-data-mcp-orders-") as scratch, duckdb.connect() as connection:
+        connection.execute("SET enable_progress_bar = false")
         connection.execute(f"COPY ({_generation_sql(rows, days)}) TO '{scratch}' "
-                           "(FORMAT parquet, PARTITION_BY (order_date), COMPRESSION snappy, FILENAME_PATTERN 'part-{i}')")
+                           "(FORMAT parquet, PARTITION_BY (order_date), COMPRESSION uncompressed)")
         return {
-            f"{ORDERS_PREFIX}{path.parent.name}/part-00000.snappy.parquet": path.read_bytes()
+            f"{ORDERS_PREFIX}{path.parent.name}/part-00000.parquet": path.read_bytes()
             for path in sorted(Path(scratch).glob("order_date=*/*.parquet"))
         }
 
 
 def _storage_descriptor(location: str) -> dict[str, Any]:
     return {"Columns": [{"Name": n, "Type": t, "Comment": c} for n, t, c in _COLUMNS], "Location": location,
-            **_PARQUET, "Compressed": True, "NumberOfBuckets": -1, "BucketColumns": [], "SortColumns": [],
+            **_PARQUET, "Compressed": False, "NumberOfBuckets": -1, "BucketColumns": [], "SortColumns": [],
             "StoredAsSubDirectories": False}
 
 
@@ -115,8 +119,8 @@ def _table_input(location: str) -> dict[str, Any]:
         "Description": "One row per order, deduplicated from the raw feed.",
         "Owner": "data-platform",
         "TableType": "EXTERNAL_TABLE",
-        "Parameters": {"EXTERNAL": "TRUE", "classification": "parquet", "compressionType": "snappy",
-                       "parquet.compression": "SNAPPY", "typeOfData": "file"},
+        "Parameters": {"EXTERNAL": "TRUE", "classification": "parquet", "compressionType": "none",
+                       "typeOfData": "file"},
         "PartitionKeys": [{"Name": "order_date", "Type": "string", "Comment": "Order date, yyyy-MM-dd"}],
         "StorageDescriptor": _storage_descriptor(location),
     }
@@ -143,10 +147,8 @@ def put_orders(session: boto3.Session, endpoint_url: str | None = None, *, rows:
     location = f"s3://{ORDERS_BUCKET}/{ORDERS_PREFIX}"
     if ORDERS_DATABASE not in {database["Name"] for database in glue.get_databases()["DatabaseList"]}:
         glue.create_database(DatabaseInput={"Name": ORDERS_DATABASE})
-    try:
-        glue.delete_table(DatabaseName=ORDERS_DATABASE, Name=ORDERS_TABLE)  # drops the placeholder partitions too
-    except glue.exceptions.EntityNotFoundException:
-        pass
+    with contextlib.suppress(glue.exceptions.EntityNotFoundException):  # the seed's, with placeholder partitions
+        glue.delete_table(DatabaseName=ORDERS_DATABASE, Name=ORDERS_TABLE)
     glue.create_table(DatabaseName=ORDERS_DATABASE, TableInput=_table_input(location))
     days_stored = sorted({key.split("/")[-2].split("=", 1)[1] for key in files})
     for start in range(0, len(days_stored), 100):  # BatchCreatePartition takes at most 100

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-from duckdb.sqltypes import DuckDBPyType
 import sqlglot
+from duckdb.sqltypes import DuckDBPyType
 from moto.glue.models import FakeTable, glue_backends
 from moto.s3.models import FakeKey, s3_backends
 from sqlglot import exp
@@ -99,7 +99,8 @@ def _first_identifier(node: exp.Expression) -> exp.Expression:
 
 def _syntax_failure(error: ParseError) -> QueryFailure:
     detail = error.errors[0] if error.errors else {}
-    where = f"line {detail['line']}:{detail['col']}: " if detail.get("line") else ""
+    start = detail.get("col", 0) - len(detail.get("highlight") or "x") + 1  # sqlglot counts to the token's end
+    where = f"line {detail['line']}:{start}: " if detail.get("line") else ""
     found = f" at '{detail['highlight']}'" if detail.get("highlight") else ""
     return QueryFailure(f"SYNTAX_ERROR: {where}{detail.get('description', str(error))}{found}", error_type=1006)
 
@@ -173,9 +174,9 @@ def _partition_filter(table: exp.Table, keys: list[dict[str, Any]]) -> Callable[
     sole = len(list(select.find_all(exp.Table))) == 1
 
     def key_of(node: exp.Expression) -> int | None:
-        if isinstance(node, exp.Column) and node.name.lower() in position:
-            if (node.table.lower() == alias) or (not node.table and sole):
-                return position[node.name.lower()]
+        named = isinstance(node, exp.Column) and node.name.lower() in position
+        if named and (node.table.lower() == alias or (not node.table and sole)):
+            return position[node.name.lower()]
         return None
 
     def literal(node: exp.Expression, index: int) -> Any:
@@ -244,25 +245,33 @@ def _local_copy(cache: Path, path: str, key: FakeKey) -> str:
     return str(local)
 
 
+def _quoted(name: str) -> str:
+    return exp.to_identifier(name, quoted=True).sql("duckdb")
+
+
+def _string(value: str) -> str:
+    return exp.Literal.string(value).sql("duckdb")
+
+
 def _duck_type(hive_type: str) -> str:
     return exp.DataType.build(hive_type, dialect="hive").sql("duckdb")
 
 
 def _scan(fmt: str, files: list[str], definition: dict[str, Any]) -> str:
     """A DuckDB table function reading one partition's files in the table's format."""
-    listing = "[" + ", ".join(exp.Literal.string(f).sql("duckdb") for f in files) + "]"
+    listing = "[" + ", ".join(_string(f) for f in files) + "]"
     descriptor = definition["StorageDescriptor"]
     if fmt == "parquet":
         return f"read_parquet({listing}, union_by_name = true)"
-    columns = "{" + ", ".join(f"{exp.Literal.string(c['Name']).sql('duckdb')}: "
-                              f"{exp.Literal.string(_duck_type(c['Type'])).sql('duckdb')}"
+    columns = "{" + ", ".join(f"{_string(c['Name'])}: "
+                              f"{_string(_duck_type(c['Type']))}"
                               for c in descriptor["Columns"]) + "}"
     if fmt == "json":
         return f"read_json({listing}, format = 'newline_delimited', columns = {columns})"
     parameters = descriptor.get("SerdeInfo", {}).get("Parameters", {})
     delimiter = parameters.get("field.delim", ",")
     header = int((definition.get("Parameters") or {}).get("skip.header.line.count", "0"))
-    return (f"read_csv({listing}, delim = {exp.Literal.string(delimiter).sql('duckdb')}, header = {bool(header)}, "
+    return (f"read_csv({listing}, delim = {_string(delimiter)}, header = {bool(header)}, "
             f"columns = {columns})")
 
 
@@ -282,20 +291,20 @@ def _create_view(connection: duckdb.DuckDBPyConnection, source: _Source, cache: 
     by_partition: dict[tuple[str, ...], list[str]] = {}
     for values, path, key in source.objects:
         by_partition.setdefault(values, []).append(_local_copy(cache, path, key))
-    projection = ", ".join(f"CAST({exp.to_identifier(c['Name'], quoted=True).sql('duckdb')} AS "
-                           f"{_duck_type(c['Type'])}) AS {exp.to_identifier(c['Name'], quoted=True).sql('duckdb')}"
+    projection = ", ".join(f"CAST({_quoted(c['Name'])} AS "
+                           f"{_duck_type(c['Type'])}) AS {_quoted(c['Name'])}"
                            for c in columns)
     parts = [
         f"SELECT {projection}"
-        + "".join(f", CAST({exp.Literal.string(value).sql('duckdb')} AS {_duck_type(k['Type'])}) AS "
-                  f"{exp.to_identifier(k['Name'], quoted=True).sql('duckdb')}" for k, value in zip(keys, values))
+        + "".join(f", CAST({_string(value)} AS {_duck_type(k['Type'])}) AS "
+                  f"{_quoted(k['Name'])}" for k, value in zip(keys, values, strict=True))
         + f" FROM {_scan(fmt, files, definition)}"
         for values, files in by_partition.items()
     ]
     if not parts:  # no data: an empty view with the table's columns
         names = [*columns, *keys]
         parts = ["SELECT " + ", ".join(f"CAST(NULL AS {_duck_type(c['Type'])}) AS "
-                                       f"{exp.to_identifier(c['Name'], quoted=True).sql('duckdb')}" for c in names)
+                                       f"{_quoted(c['Name'])}" for c in names)
                  + " WHERE false"]
     schema = source.view.args["db"].sql("duckdb")
     connection.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
@@ -372,6 +381,7 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
     transpiled = tree.sql(dialect="duckdb")
     cache, output = workdir / "objects", workdir / f"{result_name}.duckdb"
     with duckdb.connect() as connection:
+        connection.execute("SET enable_progress_bar = false")
         on_connection(connection)
         try:
             for source in sources:
@@ -379,8 +389,8 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
             relation = connection.sql(transpiled)
             names, types = relation.columns, relation.types
             positional = [f"c{index}" for index in range(len(names))]
-            rendered = ", ".join(f"{_rendered(p, t)} AS {p}" for p, t in zip(positional, types))
-            connection.execute(f"ATTACH {exp.Literal.string(str(output)).sql('duckdb')} AS result_file")
+            rendered = ", ".join(f"{_rendered(p, t)} AS {p}" for p, t in zip(positional, types, strict=True))
+            connection.execute(f"ATTACH {_string(str(output))} AS result_file")
             connection.execute(
                 f"CREATE TABLE result_file.result AS SELECT {rendered} "
                 f"FROM ({transpiled}) AS q({', '.join(positional)})"
@@ -389,7 +399,8 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
             connection.execute("DETACH result_file")
         except duckdb.Error as error:
             raise _engine_failure(error, sql, original) from None
-    return QueryResult(output, tuple(_column_info(n, t) for n, t in zip(names, types)), row_count, scanned)
+    columns = tuple(_column_info(name, kind) for name, kind in zip(names, types, strict=True))
+    return QueryResult(output, columns, row_count, scanned)
 
 
 def result_csv(result: QueryResult) -> bytes:
@@ -398,7 +409,7 @@ def result_csv(result: QueryResult) -> bytes:
     csv_path = result.path.with_suffix(".csv")
     with duckdb.connect(str(result.path), read_only=True) as connection:
         connection.execute(f"COPY (SELECT * FROM result ORDER BY rowid) TO "
-                           f"{exp.Literal.string(str(csv_path)).sql('duckdb')} (HEADER false, FORCE_QUOTE *)")
+                           f"{_string(str(csv_path))} (HEADER false, FORCE_QUOTE *)")
     body = csv_path.read_bytes()
     csv_path.unlink()
     return f"{header}\n".encode() + body
