@@ -165,12 +165,15 @@ class AthenaEngine:
     def __init__(self, workers: int = 2) -> None:
         self.workdir = Path(tempfile.mkdtemp(prefix="aws-data-mcp-athena-"))
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="demo-athena")
+        self._results: list[QueryResult] = []
 
     def submit(self, run: QueryRun, account_id: str, region: str) -> None:
         self._pool.submit(self._execute, run, account_id, region)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+        for result in self._results:
+            result.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def _execute(self, run: QueryRun, account_id: str, region: str) -> None:
@@ -186,6 +189,7 @@ class AthenaEngine:
         try:
             result = run_query(run.query, database=database, account_id=account_id, region=region,
                                workdir=self.workdir, result_name=run.id, cutoff=cutoff, on_connection=keep)
+            self._results.append(result)
             _write_result(account_id, run.config["OutputLocation"], result)
             outcome = _Outcome("SUCCEEDED", result.scanned_bytes, _ms_since(began), result=result)
         except QueryFailure as failure:

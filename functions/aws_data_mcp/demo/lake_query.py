@@ -13,8 +13,9 @@ in the WHERE of the SELECT that reads the table) rules out, as Athena prunes par
 
 import hashlib
 import operator
+import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,7 @@ class ColumnInfo:
                 "CaseSensitive": self.type == "varchar"}
 
 
-@dataclass(frozen=True)
+@dataclass
 class QueryResult:
     """Where a finished query's rows are kept, and what describes them."""
 
@@ -71,14 +72,23 @@ class QueryResult:
     columns: tuple[ColumnInfo, ...]
     row_count: int
     scanned_bytes: int
+    _reader: duckdb.DuckDBPyConnection | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def rows(self, start: int, stop: int) -> list[tuple[str | None, ...]]:
         """Rows ``start`` (inclusive) to ``stop`` (exclusive), as Athena's text values (None for NULL)."""
-        with duckdb.connect(str(self.path), read_only=True) as connection:
-            return connection.execute(
-                "SELECT * FROM result WHERE rowid >= ? AND rowid < ? ORDER BY rowid",
-                [start, stop],
+        with self._lock:  # one reader per result, kept open: a page is read in milliseconds, not a connect
+            if self._reader is None:
+                self._reader = duckdb.connect(str(self.path), read_only=True)
+            return self._reader.execute(
+                "SELECT * FROM result WHERE rowid >= ? AND rowid < ? ORDER BY rowid", [start, stop]
             ).fetchall()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
 
 # --------------------------------------------------------------------------- errors as Athena words them
