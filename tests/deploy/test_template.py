@@ -421,7 +421,9 @@ def test_layer_requirements_are_the_runtime_pins() -> None:
         for line in (LAYERS / "requirements.txt").read_text().splitlines()
         if line.strip() and not line.lstrip().startswith("#")
     ]
-    assert sorted(lines) == sorted(["mcp==2.3.0", "mangum==0.22.0", "aws-lambda-powertools==3.37.0"])
+    assert sorted(lines) == sorted(
+        ["mcp==2.3.0", "mangum==0.22.0", "aws-lambda-powertools==3.37.0", "sqlglot==30.30.0"]
+    )
     names = {re.split(r"[=<>~!\[ ]", line)[0].lower() for line in lines}
     assert not names & {"boto3", "botocore"}, "the Lambda runtime provides boto3/botocore"
     pyproject = ROOT / "pyproject.toml"

@@ -1,0 +1,425 @@
+"""One Athena query run over the emulated account's own data lake (demo and tests only, never in Lambda).
+
+The SQL is parsed as Athena's dialect and transpiled to DuckDB by sqlglot. Every table it names is resolved
+through moto's Glue catalog (database, table, partitions, storage format), its S3 objects are read from moto's
+S3 backend, and the query runs in a fresh DuckDB connection over views of those files. The result is kept in
+a DuckDB file as Athena renders it (text values, row order kept), so pages of ``GetQueryResults`` are slices
+by row id, and the CSV Athena writes to the output location is produced from the same rows.
+
+Bytes scanned are the sizes of the objects the query reads: every object of each table it names, except the
+partitions a simple filter on partition keys (``key = 'v'``, ``IN``, ``BETWEEN``, comparisons, joined by AND
+in the WHERE of the SELECT that reads the table) rules out, as Athena prunes partitions.
+"""
+
+import hashlib
+import operator
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import sqlglot
+from duckdb.sqltypes import DuckDBPyType
+from moto.glue.models import FakeTable, glue_backends
+from moto.s3.models import FakeKey, s3_backends
+from sqlglot import exp
+from sqlglot.errors import ParseError
+
+_CATALOG = "awsdatacatalog"
+_TEXT_INPUTS = ("TextInputFormat",)
+
+
+class QueryFailure(Exception):
+    """The query failed as Athena reports it: the message (``ERROR_NAME: line L:C: ...``), category, type."""
+
+    def __init__(self, message: str, error_type: int, category: int = 2) -> None:
+        super().__init__(message)
+        self.message = message
+        self.error_type = error_type
+        self.category = category
+
+
+class ScanLimitExceeded(Exception):
+    """The query would read more than the workgroup's BytesScannedCutoffPerQuery."""
+
+    def __init__(self, scanned: int) -> None:
+        super().__init__(scanned)
+        self.scanned = scanned
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """One result column as Athena's ResultSetMetadata describes it."""
+
+    name: str
+    type: str
+    precision: int
+    scale: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"CatalogName": "hive", "SchemaName": "", "TableName": "", "Name": self.name, "Label": self.name,
+                "Type": self.type, "Precision": self.precision, "Scale": self.scale, "Nullable": "UNKNOWN",
+                "CaseSensitive": self.type == "varchar"}
+
+
+@dataclass
+class QueryResult:
+    """Where a finished query's rows are kept, and what describes them."""
+
+    path: Path
+    columns: tuple[ColumnInfo, ...]
+    row_count: int
+    scanned_bytes: int
+    _reader: duckdb.DuckDBPyConnection | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def rows(self, start: int, stop: int) -> list[tuple[str | None, ...]]:
+        """Rows ``start`` (inclusive) to ``stop`` (exclusive), as Athena's text values (None for NULL)."""
+        with self._lock:  # one reader per result, kept open: a page is read in milliseconds, not a connect
+            if self._reader is None:
+                self._reader = duckdb.connect(str(self.path), read_only=True)
+            return self._reader.execute(
+                "SELECT * FROM result WHERE rowid >= ? AND rowid < ? ORDER BY rowid", [start, stop]
+            ).fetchall()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
+
+
+# --------------------------------------------------------------------------- errors as Athena words them
+
+def _position(sql: str, node: exp.Expression) -> str:
+    """Athena's ``line L:C`` of where a node starts in the submitted text."""
+    start = node.meta.get("start") if node.meta else None
+    if start is None:
+        return ""
+    line = sql.count("\n", 0, start) + 1
+    column = start - (sql.rfind("\n", 0, start) + 1) + 1
+    return f"line {line}:{column}: "
+
+
+def _first_identifier(node: exp.Expression) -> exp.Expression:
+    return next((part for part in node.parts if part.meta), node) if isinstance(node, exp.Column | exp.Table) else node
+
+
+def _syntax_failure(error: ParseError) -> QueryFailure:
+    detail = error.errors[0] if error.errors else {}
+    start = detail.get("col", 0) - len(detail.get("highlight") or "x") + 1  # sqlglot counts to the token's end
+    where = f"line {detail['line']}:{start}: " if detail.get("line") else ""
+    found = f" at '{detail['highlight']}'" if detail.get("highlight") else ""
+    return QueryFailure(f"SYNTAX_ERROR: {where}{detail.get('description', str(error))}{found}", error_type=1006)
+
+
+def _engine_failure(error: duckdb.Error, sql: str, tree: exp.Expression) -> QueryFailure:
+    """A DuckDB error in Athena's words, placed on the submitted text where the culprit can be found."""
+    text = str(error).split("\n", 1)[0].split(": ", 1)[-1]
+    if isinstance(error, duckdb.BinderException) and 'Referenced column "' in text:
+        name = text.split('"')[1]
+        column = next((c for c in tree.find_all(exp.Column) if c.name.lower() == name.lower()), None)
+        where = _position(sql, _first_identifier(column)) if column is not None else ""
+        return QueryFailure(f"COLUMN_NOT_FOUND: {where}Column '{name}' cannot be resolved or requester is not "
+                            "authorized to access requested resources", error_type=1000)
+    if isinstance(error, duckdb.CatalogException) and "Function with name" in text:
+        name = text.split("name ", 1)[1].split(" ", 1)[0]
+        return QueryFailure(f"FUNCTION_NOT_FOUND: Function '{name}' not registered", error_type=1000)
+    if isinstance(error, duckdb.ConversionException | duckdb.InvalidInputException):
+        return QueryFailure(f"INVALID_CAST_ARGUMENT: {text}", error_type=1000)
+    if isinstance(error, duckdb.IOException):
+        return QueryFailure(f"HIVE_BAD_DATA: {text}", error_type=1001)
+    if isinstance(error, duckdb.ParserException | duckdb.BinderException | duckdb.CatalogException):
+        return QueryFailure(f"SYNTAX_ERROR: {text}", error_type=1006)
+    return QueryFailure(f"GENERIC_INTERNAL_ERROR: {text}", error_type=200, category=1)
+
+
+# --------------------------------------------------------------------------- the catalog and the files
+
+@dataclass(frozen=True)
+class _Source:
+    """One table the query reads: its Glue definition and the objects that survive partition pruning."""
+
+    view: exp.Table
+    definition: dict[str, Any]
+    objects: tuple[tuple[tuple[str, ...], str, FakeKey], ...]  # (partition values, s3 path, object)
+
+    @property
+    def scanned_bytes(self) -> int:
+        return sum(key.size for _, _, key in self.objects)
+
+
+def _split_s3(location: str) -> tuple[str, str]:
+    bucket, _, prefix = location.removeprefix("s3://").partition("/")
+    return bucket, prefix if not prefix or prefix.endswith("/") else f"{prefix}/"
+
+
+def _objects_under(account_id: str, location: str) -> Iterator[tuple[str, FakeKey]]:
+    """Data files under a location, as Athena lists them (no folder markers, no ``_``/``.`` files)."""
+    bucket_name, prefix = _split_s3(location)
+    bucket = s3_backends[account_id]["aws"].get_bucket(bucket_name)
+    for name, key in sorted(bucket.keys.items()):
+        leaf = name.rsplit("/", 1)[-1]
+        if name.startswith(prefix) and isinstance(key, FakeKey) and leaf and leaf[0] not in "_.":
+            yield f"s3://{bucket_name}/{name}", key
+
+
+_COMPARISONS: dict[type, Callable[[Any, Any], bool]] = {
+    exp.EQ: operator.eq, exp.NEQ: operator.ne, exp.GT: operator.gt, exp.GTE: operator.ge,
+    exp.LT: operator.lt, exp.LTE: operator.le,
+}
+
+
+def _partition_filter(table: exp.Table, keys: list[dict[str, Any]]) -> Callable[[tuple[str, ...]], bool]:
+    """A test of partition values from the simple conditions on partition keys that must hold for this table."""
+    select = table.find_ancestor(exp.Select)
+    where = select.args.get("where") if select is not None else None
+    if where is None:
+        return lambda _: True
+    position = {key["Name"].lower(): index for index, key in enumerate(keys)}
+    numeric = {index for index, key in enumerate(keys) if key["Type"].lower() in ("int", "bigint", "smallint")}
+    alias = (table.alias_or_name or "").lower()
+    sole = len(list(select.find_all(exp.Table))) == 1
+
+    def key_of(node: exp.Expression) -> int | None:
+        named = isinstance(node, exp.Column) and node.name.lower() in position
+        if named and (node.table.lower() == alias or (not node.table and sole)):
+            return position[node.name.lower()]
+        return None
+
+    def literal(node: exp.Expression, index: int) -> Any:
+        if not isinstance(node, exp.Literal):
+            raise ValueError
+        return int(node.this) if index in numeric else node.this
+
+    tests: list[Callable[[tuple[str, ...]], bool]] = []
+    for condition in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
+        try:
+            if type(condition) in _COMPARISONS and (index := key_of(condition.this)) is not None:
+                compare, value = _COMPARISONS[type(condition)], literal(condition.expression, index)
+                tests.append(lambda values, i=index, c=compare, v=value: c(_typed(values[i], i in numeric), v))
+            elif isinstance(condition, exp.In) and (index := key_of(condition.this)) is not None:
+                allowed = {literal(item, index) for item in condition.expressions}
+                tests.append(lambda values, i=index, a=allowed: _typed(values[i], i in numeric) in a)
+            elif isinstance(condition, exp.Between) and (index := key_of(condition.this)) is not None:
+                low, high = literal(condition.args["low"], index), literal(condition.args["high"], index)
+                tests.append(lambda values, i=index, lo=low, hi=high: lo <= _typed(values[i], i in numeric) <= hi)
+        except ValueError:  # not a plain literal: the partition is read, as Athena would without pruning
+            continue
+    return lambda values: all(test(values) for test in tests)
+
+
+def _typed(value: str, numeric: bool) -> Any:
+    return int(value) if numeric else value
+
+
+def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, region: str) -> _Source:
+    """The Glue table a name in the query means, and the objects the query will read from it."""
+    schema = (table.db or database or "default").lower()
+    if table.catalog and table.catalog.lower() != _CATALOG:
+        raise QueryFailure(f"CATALOG_NOT_FOUND: {_position(sql, _first_identifier(table))}Catalog "
+                           f"'{table.catalog.lower()}' does not exist", error_type=1000)
+    glue = glue_backends[account_id][region]
+    try:
+        found: FakeTable = glue.get_table(schema, table.name.lower())
+    except Exception:  # moto's EntityNotFound: no such database or table
+        raise QueryFailure(f"TABLE_NOT_FOUND: {_position(sql, _first_identifier(table))}Table "
+                           f"'{_CATALOG}.{schema}.{table.name.lower()}' does not exist", error_type=1000) from None
+    definition = found.as_dict()
+    keys = definition.get("PartitionKeys") or []
+    if keys:
+        keep = _partition_filter(table, keys)
+        objects = tuple(
+            (tuple(partition.values), path, key)
+            for partition in found.partitions.values() if keep(tuple(partition.values))
+            for path, key in _objects_under(account_id, partition.partition_input["StorageDescriptor"]["Location"])
+        )
+    else:
+        objects = tuple(((), path, key) for path, key in _objects_under(
+            account_id, definition["StorageDescriptor"]["Location"]))
+    return _Source(exp.table_(exp.to_identifier(found.name, quoted=True), db=exp.to_identifier(schema, quoted=True)),
+                   definition, objects)
+
+
+def _local_copy(cache: Path, path: str, key: FakeKey) -> str:
+    """The object as a local file DuckDB can read (one copy per object version, kept for later queries)."""
+    leaf = path.rsplit("/", 1)[-1]
+    local = cache / hashlib.sha256(f"{path}\0{key.etag}".encode()).hexdigest()[:24] / leaf
+    if not local.exists():
+        local.parent.mkdir(parents=True, exist_ok=True)
+        partial = local.with_suffix(local.suffix + ".partial")
+        partial.write_bytes(key.value)
+        partial.replace(local)
+    return str(local)
+
+
+def _quoted(name: str) -> str:
+    return exp.to_identifier(name, quoted=True).sql("duckdb")
+
+
+def _string(value: str) -> str:
+    return exp.Literal.string(value).sql("duckdb")
+
+
+def _duck_type(hive_type: str) -> str:
+    return exp.DataType.build(hive_type, dialect="hive").sql("duckdb")
+
+
+def _scan(fmt: str, files: list[str], definition: dict[str, Any]) -> str:
+    """A DuckDB table function reading one partition's files in the table's format."""
+    listing = "[" + ", ".join(_string(f) for f in files) + "]"
+    descriptor = definition["StorageDescriptor"]
+    if fmt == "parquet":
+        return f"read_parquet({listing}, union_by_name = true)"
+    columns = "{" + ", ".join(f"{_string(c['Name'])}: "
+                              f"{_string(_duck_type(c['Type']))}"
+                              for c in descriptor["Columns"]) + "}"
+    if fmt == "json":
+        return f"read_json({listing}, format = 'newline_delimited', columns = {columns})"
+    parameters = descriptor.get("SerdeInfo", {}).get("Parameters", {})
+    delimiter = parameters.get("field.delim", ",")
+    header = int((definition.get("Parameters") or {}).get("skip.header.line.count", "0"))
+    return (f"read_csv({listing}, delim = {_string(delimiter)}, header = {bool(header)}, "
+            f"columns = {columns})")
+
+
+def _format(definition: dict[str, Any]) -> str:
+    descriptor = definition["StorageDescriptor"]
+    serde = descriptor.get("SerdeInfo", {}).get("SerializationLibrary", "").lower()
+    if "parquet" in serde or "parquet" in descriptor.get("InputFormat", "").lower():
+        return "parquet"
+    return "json" if "json" in serde else "csv"
+
+
+def _create_view(connection: duckdb.DuckDBPyConnection, source: _Source, cache: Path) -> None:
+    """``schema.table`` as a view: the Glue columns (cast to their types), then the partition keys."""
+    definition, fmt = source.definition, _format(source.definition)
+    columns = definition["StorageDescriptor"]["Columns"]
+    keys = definition.get("PartitionKeys") or []
+    by_partition: dict[tuple[str, ...], list[str]] = {}
+    for values, path, key in source.objects:
+        by_partition.setdefault(values, []).append(_local_copy(cache, path, key))
+    projection = ", ".join(f"CAST({_quoted(c['Name'])} AS "
+                           f"{_duck_type(c['Type'])}) AS {_quoted(c['Name'])}"
+                           for c in columns)
+    parts = [
+        f"SELECT {projection}"
+        + "".join(f", CAST({_string(value)} AS {_duck_type(k['Type'])}) AS "
+                  f"{_quoted(k['Name'])}" for k, value in zip(keys, values, strict=True))
+        + f" FROM {_scan(fmt, files, definition)}"
+        for values, files in by_partition.items()
+    ]
+    if not parts:  # no data: an empty view with the table's columns
+        names = [*columns, *keys]
+        parts = ["SELECT " + ", ".join(f"CAST(NULL AS {_duck_type(c['Type'])}) AS "
+                                       f"{_quoted(c['Name'])}" for c in names)
+                 + " WHERE false"]
+    schema = source.view.args["db"].sql("duckdb")
+    connection.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+    connection.execute(f"CREATE OR REPLACE VIEW {source.view.sql('duckdb')} AS {' UNION ALL '.join(parts)}")
+
+
+# --------------------------------------------------------------------------- results as Athena renders them
+
+_PRECISION = {"varchar": 2147483647, "integer": 10, "bigint": 19, "smallint": 5, "tinyint": 3, "double": 17,
+              "float": 7, "timestamp": 3}
+_ATHENA_TYPES = {"varchar": "varchar", "boolean": "boolean", "tinyint": "tinyint", "smallint": "smallint",
+                 "integer": "integer", "bigint": "bigint", "hugeint": "bigint", "ubigint": "bigint",
+                 "uinteger": "bigint", "float": "float", "double": "double", "decimal": "decimal", "date": "date",
+                 "timestamp": "timestamp", "timestamp with time zone": "timestamp with time zone", "time": "time",
+                 "blob": "varbinary", "list": "array", "array": "array", "map": "map", "struct": "row",
+                 "uuid": "uuid", "interval": "interval day to second"}
+
+
+def _column_info(name: str, duck: DuckDBPyType) -> ColumnInfo:
+    kind = _ATHENA_TYPES.get(duck.id, "varchar")
+    if kind == "decimal":
+        precision, scale = (int(n) for n in str(duck)[len("DECIMAL("):-1].split(","))
+        return ColumnInfo(name, kind, precision, scale)
+    return ColumnInfo(name, kind, _PRECISION.get(kind, 0), 3 if kind == "timestamp" else 0)
+
+
+def _rendered(column: str, duck: DuckDBPyType) -> str:
+    """The SQL that renders a value as Athena's text (timestamps to the millisecond, as Athena prints them)."""
+    if duck.id == "timestamp":
+        return f"strftime({column}, '%Y-%m-%d %H:%M:%S.%g')"
+    if duck.id == "timestamp with time zone":
+        return f"strftime({column}, '%Y-%m-%d %H:%M:%S.%g UTC')"
+    return f"CAST({column} AS VARCHAR)"
+
+
+def _athena_names(tree: exp.Expression) -> None:
+    """Unnamed select expressions are called ``_col0``, ``_col1``... by position, as Athena names them."""
+    if isinstance(tree, exp.Select):
+        for index, selected in enumerate(tree.expressions):
+            if not isinstance(selected, exp.Alias | exp.Column | exp.Star):
+                selected.replace(exp.alias_(selected.copy(), f"_col{index}"))
+
+
+def run_query(sql: str, *, database: str | None, account_id: str, region: str, workdir: Path, result_name: str,
+              cutoff: int | None = None, on_connection: Callable[[duckdb.DuckDBPyConnection], None] = lambda _: None,
+              ) -> QueryResult:
+    """Run Athena SQL over the lake and keep its rendered result in ``workdir/<result_name>.duckdb``.
+
+    Raises QueryFailure (the query failed as Athena would say) or ScanLimitExceeded (before reading, when the
+    objects to read exceed ``cutoff`` bytes). ``on_connection`` receives the DuckDB connection before the query
+    runs, so a caller can interrupt it.
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read="athena")
+    except ParseError as error:
+        raise _syntax_failure(error) from None
+    if not isinstance(tree, exp.Query):
+        raise QueryFailure("NOT_SUPPORTED: the demo account's Athena runs queries (SELECT, WITH, VALUES) only",
+                           error_type=1000)
+    original = tree.copy()
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    sources: list[_Source] = []
+    for table in list(tree.find_all(exp.Table)):
+        if table.name and not (not table.db and table.name.lower() in ctes):
+            source = _resolve(table, sql, database, account_id, region)
+            sources.append(source)
+            table.set("catalog", None)
+            table.set("db", source.view.args["db"].copy())
+            table.set("this", source.view.this.copy())
+    scanned = sum(source.scanned_bytes for source in sources)  # a table read twice is scanned twice
+    if cutoff is not None and scanned > cutoff:
+        raise ScanLimitExceeded(scanned)
+    _athena_names(tree)
+    transpiled = tree.sql(dialect="duckdb")
+    cache, output = workdir / "objects", workdir / f"{result_name}.duckdb"
+    with duckdb.connect() as connection:
+        connection.execute("SET enable_progress_bar = false")
+        on_connection(connection)
+        try:
+            for source in sources:
+                _create_view(connection, source, cache)
+            relation = connection.sql(transpiled)
+            names, types = relation.columns, relation.types
+            positional = [f"c{index}" for index in range(len(names))]
+            rendered = ", ".join(f"{_rendered(p, t)} AS {p}" for p, t in zip(positional, types, strict=True))
+            connection.execute(f"ATTACH {_string(str(output))} AS result_file")
+            connection.execute(
+                f"CREATE TABLE result_file.result AS SELECT {rendered} "
+                f"FROM ({transpiled}) AS q({', '.join(positional)})"
+            )
+            row_count = connection.execute("SELECT count(*) FROM result_file.result").fetchone()[0]
+            connection.execute("DETACH result_file")
+        except duckdb.Error as error:
+            raise _engine_failure(error, sql, original) from None
+    columns = tuple(_column_info(name, kind) for name, kind in zip(names, types, strict=True))
+    return QueryResult(output, columns, row_count, scanned)
+
+
+def result_csv(result: QueryResult) -> bytes:
+    """The result as the CSV Athena writes to the output location: a quoted header, then quoted values."""
+    header = ",".join('"' + column.name.replace('"', '""') + '"' for column in result.columns)
+    csv_path = result.path.with_suffix(".csv")
+    with duckdb.connect(str(result.path), read_only=True) as connection:
+        connection.execute(f"COPY (SELECT * FROM result ORDER BY rowid) TO "
+                           f"{_string(str(csv_path))} (HEADER false, FORCE_QUOTE *)")
+    body = csv_path.read_bytes()
+    csv_path.unlink()
+    return f"{header}\n".encode() + body
