@@ -53,6 +53,13 @@ def _demo_account() -> Iterator[Any]:
         yield account
 
 
+def _with_demo_workgroups(settings: Settings) -> Settings:
+    """The demo's workgroups for athena_query, unless AWS_DATA_MCP_QUERY_WORKGROUPS names others."""
+    from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
+
+    return settings if settings.query_workgroups else dataclasses.replace(settings, query_workgroups=QUERY_WORKGROUPS)
+
+
 def client_configurations(url: str, token: str | None, stdio_args: list[str],
                           stdio_env: dict[str, str]) -> dict[str, Any]:
     """Ready-to-paste configuration for the common MCP clients: HTTP ones with the token's header, if any."""
@@ -223,6 +230,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             _serve_stdio(settings)
         else:
             with _demo_account() as account:
+                settings = _with_demo_workgroups(settings)
                 if args.command == "demo":
                     # The demo is documented and printed as tokenless: a token from the shell would 401 its clients.
                     demo = dataclasses.replace(settings, local_token="")

@@ -66,7 +66,7 @@ async def test_the_demo_caller_sees_exactly_the_seeded_estate(demo_server: Serve
     by_name = {w["name"]: w for w in workgroups["workgroups"]}
     assert sorted(by_name) == sorted(inventory.workgroups)
     assert by_name[DENIED_WORKGROUP]["error"]["action"] == "athena:GetWorkGroup"
-    assert by_name["analytics"]["bytes_scanned_cutoff"] == 10 * 1024**3
+    assert by_name["analytics"]["bytes_scanned_cutoff"] == 10_000_000
     counts = {d["name"]: d["table_count"] for d in databases["databases"]}
     assert counts == {name: len(tables) for name, tables in inventory.databases.items()}
     assert len(history["executions"]) == len(inventory.query_execution_ids) and history["workgroup_errors"] == []

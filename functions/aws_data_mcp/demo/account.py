@@ -41,7 +41,9 @@ from moto.iam.models import iam_backends
 from moto.server import ThreadedMotoServer
 from moto.utilities.utils import get_partition
 
+from . import athena_engine
 from .callers import function_keys, seed_hosted_callers
+from .lake_data import put_orders
 from .moto_extensions import EXTENSIONS, install_moto_extensions
 from .seed import DemoInventory, seed_data_lake
 from .seed_data import DEMO_CALLER_USER
@@ -162,6 +164,8 @@ class DemoAccount:
                 aws_access_key_id="demo-seed", aws_secret_access_key="demo-seed", region_name=self._region
             )
             self._inventory = seed_data_lake(admin, self._endpoint_url)
+            put_orders(admin, self._endpoint_url)
+            athena_engine.install()  # after the seed: its history keeps the states it was given
             # The caller's key is issued by moto's IAM backend directly, not through the API: botocore logs
             # response bodies at DEBUG, and CreateAccessKey's body carries the secret.
             iam = iam_backends[self._inventory.account_id][get_partition(self._region)]
@@ -197,6 +201,7 @@ class DemoAccount:
                 if listener is not None:
                     listener.server_close()
         finally:
+            athena_engine.uninstall()
             if self._process_state is not None:
                 self._process_state.restore()
             self._server = None

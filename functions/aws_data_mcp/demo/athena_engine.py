@@ -38,7 +38,7 @@ from moto.core.exceptions import JsonRESTError
 from moto.s3.models import s3_backends
 
 from .lake_query import QueryFailure, QueryResult, ScanLimitExceeded, result_csv, run_query
-from .seed import EXECUTION_DETAILS_ATTR
+from .moto_extensions import EXECUTION_DETAILS_ATTR
 
 
 @dataclass

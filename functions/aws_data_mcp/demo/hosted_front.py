@@ -23,6 +23,7 @@ from aws_data_mcp.transport import local_server
 from .account import CONFLICTING_ENVIRONMENT, DemoAccount
 from .callers import CALLERS, FUNCTION_USER, DemoCaller
 from .gateway import API_ID, ApiGatewayFront, DemoIssuer
+from .seed_data import QUERY_WORKGROUPS
 
 TOKEN_LIFETIME_SECONDS = 12 * 3600
 
@@ -60,6 +61,7 @@ def handler_environment(account: DemoAccount, auth_mode: str, url: str) -> dict[
         "AWS_DATA_MCP_OIDC_ISSUER": url.removesuffix("/mcp"),
         "AWS_DATA_MCP_OIDC_ROLE_ARN": roles["demo-analyst-role"],
         "AWS_DATA_MCP_OIDC_ROLE_MAP": json.dumps({c.group: roles[c.role] for c in CALLERS}),
+        "AWS_DATA_MCP_QUERY_WORKGROUPS": ",".join(QUERY_WORKGROUPS),
     }
 
 

@@ -318,9 +318,12 @@ def extra_objects(account_id: str, region: str, today: date) -> list[tuple[str, 
 
 # --------------------------------------------------------------------------- Athena
 
+QUERY_CUTOFF_BYTES = 10_000_000
+"""analytics' cutoff: Athena's smallest, below a full scan of sales.orders, so the guard is real in the demo."""
+
 WORKGROUPS: dict[str, dict[str, Any]] = {
     "analytics": {
-        "Description": "BI dashboards and ad-hoc analytics (10 GB per-query cutoff).",
+        "Description": "BI dashboards and ad-hoc analytics (10 MB per-query cutoff, enforced).",
         "Configuration": {
             "ResultConfiguration": {
                 "OutputLocation": f"s3://{BUCKET_RESULTS}/analytics/",
@@ -328,7 +331,7 @@ WORKGROUPS: dict[str, dict[str, Any]] = {
             },
             "EnforceWorkGroupConfiguration": True,
             "PublishCloudWatchMetricsEnabled": True,
-            "BytesScannedCutoffPerQuery": 10 * 1024**3,
+            "BytesScannedCutoffPerQuery": QUERY_CUTOFF_BYTES,
             "RequesterPaysEnabled": False,
             "EngineVersion": {"SelectedEngineVersion": "Athena engine version 3"},
         },
@@ -597,6 +600,11 @@ def workflow_table_statement(account_id: str, region: str) -> dict[str, Any]:
             "Resource": f"arn:aws:dynamodb:{region}:{account_id}:table/{DEFAULT_TABLE_NAME}"}
 
 
+QUERY_WORKGROUPS = ("analytics", "data-science", DENIED_WORKGROUP)
+"""Where the demo lets athena_query run: analytics (cutoff enforced: queries run), data-science (no cutoff:
+refused with the settings to add) and finance-restricted (the caller may not describe it: refused)."""
+
+
 def caller_read_policy() -> str:
     """The demo caller's allow-list: read the data estate, write Athena results."""
     return policy(
@@ -613,6 +621,8 @@ def caller_read_policy() -> str:
             ],
             "Resource": "*",
         },
+        {"Sid": "RunQueries", "Effect": "Allow", "Action": ["athena:StartQueryExecution", "athena:StopQueryExecution"],
+         "Resource": "*"},
         {"Sid": "ReadDataLake", "Effect": "Allow", "Action": ["s3:List*", "s3:Get*"], "Resource": "*"},
         {
             "Sid": "WriteAthenaResults",
