@@ -76,7 +76,7 @@ def read_only_statement(sql: object) -> ReadOnlyStatement:
         raise _refused(f"The SQL is {size:,} bytes; Athena takes at most {MAX_SQL_BYTES:,}",
                        "Send a shorter statement.")
     statement = _one_statement(sql)
-    text = sql.strip().rstrip(";").rstrip()
+    text = sql.strip().rstrip("; \t\r\n")
     if isinstance(statement, exp.Command):
         return _command(statement, text)
     kind = READ_ROOTS.get(type(statement))
