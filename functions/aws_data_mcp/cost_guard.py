@@ -73,5 +73,5 @@ def setup_advice(name: str) -> list[str]:
         "Template (AWS::Athena::WorkGroup): Properties: {Name: " + name + ", State: ENABLED, WorkGroupConfiguration: "
         "{EnforceWorkGroupConfiguration: true, BytesScannedCutoffPerQuery: " + str(SUGGESTED_CUTOFF_BYTES) + ", "
         "ResultConfiguration: {OutputLocation: s3://<results-bucket>/" + name + "/}}}",
-        f"Then list it in AWS_DATA_MCP_QUERY_WORKGROUPS (template parameter QueryWorkgroups).",
+        "Then list it in AWS_DATA_MCP_QUERY_WORKGROUPS (template parameter QueryWorkgroups).",
     ]
