@@ -122,7 +122,7 @@ def read_page(
             columns = [ResultColumn(name=c.get("Name", ""), type=c.get("Type"))
                        for c in (result_set.get("ResultSetMetadata") or {}).get("ColumnInfo", [])]
         raw_rows: Sequence[Mapping[str, Any]] = result_set.get("Rows", [])
-        if token is None and header_row and raw_rows:
+        if token is None and header_row and raw_rows and _cells(raw_rows[0]) == [c["name"] for c in columns]:
             raw_rows = raw_rows[1:]  # a SELECT's first page repeats the column names
         types = [column["type"] for column in columns]
         for index in range(skip, len(raw_rows)):
@@ -140,6 +140,10 @@ def read_page(
         if not next_token:
             return Page(columns, rows, None, cut_to_budget=False)
         token, skip = next_token, 0
+
+
+def _cells(row: Mapping[str, Any]) -> list[str | None]:
+    return [cell.get("VarCharValue") for cell in row.get("Data", [])]
 
 
 def _after(page: Mapping[str, Any], token: str | None, index: int, page_rows: int, answered: int) -> Cursor | None:

@@ -1,0 +1,113 @@
+"""What a query answers, from the tool and from `athena://queries/{execution_id}` alike: its state, what it
+scanned and cost, a page of rows with the URI of the next, and the result file; or Athena's reason as an error
+the agent can act on."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure
+from aws_data_mcp.query_results import Cursor, Page, billed_cost
+
+QUERY_URI = "athena://queries/{}"
+PRESIGNED_SECONDS = 900
+_CUTOFF = re.compile(r"bytes scanned limit", re.IGNORECASE)
+_DENIED = re.compile(r"access denied|accessdenied|permission denied|not authorized|insufficient permissions",
+                     re.IGNORECASE)
+_ACTION = re.compile(r"\b(s3|glue|athena|kms|lakeformation):([A-Za-z]+)\b")
+USER_ERROR = 2
+"""AthenaError.ErrorCategory: 1 system, 2 user, 3 other."""
+
+
+def query_uri(query_id: str, cursor: Cursor | None = None) -> str:
+    base = QUERY_URI.format(query_id)
+    return f"{base}?{urlencode({'cursor': cursor.encode()})}" if cursor else base
+
+
+def statistics(execution: Mapping[str, Any], price_per_tb: float) -> dict[str, Any]:
+    """Data scanned, engine and queue time, and the cost at `price_per_tb` (Athena bills what it scanned for a
+    read that ran: succeeded, cancelled, or stopped by the cutoff; not DDL, not a failed statement)."""
+    stats = execution.get("Statistics") or {}
+    status = execution.get("Status") or {}
+    state = status.get("State")
+    stopped_by_cutoff = bool(_CUTOFF.search(status.get("StateChangeReason") or ""))
+    charged = execution.get("StatementType") == "DML" and (state in ("SUCCEEDED", "CANCELLED") or stopped_by_cutoff)
+    return {
+        **billed_cost(stats.get("DataScannedInBytes"), price_per_tb, charged),
+        "engine_ms": stats.get("EngineExecutionTimeInMillis"),
+        "queued_ms": stats.get("QueryQueueTimeInMillis"),
+        "total_ms": stats.get("TotalExecutionTimeInMillis"),
+    }
+
+
+def results(query_id: str, page: Page) -> dict[str, Any]:
+    """One page of rows: columns listed once, rows as arrays in their order, and where the next page is."""
+    first = page.next_cursor.answered - len(page.rows) if page.next_cursor else None
+    return {
+        "columns": page.columns,
+        "rows": page.rows,
+        "returned": len(page.rows),
+        "first_row": first,
+        "more_rows": page.next_cursor is not None,
+        "next_uri": query_uri(query_id, page.next_cursor) if page.next_cursor else None,
+        "cut_to_budget": page.cut_to_budget,
+    }
+
+
+def failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None) -> ResourceFailure:
+    """A FAILED query as an error the agent can act on: Athena's own reason, and what to change."""
+    status = execution.get("Status") or {}
+    reason = status.get("StateChangeReason") or "Athena gave no reason"
+    error = status.get("AthenaError") or {}
+    scanned = (execution.get("Statistics") or {}).get("DataScannedInBytes")
+    query_id = execution.get("QueryExecutionId", "")
+    if _CUTOFF.search(reason):
+        limit = f"{cutoff_bytes:,} bytes" if cutoff_bytes else "its cutoff"
+        return ResourceFailure(
+            ErrorCode.INVALID_ARGUMENT,
+            f"The query would scan more than workgroup {execution.get('WorkGroup')!r} allows per query ({limit}); "
+            f"Athena stopped it after {scanned or 0:,} bytes: {reason}",
+            details=["Scan less: filter on the table's partition columns, select only the columns you need, or "
+                     "query a smaller table; estimate_only=true asks Athena what a query would scan.",
+                     "The cutoff is the operator's (the workgroup's BytesScannedCutoffPerQuery), not a tool argument."])
+    if _DENIED.search(reason):
+        action = _ACTION.search(reason)
+        return ResourceFailure(
+            ErrorCode.ACCESS_DENIED, f"Athena was denied while running query {query_id}: {reason}",
+            details=["Ask for the permission named here on the table's data, its catalog entry or the results "
+                     "location; the query ran as you."],
+            action=f"{action.group(1)}:{action.group(2)}" if action else None)
+    if error.get("ErrorCategory") == USER_ERROR:
+        return ResourceFailure(
+            ErrorCode.INVALID_ARGUMENT, f"Athena refused the statement: {reason}",
+            details=["Fix the statement where Athena says (line:column), e.g. a misspelt column or table: "
+                     "athena://databases/{database}/tables/{table} lists the columns."])
+    return ResourceFailure(ErrorCode.UPSTREAM_UNAVAILABLE, f"Athena failed query {query_id}: {reason}",
+                           details=["Athena reported an error of its own: run the query again later."])
+
+
+def result_file(s3: Any, execution: Mapping[str, Any], *, temporary_credentials: bool) -> dict[str, Any] | None:
+    """Where the whole result is and, where the caller may read it (HeadObject says so), a download link that
+    lasts PRESIGNED_SECONDS, signed with the caller's own credentials.
+
+    Not with temporary credentials (every hosted caller, SSO and assumed roles locally): a presigned URL carries
+    the session token in its query string, and no session token ever leaves this server."""
+    location = (execution.get("ResultConfiguration") or {}).get("OutputLocation")
+    if not location or not location.startswith("s3://"):
+        return None
+    bucket, _, key = location[len("s3://"):].partition("/")
+    try:
+        s3.head_object(Bucket=bucket, Key=key)
+    except (ClientError, BotoCoreError) as exc:
+        return {"s3_uri": location, "presigned_url": None, "error": as_failure(exc, "s3:GetObject").brief()}
+    if temporary_credentials:
+        return {"s3_uri": location, "presigned_url": None,
+                "reason": "your credentials are temporary: a presigned URL would carry their session token; "
+                          "download the file with your own AWS tools (aws s3 cp)"}
+    url = s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": key}, ExpiresIn=PRESIGNED_SECONDS)
+    return {"s3_uri": location, "presigned_url": url, "expires_in_seconds": PRESIGNED_SECONDS}

@@ -1,0 +1,276 @@
+"""The `athena_query` and `athena_stop_query` tools: Athena SQL as the caller, guarded before any cost.
+
+Order of a query, each step refusing before the next costs anything:
+1. the SQL is one read-only statement (a parser decides; no AWS call);
+2. the workgroup is one the deployment allows (settings; no AWS call);
+3. Athena enforces a bytes-scanned cutoff in it (GetWorkGroup; no query started otherwise);
+4. StartQueryExecution, then wait up to the bound, with progress where the transport streams;
+5. the first page of rows, or, still running, a link to `athena://queries/{id}` to read later.
+A cancelled tool call stops its query. Every call is made with the caller's own session.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
+
+import anyio
+from botocore.exceptions import BotoCoreError, ClientError
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult, ResourceLink
+from pydantic import Field
+
+from aws_data_mcp.aws import client, deadline_scope
+from aws_data_mcp.cost_guard import chosen_workgroup, guarded
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure
+from aws_data_mcp.observability import logger
+from aws_data_mcp.query_answer import failure, query_uri, result_file, results, statistics
+from aws_data_mcp.query_results import FIRST_PAGE, Page, read_page
+from aws_data_mcp.read_only_sql import ReadOnlyStatement, read_only_statement
+from aws_data_mcp.registry import registry
+from aws_data_mcp.tool_host import host_of, request_budget
+from aws_data_mcp.tool_results import failure_result, json_result
+
+T = TypeVar("T")
+CATALOG = "AwsDataCatalog"
+POLL_FIRST_SECONDS = 0.2
+POLL_MAX_SECONDS = 2.0
+ANSWER_MARGIN_SECONDS = 1.5
+"""Kept from the request's budget after waiting: to read the first page and answer."""
+STOP_BUDGET_SECONDS = 5.0
+_DATABASE_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,255}$")
+FINISHED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+
+Sql = Annotated[str, Field(description="One read-only statement in Athena's SQL (engine v3, Trino): SELECT, "
+                                       "WITH ... SELECT, VALUES, SHOW, DESCRIBE or EXPLAIN.")]
+Database = Annotated[str, Field(description="The Glue database the statement's unqualified names refer to "
+                                            "(athena://databases lists them).")]
+Workgroup = Annotated[str | None, Field(description="The Athena workgroup to run in; omit it for the deployment's "
+                                                    "default (config://server lists the allowed ones).")]
+MaxRows = Annotated[int | None, Field(ge=1, description="At most this many rows in the first answer (the server's "
+                                                        "cap applies: asking for more gets the cap).")]
+WaitSeconds = Annotated[float | None, Field(ge=0, description="How long to wait for the query before answering with a "
+                                                              "link to read later (the server's cap applies).")]
+EstimateOnly = Annotated[bool, Field(description="Ask Athena what the query would scan (EXPLAIN (TYPE IO)) without "
+                                                 "running it.")]
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_rows: int
+    wait_seconds: float
+    notes: tuple[str, ...]
+    """What the caller asked for beyond the operator's caps, and what it got instead."""
+
+
+def limits(settings: Any, max_rows: int | None, wait_seconds: float | None, budget: float) -> Limits:
+    """The operator's caps applied to what the caller asked for; a caller asking for more is told so."""
+    notes = []
+    rows = settings.query_max_rows if max_rows is None else min(max_rows, settings.query_max_rows)
+    if max_rows is not None and max_rows > settings.query_max_rows:
+        notes.append(f"max_rows {max_rows} is over this deployment's cap: {settings.query_max_rows} rows per answer")
+    ceiling = min(settings.query_wait_seconds, max(budget - ANSWER_MARGIN_SECONDS, 0.0))
+    wait = ceiling if wait_seconds is None else min(wait_seconds, ceiling)
+    if wait_seconds is not None and wait_seconds > ceiling:
+        notes.append(f"wait_seconds {wait_seconds:g} is over what this request may wait: {ceiling:.1f} s")
+    return Limits(rows, wait, tuple(notes))
+
+
+def _database(name: object) -> str:
+    if not isinstance(name, str) or not _DATABASE_NAME.match(name):
+        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, "database must be a Glue database name (letters, digits, "
+                              "_ and -, at most 255)", details=["athena://databases lists the databases you can read."])
+    return name
+
+
+@registry.tool(
+    name="athena_query",
+    title="Run an Athena query",
+    description="Run one read-only SQL statement in Athena as you, in a workgroup whose bytes-scanned cutoff AWS "
+    "enforces. Answers the first page of typed rows (next_uri pages the rest) with data scanned, engine time and "
+    "cost; a query still running when the wait ends answers a link to athena://queries/{id} to read later. "
+    "Writes, DDL and a second statement are refused before anything runs. estimate_only asks Athena what the "
+    "query would scan without running it.",
+)
+async def athena_query(ctx: Context, sql: Sql, database: Database, workgroup: Workgroup = None,
+                       max_rows: MaxRows = None, wait_seconds: WaitSeconds = None,
+                       estimate_only: EstimateOnly = False) -> CallToolResult:
+    host = host_of(ctx)
+    settings = host.config
+    try:
+        statement = read_only_statement(sql)
+        name = chosen_workgroup(workgroup, settings.query_workgroups)
+        chosen_database = _database(database)
+        budget = request_budget(ctx.request_context, settings)
+        bounds = limits(settings, max_rows, wait_seconds, budget)
+        if estimate_only:
+            statement = _estimate_of(statement)
+        return await _run(ctx, statement, chosen_database, name, bounds, time.monotonic() + budget)
+    except ResourceFailure as failure:
+        return failure_result(failure)
+
+
+@registry.tool(
+    name="athena_stop_query",
+    title="Stop an Athena query",
+    description="Stop a running Athena query by execution id (StopQueryExecution as you): what athena_query answers "
+    "when it returns before the query ends. Stopping a finished query changes nothing.",
+    read_only=False,
+)
+async def athena_stop_query(ctx: Context, execution_id: Annotated[str, Field(
+        description="The query's execution id (athena_query's answer, or athena://query/history).")]) -> CallToolResult:
+    host = host_of(ctx)
+    try:
+        query_id = validated_execution_id(execution_id)
+        budget = request_budget(ctx.request_context, host.config)
+        athena = await _athena(ctx, time.monotonic() + budget)
+        await _call(athena.stop_query_execution, time.monotonic() + budget, QueryExecutionId=query_id)
+        found = await _call(athena.get_query_execution, time.monotonic() + budget, QueryExecutionId=query_id)
+    except ResourceFailure as failure:
+        return failure_result(failure)
+    except (ClientError, BotoCoreError) as exc:
+        return failure_result(as_failure(exc, "athena:StopQueryExecution"))
+    state = found["QueryExecution"]["Status"]["State"]
+    return json_result({"execution_id": query_id, "state": state, "uri": query_uri(query_id)},
+                       _link(query_id))
+
+
+def validated_execution_id(value: object) -> str:
+    try:
+        return str(uuid.UUID(str(value)))
+    except ValueError:
+        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, "execution_id is not an Athena query execution id",
+                              details=["Execution ids are UUIDs; athena://query/history lists recent ones."]) from None
+
+
+def _estimate_of(statement: ReadOnlyStatement) -> ReadOnlyStatement:
+    if statement.kind not in ("SELECT", "EXPLAIN") or (statement.kind == "EXPLAIN" and not statement.estimate):
+        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"estimate_only needs a SELECT, not {statement.kind}",
+                              details=["Athena estimates the input of a SELECT (EXPLAIN (TYPE IO)) only."])
+    if statement.estimate:
+        return statement
+    return read_only_statement(f"EXPLAIN (TYPE IO, FORMAT JSON) {statement.sql}")
+
+
+async def _call(operation: Callable[..., T], deadline: float, **kwargs: Any) -> T:
+    """One blocking AWS call off the event loop, bounded by the request's deadline."""
+    def run() -> T:
+        with deadline_scope(deadline):
+            return operation(**kwargs)
+
+    return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+
+
+async def _athena(ctx: Context, deadline: float) -> Any:
+    host = host_of(ctx)
+
+    def run() -> Any:
+        with deadline_scope(deadline):
+            caller = host.caller_for(ctx.request_context)
+            return client(caller.require_session(), "athena", host.config, caller.region)
+
+    return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+
+
+async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgroup: str, bounds: Limits,
+               deadline: float) -> CallToolResult:
+    settings = host_of(ctx).config
+    try:
+        athena = await _athena(ctx, deadline)
+        found = await _call(athena.get_work_group, deadline, WorkGroup=workgroup)
+        guard = guarded(workgroup, found["WorkGroup"])
+        started = await _call(athena.start_query_execution, deadline, QueryString=statement.sql,
+                              QueryExecutionContext={"Database": database, "Catalog": CATALOG},
+                              WorkGroup=workgroup)
+    except (ClientError, BotoCoreError) as exc:
+        operation = getattr(exc, "operation_name", "") or "StartQueryExecution"
+        return failure_result(as_failure(exc, f"athena:{operation}"))
+    query_id = started["QueryExecutionId"]
+    logger.info("query started", extra={"execution_id": query_id, "workgroup": workgroup, "kind": statement.kind})
+    try:
+        execution = await _wait(ctx, athena, query_id, bounds.wait_seconds, deadline)
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True):
+            await _stop(athena, query_id)
+        raise
+    except (ClientError, BotoCoreError) as exc:
+        return failure_result(as_failure(exc, "athena:GetQueryExecution"))
+    state = execution["Status"]["State"]
+    if state == "FAILED":
+        return failure_result(failure(execution, guard.cutoff_bytes))
+    answer = {
+        "execution_id": query_id, "uri": query_uri(query_id), "state": state, "statement": statement.kind,
+        "workgroup": workgroup, "database": database, "cutoff_bytes": guard.cutoff_bytes,
+        "statistics": statistics(execution, settings.athena_price_per_tb),
+        "limits": {"max_rows": bounds.max_rows, "wait_seconds": round(bounds.wait_seconds, 1),
+                   "notes": list(bounds.notes)},
+    }
+    if state not in FINISHED:
+        answer["next_step"] = (f"Still {state} after {bounds.wait_seconds:.0f} s: read {query_uri(query_id)} for its "
+                               "state and, once it succeeds, its rows; athena_stop_query stops it.")
+        return json_result(answer, _link(query_id))
+    if state == "SUCCEEDED":
+        try:
+            page, file = await anyio.to_thread.run_sync(
+                lambda: _first_page(ctx, athena, query_id, execution, bounds, deadline), abandon_on_cancel=True)
+        except (ClientError, BotoCoreError) as exc:
+            return failure_result(as_failure(exc, "athena:GetQueryResults"))
+        answer |= {"results": results(query_id, page), "result_file": file}
+    else:
+        answer["reason"] = execution["Status"].get("StateChangeReason")
+    return json_result(answer, _link(query_id))
+
+
+async def _wait(ctx: Context, athena: Any, query_id: str, wait_seconds: float, deadline: float) -> Mapping[str, Any]:
+    """GetQueryExecution until the query ends or the wait does, reporting state and data scanned as progress."""
+    until = min(time.monotonic() + wait_seconds, deadline - ANSWER_MARGIN_SECONDS)
+    pause, polls = POLL_FIRST_SECONDS, 0
+    while True:
+        execution = (await _call(athena.get_query_execution, deadline, QueryExecutionId=query_id))["QueryExecution"]
+        state = execution["Status"]["State"]
+        if state in FINISHED or time.monotonic() + pause > until:
+            return execution
+        polls += 1
+        scanned = (execution.get("Statistics") or {}).get("DataScannedInBytes") or 0
+        await ctx.report_progress(polls, None, f"{state}: {scanned:,} bytes scanned so far")
+        await anyio.sleep(pause)
+        pause = min(pause * 1.5, POLL_MAX_SECONDS)
+
+
+async def _stop(athena: Any, query_id: str) -> None:
+    """The tool call was cancelled: its query must not go on costing money."""
+    try:
+        await _call(athena.stop_query_execution, time.monotonic() + STOP_BUDGET_SECONDS, QueryExecutionId=query_id)
+        logger.info("query stopped: its tool call was cancelled", extra={"execution_id": query_id})
+    except (ClientError, BotoCoreError) as exc:
+        logger.warning("could not stop the query of a cancelled tool call",
+                       extra={"execution_id": query_id, "error": type(exc).__name__})
+
+
+def _first_page(ctx: Context, athena: Any, query_id: str, execution: Mapping[str, Any], bounds: Limits,
+                deadline: float) -> tuple[Page, dict[str, Any]]:
+    host = host_of(ctx)
+
+    def fetch(token: str | None, size: int) -> Mapping[str, Any]:
+        extra = {"NextToken": token} if token else {}
+        return athena.get_query_results(QueryExecutionId=query_id, MaxResults=size, **extra)
+
+    with deadline_scope(deadline):
+        page = read_page(fetch, FIRST_PAGE, max_rows=bounds.max_rows,
+                         char_budget=host.config.response_char_budget * 3 // 4,
+                         header_row=execution.get("StatementType") == "DML")
+        session = host.caller_for(ctx.request_context).require_session()
+        s3 = client(session, "s3", host.config, session.region_name)
+        credentials = session.get_credentials()
+        temporary = credentials is None or bool(credentials.get_frozen_credentials().token)
+        return page, result_file(s3, execution, temporary_credentials=temporary)
+
+
+def _link(query_id: str) -> ResourceLink:
+    return ResourceLink(type="resource_link", uri=query_uri(query_id), name=f"athena-query-{query_id}",
+                        title="The query's state and results", mime_type="application/json")
+
