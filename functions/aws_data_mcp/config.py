@@ -96,12 +96,22 @@ class Settings:
                                 "botocore's connection pool size.", "FANOUT_WIDTH", minimum=1)
     query_history_default: int = 50
     query_history_max: int = 500
-    tabulator_workgroup: str = setting("primary", "The Athena workgroup the server's table queries use.",
-                                       "TABULATOR_WORKGROUP")
     tabulator_databases: tuple[str, ...] = setting((), "The Glue databases in scope for table queries, "
                                                    "comma-separated; empty means all.", "TABULATOR_DATABASES")
-    open_query_enabled: bool = setting(False, "Whether free-form SQL queries are enabled (off: only the server's "
-                                       "own table queries).", "OPEN_QUERY")
+    query_workgroups: tuple[str, ...] = setting(
+        (), "The Athena workgroups `athena_query` may run in, comma-separated, the first the default. Each must have "
+        "a bytes-scanned cutoff per query and an enforced configuration, or its queries are refused. Empty: queries "
+        "are off.", "QUERY_WORKGROUPS")
+    query_max_rows: int = setting(1000, "Most rows in one answer of a query (`athena_query`, and each page of "
+                                  "`athena://queries/{execution_id}`); a caller asking for more gets this many.",
+                                  "QUERY_MAX_ROWS", minimum=1)
+    query_wait_seconds: float = setting(
+        20.0, "Most seconds `athena_query` waits for its query before answering a link to read later (desktop "
+        "clients give a tool about 60 s); on Lambda the invocation's remaining time, inside API Gateway's 30 s, "
+        "bounds it too.", "QUERY_WAIT", minimum=0)
+    athena_price_per_tb: float = setting(5.0, "USD per TB scanned, for the cost every query answer reports (Athena "
+                                         "bills by the megabyte, at least 10 MB a query).", "ATHENA_PRICE_PER_TB",
+                                         minimum=0)
     function_role_arn: str = setting("", "The function's own role, named only in the trust statement a refused "
                                      "caller is told to add (set by the template).", "FUNCTION_ROLE_ARN")
     expected_api_id: str = setting("", "When set, a hosted request whose requestContext names another API is "
