@@ -24,16 +24,19 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ResourceLink
 from pydantic import Field
 
+from aws_data_mcp.answers import failure_result, tool_result
 from aws_data_mcp.aws import client, deadline_scope
+from aws_data_mcp.config import Settings
 from aws_data_mcp.cost_guard import chosen_workgroup, guarded
+from aws_data_mcp.deadlines import request_budget, seconds_to_edge_deadline
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure
 from aws_data_mcp.observability import logger
 from aws_data_mcp.query_answer import failure, query_uri, result_file, results, statistics
 from aws_data_mcp.query_results import FIRST_PAGE, Page, read_page
 from aws_data_mcp.read_only_sql import ReadOnlyStatement, read_only_statement
 from aws_data_mcp.registry import registry
-from aws_data_mcp.tool_host import host_of, request_budget
-from aws_data_mcp.tool_results import failure_result, json_result
+from aws_data_mcp.rendering import to_json
+from aws_data_mcp.tool_host import host_of
 
 T = TypeVar("T")
 CATALOG = "AwsDataCatalog"
@@ -67,7 +70,7 @@ class Limits:
     """What the caller asked for beyond the operator's caps, and what it got instead."""
 
 
-def limits(settings: Any, max_rows: int | None, wait_seconds: float | None, budget: float) -> Limits:
+def limits(settings: Settings, max_rows: int | None, wait_seconds: float | None, budget: float) -> Limits:
     """The operator's caps applied to what the caller asked for; a caller asking for more is told so."""
     notes = []
     rows = settings.query_max_rows if max_rows is None else min(max_rows, settings.query_max_rows)
@@ -80,8 +83,8 @@ def limits(settings: Any, max_rows: int | None, wait_seconds: float | None, budg
     return Limits(rows, wait, tuple(notes))
 
 
-def _database(name: object) -> str:
-    if not isinstance(name, str) or not _DATABASE_NAME.match(name):
+def _database(name: str) -> str:
+    if not _DATABASE_NAME.match(name):
         raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, "database must be a Glue database name (letters, digits, "
                               "_ and -, at most 255)", details=["athena://databases lists the databases you can read."])
     return name
@@ -105,7 +108,7 @@ async def athena_query(ctx: Context, sql: Sql, database: Database, workgroup: Wo
         statement = read_only_statement(sql)
         name = chosen_workgroup(workgroup, settings.query_workgroups)
         chosen_database = _database(database)
-        budget = request_budget(ctx.request_context, settings)
+        budget = _budget(ctx)
         bounds = limits(settings, max_rows, wait_seconds, budget)
         if estimate_only:
             statement = _estimate_of(statement)
@@ -123,10 +126,9 @@ async def athena_query(ctx: Context, sql: Sql, database: Database, workgroup: Wo
 )
 async def athena_stop_query(ctx: Context, execution_id: Annotated[str, Field(
         description="The query's execution id (athena_query's answer, or athena://query/history).")]) -> CallToolResult:
-    host = host_of(ctx)
     try:
         query_id = validated_execution_id(execution_id)
-        budget = request_budget(ctx.request_context, host.config)
+        budget = _budget(ctx)
         athena = await _athena(ctx, time.monotonic() + budget)
         await _call(athena.stop_query_execution, time.monotonic() + budget, QueryExecutionId=query_id)
         found = await _call(athena.get_query_execution, time.monotonic() + budget, QueryExecutionId=query_id)
@@ -135,8 +137,16 @@ async def athena_stop_query(ctx: Context, execution_id: Annotated[str, Field(
     except (ClientError, BotoCoreError) as exc:
         return failure_result(as_failure(exc, "athena:StopQueryExecution"))
     state = found["QueryExecution"]["Status"]["State"]
-    return json_result({"execution_id": query_id, "state": state, "uri": query_uri(query_id)},
+    return _answer({"execution_id": query_id, "state": state, "uri": query_uri(query_id)},
                        _link(query_id))
+
+
+def _budget(ctx: Context) -> float:
+    return request_budget(seconds_to_edge_deadline(ctx.request_context), host_of(ctx).config.request_timeout_seconds)
+
+
+def _answer(payload: dict[str, Any], link: ResourceLink) -> CallToolResult:
+    return tool_result(to_json(payload), payload, link=link)
 
 
 def validated_execution_id(value: object) -> str:
@@ -212,7 +222,7 @@ async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgr
     if state not in FINISHED:
         answer["next_step"] = (f"Still {state} after {bounds.wait_seconds:.0f} s: read {query_uri(query_id)} for its "
                                "state and, once it succeeds, its rows; athena_stop_query stops it.")
-        return json_result(answer, _link(query_id))
+        return _answer(answer, _link(query_id))
     if state == "SUCCEEDED":
         try:
             page, file = await anyio.to_thread.run_sync(
@@ -222,7 +232,7 @@ async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgr
         answer |= {"results": results(query_id, page), "result_file": file}
     else:
         answer["reason"] = execution["Status"].get("StateChangeReason")
-    return json_result(answer, _link(query_id))
+    return _answer(answer, _link(query_id))
 
 
 async def _wait(ctx: Context, athena: Any, query_id: str, wait_seconds: float, deadline: float) -> Mapping[str, Any]:
