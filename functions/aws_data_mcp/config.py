@@ -144,6 +144,11 @@ class Settings:
     protocol_revisions: tuple[str, ...] = field(default=PROTOCOL_REVISIONS)
 
     @property
+    def default_workgroup(self) -> str:
+        """The workgroup a query runs in when none is named: the first allowed, else Athena's own default."""
+        return self.query_workgroups[0] if self.query_workgroups else "primary"
+
+    @property
     def workflow_db_path(self) -> str:
         return self.workflow_db or str(state_directory() / "workflows.sqlite3")
 

@@ -162,7 +162,7 @@ def test_tabulator_config_and_catalog_info_follow_the_settings() -> None:
     config = read("admin://config/tabulator", Settings(mode="local", tabulator_databases=("sales",)))
     assert config["workgroup"]["name"] == "primary" and config["databases_in_scope"] == ["sales"]
     assert config["databases_configured"] is True and config["open_query_enabled"] is False
-    missing = read("admin://config/tabulator", Settings(mode="local", tabulator_workgroup="nope"))
+    missing = read("admin://config/tabulator", Settings(mode="local", query_workgroups=("nope",)))
     assert missing["workgroup"]["error"]["error"] == "not_found"
     info = read("auth://catalog/info")
     assert info["data_catalogs"][0] == {"name": "AwsDataCatalog", "type": "GLUE"}

@@ -437,7 +437,7 @@ def test_history_refuses_bad_parameters_clearly(estate: Estate, aws_faults: AwsF
 
 # --------------------------------------------------------------------------- one query
 
-async def test_a_succeeded_select_gives_rows_keyed_by_column_without_the_header(
+async def test_a_succeeded_select_gives_typed_rows_in_column_order_without_the_header(
         server: ServerThread, estate: Estate, local_lambda_handler: Any) -> None:
     select = await read_everywhere(server.url, local_lambda_handler, f"athena://queries/{estate.select_id}")
     show = await anyio.to_thread.run_sync(direct_read, f"athena://queries/{estate.show_id}")
@@ -445,22 +445,27 @@ async def test_a_succeeded_select_gives_rows_keyed_by_column_without_the_header(
         == select["execution"]
     assert select["results"]["columns"] == [{"name": "id", "type": "bigint"}, {"name": "name", "type": "varchar"},
                                             {"name": "id", "type": "bigint"}]
-    assert select["results"]["rows"] == [{"id": "1", "name": "alpha", "id_2": "1"},
-                                         {"id": "2", "name": None, "id_2": "2"},
-                                         {"id": "3", "name": "gamma", "id_2": "3"}]
-    assert select["results"] | {"returned": 3, "more_rows": False, "rows_cut_to_budget": 0} == select["results"]
+    assert select["results"]["rows"] == [[1, "alpha", 1], [2, None, 2], [3, "gamma", 3]]  # names listed once
+    assert select["results"] | {"returned": 3, "first_row": 0, "more_rows": False, "next_uri": None,
+                                "cut_to_budget": False} == select["results"]
     assert show["execution"]["statement_type"] == "UTILITY"  # no header row: the first row is data
-    assert [row["tab_name"] for row in show["results"]["rows"]] == ["events_csv", "ice", "orders_parquet"]
+    assert [row[0] for row in show["results"]["rows"]] == ["events_csv", "ice", "orders_parquet"]
 
 
-async def test_a_large_first_page_is_cut_to_the_budget_and_says_how_much(budget_http_server: ServerThread,
-                                                                         estate: Estate) -> None:
+async def test_a_large_result_is_paged_to_the_budget_every_row_once(budget_http_server: ServerThread,
+                                                                   estate: Estate) -> None:
+    uri: str | None = f"athena://queries/{estate.big_id}"
+    seen: list[Any] = []
     async with Client(budget_http_server.url, mode="legacy") as client:
-        text = (await client.read_resource(f"athena://queries/{estate.big_id}")).contents[0].text
-    results = json.loads(text)["results"]
-    assert len(text) <= budget_http_server.settings.response_char_budget
-    assert 0 < results["returned"] < 100 and results["returned"] + results["rows_cut_to_budget"] == 100
-    assert [row["n"] for row in results["rows"]] == [str(n) for n in range(results["returned"])]
+        while uri is not None:
+            text = (await client.read_resource(uri)).contents[0].text
+            results = json.loads(text)["results"]
+            assert len(text) <= budget_http_server.settings.response_char_budget
+            assert results["first_row"] == len(seen) and 0 < results["returned"] < 100
+            seen += [row[0] for row in results["rows"]]
+            uri = results["next_uri"]
+            assert results["cut_to_budget"] is (uri is not None)
+    assert seen == list(range(100))  # integers as JSON numbers
 
 
 def test_unfinished_and_failed_executions_have_no_results(estate: Estate, aws_faults: AwsFaults) -> None:
@@ -572,7 +577,7 @@ async def test_catalog_info_names_the_query_workgroup_and_its_results(server: Se
     assert info["data_catalogs"] == [{"name": "AwsDataCatalog", "type": "GLUE"}, {"name": "partner", "type": "HIVE"}]
     assert info["query_workgroup"]["name"] == "primary"
     chosen = await anyio.to_thread.run_sync(direct_read, "auth://catalog/info",
-                                            Settings(mode="local", tabulator_workgroup="team-02"))
+                                            Settings(mode="local", query_workgroups=("team-02",)))
     assert chosen["query_workgroup"] | {"name": "team-02", "result_location": f"s3://{RESULTS}/team-02/"} \
         == chosen["query_workgroup"]
 

@@ -76,8 +76,8 @@ async def test_the_demo_caller_sees_exactly_the_seeded_estate(demo_server: Serve
         "orders": "parquet", "order_items": "parquet", "customers": "parquet", "products": "parquet",
         "raw_orders": "csv"}
     columns = [c["name"] for c in query["results"]["columns"]]
-    assert query["results"]["rows"] and list(query["results"]["rows"][0]) == columns
-    assert query["results"]["rows"][0] != dict(zip(columns, columns, strict=True))  # the header row is dropped
+    assert query["results"]["rows"] and len(query["results"]["rows"][0]) == len(columns)
+    assert query["results"]["rows"][0] != columns  # the header row is dropped
 
 
 async def test_completion_offers_the_demo_names(demo_server: ServerThread, demo_caller: DemoAccount) -> None:

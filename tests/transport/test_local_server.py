@@ -137,7 +137,7 @@ def test_a_busy_port_is_one_line_before_any_banner_and_leaves_the_running_server
 @pytest.mark.parametrize(("variable", "value", "message"), [
     ("AWS_DATA_MCP_PORT", "abc", "AWS_DATA_MCP_PORT must be a whole number, not 'abc'"),
     ("AWS_DATA_MCP_CACHE_TTL", "-1", "AWS_DATA_MCP_CACHE_TTL must be at least 0, not '-1'"),
-    ("AWS_DATA_MCP_OPEN_QUERY", "maybe", "AWS_DATA_MCP_OPEN_QUERY must be true or false, not 'maybe'"),
+    ("AWS_DATA_MCP_QUERY_MAX_ROWS", "lots", "AWS_DATA_MCP_QUERY_MAX_ROWS must be a whole number, not 'lots'"),
     ("AWS_DATA_MCP_AUTH_MODE", "oidc", "AWS_DATA_MCP_AUTH_MODE='oidc' needs API Gateway in front"),
     ("AWS_DATA_MCP_TOKEN", "short", "AWS_DATA_MCP_TOKEN must be at least 32 characters"),
     ("AWS_DATA_MCP_PRINCIPAL_ROLE_MAP", "[1]", "AWS_DATA_MCP_PRINCIPAL_ROLE_MAP must be a JSON object of strings"),

@@ -262,6 +262,8 @@ class TabulatorConfig(TypedDict):
     databases_in_scope: list[str] | ItemError
     databases_configured: bool
     open_query_enabled: bool
+    """Whether `athena_query` runs SQL: the deployment allows at least one workgroup."""
+    query_workgroups: list[str]
 
 
 @registry.resource(
@@ -277,9 +279,10 @@ def tabulator_config(request: ResourceRequest) -> TabulatorConfig:
     """The server's settings, with the workgroup as the caller sees it: a set-up that names a workgroup the caller
     cannot describe says so beside the name instead of failing the read."""
     settings = request.settings
-    workgroup = query_workgroup(request.client("athena"), settings.tabulator_workgroup)
+    workgroup = query_workgroup(request.client("athena"), settings.default_workgroup)
     configured = list(settings.tabulator_databases)
     databases: list[str] | ItemError = configured or value_or_error(attempt(
         "glue:GetDatabases", lambda: sorted(d["Name"] for d in glue_databases(request.client("glue")))))
     return TabulatorConfig(workgroup=workgroup, databases_in_scope=databases,
-                           databases_configured=bool(configured), open_query_enabled=settings.open_query_enabled)
+                           databases_configured=bool(configured), open_query_enabled=bool(settings.query_workgroups),
+                           query_workgroups=list(settings.query_workgroups))

@@ -80,7 +80,7 @@ def catalog_info(request: ResourceRequest) -> CatalogInfo:
     error when the caller may not read it."""
     athena = request.client("athena")
     catalogs, catalogs_error = data_catalogs(athena)
-    workgroup = query_workgroup(athena, request.settings.tabulator_workgroup)
+    workgroup = query_workgroup(athena, request.settings.default_workgroup)
     return CatalogInfo(
         region=request.caller.region, account=request.caller.account, deployment_mode=request.settings.mode,
         protocol_revisions=list(request.settings.protocol_revisions),

@@ -1,9 +1,10 @@
-"""athena://: the caller's workgroups, query history, one query, and the Glue-backed databases and tables.
+"""athena://: the caller's workgroups, query history, one query, the Glue-backed databases and tables, and the
+`athena_query` / `athena_stop_query` tools.
 
 One module per resource family; importing this package registers them all. Other namespaces import what they
 use from the module that defines it (`athena.catalog.glue_databases`, `athena.workgroups.query_workgroup`).
 """
 
-from aws_data_mcp.resources.athena import catalog, execution, history, workgroups
+from aws_data_mcp.resources.athena import catalog, execution, history, query, workgroups
 
-__all__ = ["catalog", "execution", "history", "workgroups"]
+__all__ = ["catalog", "execution", "history", "query", "workgroups"]

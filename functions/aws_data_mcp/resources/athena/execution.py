@@ -1,4 +1,4 @@
-"""athena://queries/{execution_id}: one query execution's status and its first page of results.
+"""athena://queries/{execution_id}: one query execution's state and cost, and its results page by page.
 
 An execution is summarised here the same way wherever it is shown (the query history lists them so).
 """
@@ -6,18 +6,26 @@ An execution is summarised here the same way wherever it is shown (the query his
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.rendering import to_json
+from aws_data_mcp.resources.athena.query_answers import (
+    QueryResults,
+    QueryStatistics,
+    ResultFile,
+    has_session_token,
+    result_file,
+    results,
+    statistics,
+)
+from aws_data_mcp.resources.athena.result_pages import FIRST_PAGE, Cursor, read_page
 from aws_data_mcp.resources.resolving import ItemError, attempt, iso
 
 SQL_PREVIEW_CHARS = 500
-RESULT_ROWS_PAGE = 100
 
 
 class Execution(TypedDict):
@@ -37,25 +45,14 @@ class Execution(TypedDict):
     error: dict[str, Any] | None
 
 
-class ResultColumn(TypedDict):
-    name: str
-    type: str | None
-
-
-class QueryResults(TypedDict):
-    columns: list[ResultColumn]
-    rows: list[dict[str, str | None]]
-    returned: int
-    more_rows: bool
-    """True when Athena holds more rows than this first page shows (read them from the output location)."""
-    rows_cut_to_budget: int
-
-
 class QueryDetail(TypedDict):
     execution: Execution
+    statistics: QueryStatistics
     results: QueryResults | None
     """None until the query has SUCCEEDED, or when its results could not be read (see `results_error`)."""
     results_error: NotRequired[ItemError]
+    result_file: NotRequired[ResultFile | None]
+    """On the first page: where the whole result is, and a download link where one may be given."""
 
 
 def execution_summary(execution: Mapping[str, Any]) -> Execution:
@@ -87,63 +84,34 @@ def complete_execution_id(request: ResourceRequest, prefix: str) -> list[str]:
     return [e["id"] for e in history["executions"] if e["id"].startswith(prefix)]
 
 
-def _validated_execution_id(value: str) -> str:
+def validated_execution_id(value: object) -> str:
     try:
-        return str(uuid.UUID(value))
+        return str(uuid.UUID(str(value)))
     except ValueError:
-        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"{value[:60]!r} is not an Athena query execution id",
+        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"{str(value)[:60]!r} is not an Athena query execution id",
                               details=["Execution ids are UUIDs; athena://query/history lists recent ones."]) from None
-
-
-def _row_keys(columns: Sequence[ResultColumn]) -> list[str]:
-    """Column names as row keys: a repeated name (SELECT a, a) gets a suffix instead of overwriting the first."""
-    seen: dict[str, int] = {}
-    keys = []
-    for column in columns:
-        seen[column["name"]] = seen.get(column["name"], 0) + 1
-        keys.append(column["name"] if seen[column["name"]] == 1 else f"{column['name']}_{seen[column['name']]}")
-    return keys
-
-
-def _result_rows(page: Mapping[str, Any], statement_type: str | None) -> tuple[list[ResultColumn], list[list[Any]]]:
-    result_set = page.get("ResultSet") or {}
-    columns = [ResultColumn(name=c.get("Name", ""), type=c.get("Type"))
-               for c in (result_set.get("ResultSetMetadata") or {}).get("ColumnInfo", [])]
-    rows = [[cell.get("VarCharValue") for cell in row.get("Data", [])] for row in result_set.get("Rows", [])]
-    # The first row of a SELECT's first page repeats the column names.
-    if statement_type in (None, "DML") and rows and rows[0] == [c["name"] for c in columns]:
-        rows = rows[1:]
-    return columns, rows
-
-
-def _fit_rows(columns: list[ResultColumn], rows: list[list[Any]], budget: int) -> list[dict[str, Any]]:
-    """As many rows as fit in the character budget (leaving room for the execution around them)."""
-    keys = _row_keys(columns)
-    keyed = [dict(zip(keys, row, strict=False)) for row in rows]
-    room, used, fitted = budget * 3 // 4, 0, []
-    for row in keyed:
-        used += len(to_json(row)) + 1
-        if used > room:
-            break
-        fitted.append(row)
-    return fitted
 
 
 @registry.resource(
     "athena://queries/{execution_id}",
     name="athena-query",
     title="One Athena query",
-    description="One query execution's status and, when it succeeded, the first page of results as rows keyed "
-    "by column name, with column types (cut to the response budget).",
+    description="One query execution's state, data scanned and cost, and once it succeeded a page of typed rows "
+    "(columns listed once; at most the server's row cap, cut to the response budget), with next_uri for the next "
+    "page until the last; the first page also says where the whole result file is.",
     requires="auth",
-    aws_calls=["athena:GetQueryExecution", "athena:GetQueryResults"],
+    aws_calls=["athena:GetQueryExecution", "athena:GetQueryResults", "s3:GetObject"],
     completions={"execution_id": complete_execution_id},
     example="athena://queries/8f2b7c1e-4d3a-4f5b-9c6d-2e1f0a9b8c7d",
+    query_params=["cursor"],
+    cacheable=False,
 )
 def query(request: ResourceRequest) -> QueryDetail:
-    """GetQueryExecution, then (SUCCEEDED only) GetQueryResults: two dependent calls. Results that cannot be read
-    (the result bucket denied, expired) leave the status standing, with their error beside it."""
-    execution_id = _validated_execution_id(request.args["execution_id"])
+    """GetQueryExecution, then (SUCCEEDED only) the page the cursor names: dependent calls, one Athena page held at
+    a time. Never cached: a running query changes, and each page is read where the cursor says. Results that
+    cannot be read (the result bucket denied, expired) leave the status standing, with their error beside it."""
+    execution_id = validated_execution_id(request.args["execution_id"])
+    cursor = Cursor.decode(request.query.get("cursor"))  # a bad cursor costs no call
     athena = request.client("athena")
     try:
         found = athena.get_query_execution(QueryExecutionId=execution_id)["QueryExecution"]
@@ -153,17 +121,19 @@ def query(request: ResourceRequest) -> QueryDetail:
         raise ResourceFailure(ErrorCode.NOT_FOUND, f"No query execution {execution_id} for this caller",
                               details=["Athena keeps executions for 45 days; athena://query/history lists the "
                                        "caller's recent ones."], valid_uris=["athena://query/history"]) from exc
-    execution = execution_summary(found)
-    if execution["state"] != "SUCCEEDED":
-        return QueryDetail(execution=execution, results=None)
-    answered = attempt("athena:GetQueryResults",
-                       lambda: athena.get_query_results(QueryExecutionId=execution_id, MaxResults=RESULT_ROWS_PAGE))
-    if answered.error is not None:
-        return QueryDetail(execution=execution, results=None,
-                           results_error=answered.error.brief())  # type: ignore[typeddict-item]
-    page = answered.value or {}
-    columns, rows = _result_rows(page, execution["statement_type"])
-    fitted = _fit_rows(columns, rows, request.settings.response_char_budget)
-    results = QueryResults(columns=columns, rows=fitted, returned=len(fitted), more_rows=bool(page.get("NextToken")),
-                           rows_cut_to_budget=len(rows) - len(fitted))
-    return QueryDetail(execution=execution, results=results)
+    detail = QueryDetail(execution=execution_summary(found),
+                         statistics=statistics(found, request.settings.athena_price_per_tb), results=None)
+    if detail["execution"]["state"] != "SUCCEEDED":
+        return detail
+    answered = attempt("athena:GetQueryResults", lambda: read_page(
+        lambda token, size: athena.get_query_results(
+            QueryExecutionId=execution_id, MaxResults=size, **({"NextToken": token} if token else {})),
+        cursor, max_rows=request.settings.query_max_rows, char_budget=request.settings.response_char_budget * 3 // 4,
+        header_row=found.get("StatementType") == "DML"))
+    if answered.error is not None or answered.value is None:
+        return detail | {"results_error": answered.error.brief() if answered.error else None}  # type: ignore[return-value]
+    detail["results"] = results(execution_id, answered.value, cursor.answered)
+    if cursor == FIRST_PAGE:
+        detail["result_file"] = result_file(request.client("s3"), found,
+                                            temporary_credentials=has_session_token(request.caller.require_session()))
+    return detail

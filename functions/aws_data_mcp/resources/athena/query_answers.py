@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import urlencode
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure
-from aws_data_mcp.query_results import Cursor, Page, billed_cost
+from aws_data_mcp.resources.athena.result_pages import Cursor, Page, ResultColumn, billed_cost
 
 QUERY_URI = "athena://queries/{}"
 PRESIGNED_SECONDS = 900
@@ -24,12 +24,44 @@ USER_ERROR = 2
 """AthenaError.ErrorCategory: 1 system, 2 user, 3 other."""
 
 
+class QueryStatistics(TypedDict):
+    data_scanned_bytes: int
+    billed_bytes: int
+    """What Athena bills: the data scanned rounded up to the megabyte, 10 MB at least; 0 where it bills nothing."""
+    cost_usd: float
+    price_per_tb_usd: float
+    engine_ms: int | None
+    queued_ms: int | None
+    total_ms: int | None
+
+
+class QueryResults(TypedDict):
+    columns: list[ResultColumn]
+    rows: list[list[Any]]
+    """Each row's values in the order of `columns`: numbers, decimals as strings, ISO 8601 times, null."""
+    returned: int
+    first_row: int
+    """The index of this page's first row in the whole result."""
+    more_rows: bool
+    next_uri: str | None
+    cut_to_budget: bool
+    """True when the response budget, not the row cap, ended this page."""
+
+
+class ResultFile(TypedDict, total=False):
+    s3_uri: str
+    presigned_url: str | None
+    expires_in_seconds: int
+    reason: str
+    error: dict[str, Any]
+
+
 def query_uri(query_id: str, cursor: Cursor | None = None) -> str:
     base = QUERY_URI.format(query_id)
     return f"{base}?{urlencode({'cursor': cursor.encode()})}" if cursor else base
 
 
-def statistics(execution: Mapping[str, Any], price_per_tb: float) -> dict[str, Any]:
+def statistics(execution: Mapping[str, Any], price_per_tb: float) -> QueryStatistics:
     """Data scanned, engine and queue time, and the cost at `price_per_tb` (Athena bills what it scanned for a
     read that ran: succeeded, cancelled, or stopped by the cutoff; not DDL, not a failed statement)."""
     stats = execution.get("Statistics") or {}
@@ -37,26 +69,25 @@ def statistics(execution: Mapping[str, Any], price_per_tb: float) -> dict[str, A
     state = status.get("State")
     stopped_by_cutoff = bool(_CUTOFF.search(status.get("StateChangeReason") or ""))
     charged = execution.get("StatementType") == "DML" and (state in ("SUCCEEDED", "CANCELLED") or stopped_by_cutoff)
-    return {
+    return QueryStatistics(
         **billed_cost(stats.get("DataScannedInBytes"), price_per_tb, charged),
-        "engine_ms": stats.get("EngineExecutionTimeInMillis"),
-        "queued_ms": stats.get("QueryQueueTimeInMillis"),
-        "total_ms": stats.get("TotalExecutionTimeInMillis"),
-    }
+        engine_ms=stats.get("EngineExecutionTimeInMillis"),
+        queued_ms=stats.get("QueryQueueTimeInMillis"),
+        total_ms=stats.get("TotalExecutionTimeInMillis"),
+    )
 
 
-def results(query_id: str, page: Page) -> dict[str, Any]:
+def results(query_id: str, page: Page, first_row: int) -> QueryResults:
     """One page of rows: columns listed once, rows as arrays in their order, and where the next page is."""
-    first = page.next_cursor.answered - len(page.rows) if page.next_cursor else None
-    return {
-        "columns": page.columns,
-        "rows": page.rows,
-        "returned": len(page.rows),
-        "first_row": first,
-        "more_rows": page.next_cursor is not None,
-        "next_uri": query_uri(query_id, page.next_cursor) if page.next_cursor else None,
-        "cut_to_budget": page.cut_to_budget,
-    }
+    return QueryResults(
+        columns=page.columns,
+        rows=page.rows,
+        returned=len(page.rows),
+        first_row=first_row,
+        more_rows=page.next_cursor is not None,
+        next_uri=query_uri(query_id, page.next_cursor) if page.next_cursor else None,
+        cut_to_budget=page.cut_to_budget,
+    )
 
 
 def failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None) -> ResourceFailure:
@@ -91,7 +122,7 @@ def failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None) -> Re
                            details=["Athena reported an error of its own: run the query again later."])
 
 
-def result_file(s3: Any, execution: Mapping[str, Any], *, temporary_credentials: bool) -> dict[str, Any] | None:
+def result_file(s3: Any, execution: Mapping[str, Any], *, temporary_credentials: bool) -> ResultFile | None:
     """Where the whole result is and, where the caller may read it (HeadObject says so), a download link that
     lasts PRESIGNED_SECONDS, signed with the caller's own credentials.
 
@@ -104,10 +135,16 @@ def result_file(s3: Any, execution: Mapping[str, Any], *, temporary_credentials:
     try:
         s3.head_object(Bucket=bucket, Key=key)
     except (ClientError, BotoCoreError) as exc:
-        return {"s3_uri": location, "presigned_url": None, "error": as_failure(exc, "s3:GetObject").brief()}
+        return ResultFile(s3_uri=location, presigned_url=None, error=as_failure(exc, "s3:GetObject").brief())
     if temporary_credentials:
-        return {"s3_uri": location, "presigned_url": None,
-                "reason": "your credentials are temporary: a presigned URL would carry their session token; "
-                          "download the file with your own AWS tools (aws s3 cp)"}
+        return ResultFile(s3_uri=location, presigned_url=None,
+                          reason="your credentials are temporary: a presigned URL would carry their session token; "
+                                 "download the file with your own AWS tools (aws s3 cp)")
     url = s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": key}, ExpiresIn=PRESIGNED_SECONDS)
-    return {"s3_uri": location, "presigned_url": url, "expires_in_seconds": PRESIGNED_SECONDS}
+    return ResultFile(s3_uri=location, presigned_url=url, expires_in_seconds=PRESIGNED_SECONDS)
+
+
+def has_session_token(session: Any) -> bool:
+    """Whether `session`'s credentials are temporary (they carry a session token); unknown counts as temporary."""
+    credentials = session.get_credentials()
+    return credentials is None or bool(credentials.get_frozen_credentials().token)

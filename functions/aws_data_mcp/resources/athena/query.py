@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
@@ -27,15 +26,23 @@ from pydantic import Field
 from aws_data_mcp.answers import failure_result, tool_result
 from aws_data_mcp.aws import client, deadline_scope
 from aws_data_mcp.config import Settings
-from aws_data_mcp.cost_guard import chosen_workgroup, guarded
 from aws_data_mcp.deadlines import request_budget, seconds_to_edge_deadline
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure
 from aws_data_mcp.observability import logger
-from aws_data_mcp.query_answer import failure, query_uri, result_file, results, statistics
-from aws_data_mcp.query_results import FIRST_PAGE, Page, read_page
-from aws_data_mcp.read_only_sql import ReadOnlyStatement, read_only_statement
 from aws_data_mcp.registry import registry
 from aws_data_mcp.rendering import to_json
+from aws_data_mcp.resources.athena.cost_guard import chosen_workgroup, guarded
+from aws_data_mcp.resources.athena.execution import validated_execution_id
+from aws_data_mcp.resources.athena.query_answers import (
+    failure,
+    has_session_token,
+    query_uri,
+    result_file,
+    results,
+    statistics,
+)
+from aws_data_mcp.resources.athena.read_only import ReadOnlyStatement, read_only_statement
+from aws_data_mcp.resources.athena.result_pages import FIRST_PAGE, Page, read_page
 from aws_data_mcp.tool_host import host_of
 
 T = TypeVar("T")
@@ -149,14 +156,6 @@ def _answer(payload: dict[str, Any], link: ResourceLink) -> CallToolResult:
     return tool_result(to_json(payload), payload, link=link)
 
 
-def validated_execution_id(value: object) -> str:
-    try:
-        return str(uuid.UUID(str(value)))
-    except ValueError:
-        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, "execution_id is not an Athena query execution id",
-                              details=["Execution ids are UUIDs; athena://query/history lists recent ones."]) from None
-
-
 def _estimate_of(statement: ReadOnlyStatement) -> ReadOnlyStatement:
     if statement.kind not in ("SELECT", "EXPLAIN") or (statement.kind == "EXPLAIN" and not statement.estimate):
         raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"estimate_only needs a SELECT, not {statement.kind}",
@@ -229,7 +228,7 @@ async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgr
                 lambda: _first_page(ctx, athena, query_id, execution, bounds, deadline), abandon_on_cancel=True)
         except (ClientError, BotoCoreError) as exc:
             return failure_result(as_failure(exc, "athena:GetQueryResults"))
-        answer |= {"results": results(query_id, page), "result_file": file}
+        answer |= {"results": results(query_id, page, 0), "result_file": file}
     else:
         answer["reason"] = execution["Status"].get("StateChangeReason")
     return _answer(answer, _link(query_id))
@@ -273,11 +272,9 @@ def _first_page(ctx: Context, athena: Any, query_id: str, execution: Mapping[str
         page = read_page(fetch, FIRST_PAGE, max_rows=bounds.max_rows,
                          char_budget=host.config.response_char_budget * 3 // 4,
                          header_row=execution.get("StatementType") == "DML")
-        session = host.caller_for(ctx.request_context).require_session()
-        s3 = client(session, "s3", host.config, session.region_name)
-        credentials = session.get_credentials()
-        temporary = credentials is None or bool(credentials.get_frozen_credentials().token)
-        return page, result_file(s3, execution, temporary_credentials=temporary)
+        caller = host.caller_for(ctx.request_context)
+        s3 = client(caller.require_session(), "s3", host.config, caller.region)
+        return page, result_file(s3, execution, temporary_credentials=has_session_token(caller.require_session()))
 
 
 def _link(query_id: str) -> ResourceLink:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from aws_data_mcp.errors import ResourceFailure
-from aws_data_mcp.query_results import FIRST_PAGE, Cursor, billed_cost, read_page, typed_value
+from aws_data_mcp.resources.athena.result_pages import FIRST_PAGE, Cursor, billed_cost, read_page, typed_value
 
 COLUMNS = [{"Name": "id", "Type": "integer"}, {"Name": "name", "Type": "varchar"}]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.read_only_sql import MAX_SQL_BYTES, read_only_statement
+from aws_data_mcp.resources.athena.read_only import MAX_SQL_BYTES, read_only_statement
 
 READS: list[tuple[str, str]] = [
     ("SELECT 1", "SELECT"),

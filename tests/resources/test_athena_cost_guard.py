@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.cost_guard import SUGGESTED_CUTOFF_BYTES, chosen_workgroup, guarded
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.query_answer import failure, statistics
-from aws_data_mcp.query_tool import limits
+from aws_data_mcp.resources.athena.cost_guard import SUGGESTED_CUTOFF_BYTES, chosen_workgroup, guarded
+from aws_data_mcp.resources.athena.query import limits
+from aws_data_mcp.resources.athena.query_answers import failure, statistics
 
 SAFE = {"State": "ENABLED", "Configuration": {"BytesScannedCutoffPerQuery": 1 << 30,
                                               "EnforceWorkGroupConfiguration": True,
