@@ -93,7 +93,7 @@ async def test_every_aws_resource_tells_the_demo_story(demo_server: tuple[str, s
     assert buckets["buckets"] and users["count"] == 5 and roles["count"] == 6
     assert sso["identity_center_instances"] and sso["saml_providers"] and sso["oidc_providers"]
     assert catalog["query_workgroup"]["result_location"].startswith("s3://")
-    assert tabulator["workgroup"]["name"] == "primary" and tabulator["workgroup"]["result_location"].startswith("s3://")
+    assert tabulator["workgroup"]["name"] == "analytics" and tabulator["workgroup"]["result_location"].startswith("s3://")
     assert set(tabulator["databases_in_scope"]) == {"sales", "marketing", "ml_features"}
     assert tabulator["open_query_enabled"] is True and tabulator["query_workgroups"][0] == "analytics"
 
