@@ -40,6 +40,7 @@ from aws_data_mcp.resources.athena.query_answers import (
     result_file,
     results,
     statistics,
+    stopped_by_cutoff,
 )
 from aws_data_mcp.resources.athena.read_only import ReadOnlyStatement, read_only_statement
 from aws_data_mcp.resources.athena.result_pages import FIRST_PAGE, Page, read_page
@@ -209,7 +210,7 @@ async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgr
     except (ClientError, BotoCoreError) as exc:
         return failure_result(as_failure(exc, "athena:GetQueryExecution"))
     state = execution["Status"]["State"]
-    if state == "FAILED":
+    if state == "FAILED" or stopped_by_cutoff(execution):
         return failure_result(failure(execution, guard.cutoff_bytes))
     answer = {
         "execution_id": query_id, "uri": query_uri(query_id), "state": state, "statement": statement.kind,

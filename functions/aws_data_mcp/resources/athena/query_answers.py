@@ -19,6 +19,8 @@ PRESIGNED_SECONDS = 900
 _CUTOFF = re.compile(r"bytes scanned limit", re.IGNORECASE)
 _DENIED = re.compile(r"access denied|accessdenied|permission denied|not authorized|insufficient permissions",
                      re.IGNORECASE)
+_ERROR_NAME = re.compile(r"^([A-Z][A-Z_]+):")
+"""Trino's error name before a user error (COLUMN_NOT_FOUND: line 1:8: ...)."""
 _ACTION = re.compile(r"\b(s3|glue|athena|kms|lakeformation):([A-Za-z]+)\b")
 USER_ERROR = 2
 """AthenaError.ErrorCategory: 1 system, 2 user, 3 other."""
@@ -65,16 +67,20 @@ def statistics(execution: Mapping[str, Any], price_per_tb: float) -> QueryStatis
     """Data scanned, engine and queue time, and the cost at `price_per_tb` (Athena bills what it scanned for a
     read that ran: succeeded, cancelled, or stopped by the cutoff; not DDL, not a failed statement)."""
     stats = execution.get("Statistics") or {}
-    status = execution.get("Status") or {}
-    state = status.get("State")
-    stopped_by_cutoff = bool(_CUTOFF.search(status.get("StateChangeReason") or ""))
-    charged = execution.get("StatementType") == "DML" and (state in ("SUCCEEDED", "CANCELLED") or stopped_by_cutoff)
+    state = (execution.get("Status") or {}).get("State")
+    charged = execution.get("StatementType") == "DML" and (
+        state in ("SUCCEEDED", "CANCELLED") or stopped_by_cutoff(execution))
     return QueryStatistics(
         **billed_cost(stats.get("DataScannedInBytes"), price_per_tb, charged),
         engine_ms=stats.get("EngineExecutionTimeInMillis"),
         queued_ms=stats.get("QueryQueueTimeInMillis"),
         total_ms=stats.get("TotalExecutionTimeInMillis"),
     )
+
+
+def stopped_by_cutoff(execution: Mapping[str, Any]) -> bool:
+    """Athena stopped the query at the workgroup's bytes-scanned cutoff (it reports it CANCELLED or FAILED)."""
+    return bool(_CUTOFF.search((execution.get("Status") or {}).get("StateChangeReason") or ""))
 
 
 def results(query_id: str, page: Page, first_row: int) -> QueryResults:
@@ -106,6 +112,13 @@ def failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None) -> Re
             details=["Scan less: filter on the table's partition columns, select only the columns you need, or "
                      "query a smaller table; estimate_only=true asks Athena what a query would scan.",
                      "The cutoff is the operator's (the workgroup's BytesScannedCutoffPerQuery), not a tool argument."])
+    name = _ERROR_NAME.match(reason)
+    if name and not _DENIED.search(name.group(1).replace("_", " ")):
+        # Athena words a missing column or table "cannot be resolved or requester is not authorized": the name says.
+        return ResourceFailure(
+            ErrorCode.INVALID_ARGUMENT, f"Athena refused the statement: {reason}",
+            details=["Fix the statement where Athena says (line:column), e.g. a misspelt column or table: "
+                     "athena://databases/{database}/tables/{table} lists the columns."])
     if _DENIED.search(reason):
         action = _ACTION.search(reason)
         return ResourceFailure(
@@ -114,10 +127,8 @@ def failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None) -> Re
                      "location; the query ran as you."],
             action=f"{action.group(1)}:{action.group(2)}" if action else None)
     if error.get("ErrorCategory") == USER_ERROR:
-        return ResourceFailure(
-            ErrorCode.INVALID_ARGUMENT, f"Athena refused the statement: {reason}",
-            details=["Fix the statement where Athena says (line:column), e.g. a misspelt column or table: "
-                     "athena://databases/{database}/tables/{table} lists the columns."])
+        return ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Athena refused the statement: {reason}",
+                               details=["Change the statement as Athena's reason says."])
     return ResourceFailure(ErrorCode.UPSTREAM_UNAVAILABLE, f"Athena failed query {query_id}: {reason}",
                            details=["Athena reported an error of its own: run the query again later."])
 

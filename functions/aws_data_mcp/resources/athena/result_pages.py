@@ -161,4 +161,4 @@ def billed_cost(scanned_bytes: int | None, price_per_tb: float, charged: bool) -
     scanned = scanned_bytes or 0
     billed = max(math.ceil(scanned / BYTES_PER_MB) * BYTES_PER_MB, MINIMUM_BILLED_BYTES) if charged else 0
     return {"data_scanned_bytes": scanned, "billed_bytes": billed,
-            "cost_usd": round(billed * price_per_tb / BYTES_PER_TB, 6), "price_per_tb_usd": price_per_tb}
+            "cost_usd": round(billed * price_per_tb / BYTES_PER_TB, 9), "price_per_tb_usd": price_per_tb}

@@ -1,0 +1,247 @@
+"""athena_query as a client uses it: the SDK client over HTTP on both revisions and the Lambda path, against the
+demo account whose Athena really runs SQL over sales.orders (250,000 rows), IAM enforced for the demo caller.
+
+One DemoAccount per process (it switches moto's IAM enforcement on process-wide), for this module only.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult, ResourceLink
+
+from aws_data_mcp.config import Settings
+from aws_data_mcp.demo import athena_engine
+from aws_data_mcp.demo.account import CONFLICTING_ENVIRONMENT, DemoAccount
+from aws_data_mcp.demo.lake_data import ORDER_ROWS, order_values
+from aws_data_mcp.demo.seed_data import DENIED_WORKGROUP, QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
+from conftest import REVISION_2026, ServerThread, body_json, free_port, http_api_event, lambda_container, modern, rpc
+
+pytestmark = pytest.mark.anyio
+REVISIONS = ("legacy", "2026-07-28")
+THREE_DAYS = ("SELECT order_date, count(*) AS orders, sum(total_amount) AS total, max(items_count) AS most_items "
+              "FROM orders WHERE order_date BETWEEN '2026-01-01' AND '2026-01-03' GROUP BY order_date "
+              "ORDER BY order_date")
+ATHENA_WRITES = ("athena:StartQueryExecution", "athena:GetWorkGroup")
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[DemoAccount]:
+    with DemoAccount() as account:
+        yield account
+
+
+@pytest.fixture(autouse=True)
+def quick_queries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(athena_engine, "PACING", athena_engine.Pacing(queued_seconds=0.05, running_seconds=0.05))
+
+
+@pytest.fixture(scope="module")
+def settings() -> Settings:
+    return Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=10)
+
+
+@pytest.fixture(scope="module")
+def server(demo: DemoAccount, settings: Settings) -> Iterator[ServerThread]:
+    with ServerThread(settings) as running:
+        yield running
+
+
+@pytest.fixture
+def caller(demo: DemoAccount, monkeypatch: pytest.MonkeyPatch) -> DemoAccount:
+    """The local credential chain (reset before each test) acts as the demo caller, as `make demo` sets it up."""
+    for name in CONFLICTING_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in demo.caller_environment().items():
+        monkeypatch.setenv(name, value)
+    return demo
+
+
+def answer(result: CallToolResult) -> dict[str, Any]:
+    payload = json.loads(result.content[0].text)
+    assert result.structured_content == payload
+    return payload
+
+
+async def query(server: ServerThread, mode: str, **arguments: Any) -> CallToolResult:
+    async with Client(server.url, mode=mode) as client:
+        return await client.call_tool("athena_query", {"database": "sales", **arguments})
+
+
+def expected_three_days() -> list[list[Any]]:
+    """What THREE_DAYS must answer, computed from the generator of the files Athena reads."""
+    days: dict[str, list[Any]] = {}
+    for order in map(order_values, range(ORDER_ROWS)):
+        if order.order_date.isoformat() <= "2026-01-03":
+            day = days.setdefault(order.order_date.isoformat(), [order.order_date.isoformat(), 0, 0, 0])
+            day[1] += 1
+            day[2] += order.total_amount
+            day[3] = max(day[3], order.items_count)
+    return [[d, n, f"{total:.2f}", items] for d, n, total, items in sorted(days.values())]
+
+
+@pytest.mark.parametrize("mode", REVISIONS)
+async def test_a_question_answered_with_typed_rows_what_it_scanned_and_cost(server: ServerThread, caller: DemoAccount,
+                                                                            mode: str) -> None:
+    result = await query(server, mode, sql=THREE_DAYS)
+    assert not result.is_error, result.content[0].text
+    got = answer(result)
+    assert got["state"] == "SUCCEEDED" and got["workgroup"] == "analytics" and got["statement"] == "SELECT"
+    assert [c["name"] for c in got["results"]["columns"]] == ["order_date", "orders", "total", "most_items"]
+    assert got["results"]["rows"] == expected_three_days()  # counts as numbers, the decimal sum as a string
+    assert got["results"] | {"returned": 3, "first_row": 0, "more_rows": False, "next_uri": None} == got["results"]
+    stats = got["statistics"]
+    assert 0 < stats["data_scanned_bytes"] < QUERY_CUTOFF_BYTES and stats["engine_ms"] is not None
+    assert stats["billed_bytes"] == 10 << 20 and stats["cost_usd"] == pytest.approx(10 / (1 << 20) * 5, rel=1e-3)
+    assert got["cutoff_bytes"] == QUERY_CUTOFF_BYTES
+    link = result.content[1]
+    assert isinstance(link, ResourceLink) and link.uri == f"athena://queries/{got['execution_id']}"
+    assert got["result_file"]["s3_uri"].startswith("s3://") and got["result_file"]["presigned_url"].startswith("http")
+
+
+async def test_the_linked_resource_pages_100000_rows_every_row_once_on_both_revisions(
+        server: ServerThread, caller: DemoAccount) -> None:
+    sql = ("SELECT order_id FROM orders WHERE order_date BETWEEN '2026-01-01' AND '2026-02-17' ORDER BY order_id")
+    got = answer(await query(server, "legacy", sql=sql))
+    assert got["state"] == "SUCCEEDED", got
+    total = sum(1 for row in range(ORDER_ROWS) if order_values(row).order_date.isoformat() <= "2026-02-17")
+    assert total >= 100_000
+    for mode in REVISIONS:
+        seen: list[str] = [row[0] for row in got["results"]["rows"]]
+        uri = got["results"]["next_uri"]
+        async with Client(server.url, mode=mode) as client:
+            while uri is not None:
+                page = json.loads((await client.read_resource(uri)).contents[0].text)["results"]
+                assert page["first_row"] == len(seen)
+                seen += [row[0] for row in page["rows"]]
+                uri = page["next_uri"]
+        assert len(seen) == total and len(set(seen)) == total and seen == sorted(seen), mode
+
+
+@pytest.mark.parametrize("sql", ["INSERT INTO orders SELECT * FROM orders", "SELECT 1; DROP TABLE orders",
+                                 "WITH x AS (DELETE FROM orders) SELECT 1", "UNLOAD (SELECT 1) TO 's3://x/'"])
+async def test_writes_are_refused_before_any_aws_call(server: ServerThread, caller: DemoAccount,
+                                                      aws_calls: Counter[str], sql: str) -> None:
+    result = await query(server, "2026-07-28", sql=sql)
+    assert result.is_error and answer(result)["error"] == "invalid_argument"
+    assert not [call for call in aws_calls if call.startswith("athena:")]
+
+
+async def test_a_workgroup_without_an_enforced_cutoff_is_refused_with_the_settings_to_add(
+        server: ServerThread, caller: DemoAccount, aws_calls: Counter[str]) -> None:
+    result = await query(server, "legacy", sql="SELECT 1", workgroup="data-science")
+    got = answer(result)
+    assert result.is_error and got["error"] == "invalid_argument"
+    assert "no per-query bytes-scanned cutoff" in got["message"]
+    assert any("aws athena update-work-group --work-group data-science" in line for line in got["details"])
+    assert aws_calls["athena:StartQueryExecution"] == 0
+
+
+async def test_a_workgroup_the_caller_cannot_describe_is_refused(server: ServerThread, caller: DemoAccount,
+                                                                 aws_calls: Counter[str]) -> None:
+    got = answer(await query(server, "legacy", sql="SELECT 1", workgroup=DENIED_WORKGROUP))
+    assert got["error"] == "access_denied" and got["action"] == "athena:GetWorkGroup"
+    assert aws_calls["athena:StartQueryExecution"] == 0
+
+
+async def test_a_query_over_the_cutoff_says_the_cutoff_and_what_it_scanned(server: ServerThread,
+                                                                            caller: DemoAccount) -> None:
+    result = await query(server, "legacy", sql="SELECT * FROM orders")
+    got = answer(result)
+    assert result.is_error and got["error"] == "invalid_argument"
+    assert f"{QUERY_CUTOFF_BYTES:,} bytes" in got["message"] and "partition" in got["details"][0]
+
+
+async def test_athenas_own_refusal_names_the_line_and_column(server: ServerThread, caller: DemoAccount) -> None:
+    got = answer(await query(server, "legacy", sql="SELECT no_such_column FROM orders WHERE order_date = '2026-01-01'"))
+    assert got["error"] == "invalid_argument" and "line 1:8" in got["message"], got
+
+
+async def test_a_long_query_answers_a_link_then_the_rows(server: ServerThread, caller: DemoAccount) -> None:
+    sql = f"/* demo:running_seconds=3 */ {THREE_DAYS}"
+    started = time.monotonic()
+    result = await query(server, "2026-07-28", sql=sql, wait_seconds=0.5)
+    assert time.monotonic() - started < 3
+    got = answer(result)
+    assert got["state"] in ("QUEUED", "RUNNING") and "results" not in got and got["uri"] in got["next_step"]
+    link = result.content[1]
+    assert isinstance(link, ResourceLink)
+    async with Client(server.url, mode="2026-07-28") as client:
+        for _ in range(100):
+            detail = json.loads((await client.read_resource(link.uri)).contents[0].text)
+            if detail["execution"]["state"] == "SUCCEEDED":
+                break
+            await anyio.sleep(0.1)
+    assert detail["results"]["rows"] == expected_three_days()
+
+
+async def test_a_cancelled_tool_call_stops_its_query(server: ServerThread, caller: DemoAccount) -> None:
+    sql = f"/* demo:running_seconds=30 */ {THREE_DAYS}"
+    athena = caller.caller_session().client("athena", endpoint_url=caller.endpoint_url)
+    async with Client(server.url, mode="legacy") as client:
+        with anyio.move_on_after(1.5):
+            await client.call_tool("athena_query", {"sql": sql, "database": "sales"})
+        for _ in range(50):  # the server stops the query once the cancellation reaches it
+            executions = athena.list_query_executions(WorkGroup="analytics")["QueryExecutionIds"]
+            states = [athena.get_query_execution(QueryExecutionId=i)["QueryExecution"] for i in executions[:5]]
+            ours = [e for e in states if "running_seconds=30" in e["Query"]]
+            if ours and ours[0]["Status"]["State"] == "CANCELLED":
+                break
+            await anyio.sleep(0.1)
+    assert ours and ours[0]["Status"]["State"] == "CANCELLED"
+
+
+async def test_athena_stop_query_stops_a_query_left_running(server: ServerThread, caller: DemoAccount) -> None:
+    got = answer(await query(server, "legacy", sql=f"/* demo:running_seconds=30 */ {THREE_DAYS}", wait_seconds=0))
+    async with Client(server.url, mode="legacy") as client:
+        stopped = await client.call_tool("athena_stop_query", {"execution_id": got["execution_id"]})
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert answer(stopped)["state"] == "CANCELLED"
+    assert tools["athena_query"].annotations.read_only_hint is True
+    assert tools["athena_stop_query"].annotations.read_only_hint is False
+
+
+@pytest.mark.parametrize(("arguments", "says"), [
+    ({"sql": ""}, "empty"),
+    ({"sql": "SELECT 1 -- " + "x" * 300_000}, "262,144"),  # over Athena's limit, under the body limit
+    ({"sql": "SELECT 1", "workgroup": "primary"}, "not one this deployment runs queries in"),
+    ({"sql": "SELECT 1", "database": "../etc"}, "database must be"),
+    ({"sql": "SELECT 1", "max_rows": -1}, "max_rows"),
+    ({"sql": "SELECT 1", "wait_seconds": -5}, "wait_seconds"),
+    ({"sql": 42}, "sql"),
+    ({"sql": "SELECT 1", "rows": 10}, "rows"),
+])
+async def test_bad_input_is_a_structured_error_with_no_aws_call(server: ServerThread, caller: DemoAccount,
+                                                                aws_calls: Counter[str], arguments: dict[str, Any],
+                                                                says: str) -> None:
+    async with Client(server.url, mode="legacy") as client:
+        result = await client.call_tool("athena_query", {"database": "sales", **arguments})
+    got = answer(result)
+    assert result.is_error and got["error"] == "invalid_argument" and says in json.dumps(got), got
+    assert not [call for call in aws_calls if not call.startswith("sts:")]
+
+
+async def test_a_caller_asking_for_more_rows_than_the_cap_gets_the_cap_and_is_told(server: ServerThread,
+                                                                                   caller: DemoAccount) -> None:
+    got = answer(await query(server, "legacy", sql=THREE_DAYS, max_rows=10**9, wait_seconds=10**6))
+    assert got["limits"]["max_rows"] == 1000 and got["limits"]["wait_seconds"] <= 10
+    assert any("1000000000" in note for note in got["limits"]["notes"])
+    assert any("1000000" in note for note in got["limits"]["notes"])
+
+
+def test_the_lambda_path_answers_the_same_query(demo: DemoAccount, caller: DemoAccount, settings: Settings) -> None:
+    event_settings = Settings(mode="local", query_workgroups=QUERY_WORKGROUPS, allowed_hosts=(
+        http_api_event(rpc("ping"))["headers"]["host"],))
+    handler = lambda_container(event_settings)
+    call = {"name": "athena_query", "arguments": {"sql": THREE_DAYS, "database": "sales"}}
+    for event in (http_api_event(rpc("tools/call", call)),
+                  http_api_event(modern("tools/call", call), revision=REVISION_2026)):
+        got = body_json(handler(event))["result"]["structuredContent"]
+        assert got["state"] == "SUCCEEDED" and got["results"]["rows"] == expected_three_days()
