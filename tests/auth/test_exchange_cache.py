@@ -12,7 +12,7 @@ import pytest
 from aws_data_mcp import hosted
 from aws_data_mcp.caller import Caller
 from aws_data_mcp.config import Settings
-from conftest import AwsFaults
+from support.faults import AwsFaults
 
 from .hosted_support import (
     IAM,

@@ -15,7 +15,8 @@ from collections import Counter
 import pytest
 
 from aws_data_mcp import hosted
-from conftest import AwsFaults, lambda_container
+from support.faults import AwsFaults
+from support.servers import lambda_container
 
 from .hosted_support import (
     ACCOUNT,

@@ -18,7 +18,9 @@ import pytest
 
 from aws_data_mcp import hosted
 from aws_data_mcp.config import Settings
-from conftest import AwsFaults, RecordKeeper, lambda_container
+from support.faults import AwsFaults
+from support.logs import RecordKeeper
+from support.servers import lambda_container
 
 from .hosted_support import (
     FUNCTION_ROLE,

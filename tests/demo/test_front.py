@@ -26,7 +26,8 @@ from mcp.shared.exceptions import MCPError
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.gateway import ApiGatewayFront, DemoIssuer
-from conftest import ROOT, free_port, http_api_event, lambda_container, load_event
+from support.events import ROOT, http_api_event, load_event
+from support.servers import free_port, lambda_container
 
 PROXY = ROOT / ".venv-proxy" / "bin" / "mcp-proxy-for-aws"
 

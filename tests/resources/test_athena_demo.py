@@ -17,7 +17,7 @@ from mcp_types import ResourceTemplateReference
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo import CONFLICTING_ENVIRONMENT, DENIED_WORKGROUP, DemoAccount
-from conftest import ServerThread, free_port
+from support.servers import ServerThread, free_port
 
 pytestmark = pytest.mark.anyio
 

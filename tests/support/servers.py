@@ -1,0 +1,68 @@
+"""The servers under test as the suite runs them: the app served as `serve` serves it in a thread, and the Lambda
+handler invoked as a Lambda container invokes it."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from aws_data_mcp.app import create_http_app
+from aws_data_mcp.cli import LocalLambdaContext
+from aws_data_mcp.config import Settings
+from aws_data_mcp.transport import local_server
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class ServerThread:
+    """The real app served as `serve` serves it (uvicorn with its limits, on a loopback port), in a thread."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.server = local_server.server(create_http_app(settings))
+        sock = local_server.bind("127.0.0.1", settings.port)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.settings.port}/mcp"
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(5)
+
+
+def in_container(handler: Callable[[Any, Any], dict[str, Any]]) -> Callable[[Any], dict[str, Any]]:
+    """`handler` invoked as a Lambda container invokes it: always on one thread with one event loop of its own, so
+    async tests may call it too and no test's loop (or lack of one) leaks into it."""
+    container = ThreadPoolExecutor(max_workers=1, initializer=lambda: asyncio.set_event_loop(asyncio.new_event_loop()))
+
+    def invoke(event: Any) -> dict[str, Any]:
+        return container.submit(handler, event, LocalLambdaContext()).result()
+
+    return invoke
+
+
+def lambda_container(settings: Settings) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Mangum around the app built for `settings`, in a container of its own."""
+    from mangum import Mangum
+
+    return in_container(Mangum(create_http_app(settings), lifespan="off"))
