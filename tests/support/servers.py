@@ -1,15 +1,21 @@
-"""The servers under test as the suite runs them: the app served as `serve` serves it in a thread, and the Lambda
-handler invoked as a Lambda container invokes it."""
+"""The servers under test as the suite runs them: the app served as `serve` serves it in a thread, the Lambda
+handler invoked as a Lambda container invokes it, and the hosted demo in a process of its own."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
+
+import httpx2
 
 from aws_data_mcp.app import create_http_app
 from aws_data_mcp.cli import LocalLambdaContext
@@ -66,3 +72,27 @@ def lambda_container(settings: Settings) -> Callable[[dict[str, Any]], dict[str,
     from mangum import Mangum
 
     return in_container(Mangum(create_http_app(settings), lifespan="off"))
+
+
+def start_demo(auth: str, state: Path) -> tuple[subprocess.Popen[bytes], str, str]:
+    """`aws-data-mcp demo --auth <auth>` in a process of its own, its state under `state`: the process, its URL
+    and its banner (the callers and how each connects), once it answers."""
+    port = free_port()
+    log = state / f"demo-{auth}.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {"XDG_STATE_HOME": str(state)}
+    process = subprocess.Popen([sys.executable, "-m", "aws_data_mcp", "demo", "--auth", auth, "--port", str(port)],
+                               env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        banner = log.read_text(errors="replace") if log.exists() else ""
+        if "Press Ctrl+C" in banner:
+            try:
+                httpx2.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
+                return process, f"http://127.0.0.1:{port}/mcp", banner
+            except httpx2.TransportError:
+                pass
+        if process.poll() is not None:
+            raise RuntimeError(banner)
+        time.sleep(0.2)
+    process.kill()
+    raise RuntimeError("the hosted demo did not start")
