@@ -31,8 +31,9 @@ $(PROXY):
 	$(PYTHON) -m venv .venv-proxy
 	.venv-proxy/bin/pip install --quiet --disable-pip-version-check mcp-proxy-for-aws==1.7.0
 
-lint: install
+lint: install  ## ruff, and cfn-lint on the template in every region (the suite lints one region per partition)
 	$(PY) -m ruff check .
+	$(VENV)/bin/cfn-lint --include-checks I --regions ALL_REGIONS -- template.yaml
 
 test: lint $(PROXY)  ## lint, then the whole test suite on every core (end-to-end through the real SigV4 proxy too)
 	$(PY) -m pytest -n auto

@@ -10,7 +10,8 @@ from typing import Any
 import httpx2
 import pytest
 
-from conftest import REVISION_2025, REVISION_2026, RecordKeeper, body_json, http_api_event, modern, rpc
+from support.events import REVISION_2025, REVISION_2026, body_json, http_api_event, modern, rpc
+from support.logs import RecordKeeper
 
 INITIALIZE = rpc("initialize", {"protocolVersion": REVISION_2025, "capabilities": {},
                                 "clientInfo": {"name": "pytest", "version": "1"}})

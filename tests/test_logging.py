@@ -23,7 +23,7 @@ from aws_data_mcp.app import create_server
 from aws_data_mcp.config import Settings
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources import registry
-from conftest import http_api_event, rpc
+from support.events import http_api_event, rpc
 
 Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 

@@ -22,7 +22,9 @@ import pytest
 from aws_data_mcp.config import Settings
 from aws_data_mcp.hosted.exchange import exchanges, function_session
 from aws_data_mcp.observability import logger
-from conftest import AwsFaults, RecordKeeper, body_json, load_event
+from support.events import body_json, load_event
+from support.faults import AwsFaults
+from support.logs import RecordKeeper
 
 Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 ACCOUNT = "123456789012"

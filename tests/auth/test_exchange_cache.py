@@ -13,7 +13,7 @@ from aws_data_mcp import hosted
 from aws_data_mcp.caller import Caller
 from aws_data_mcp.config import Settings
 from aws_data_mcp.hosted import exchange
-from conftest import AwsFaults
+from support.faults import AwsFaults
 
 from .hosted_support import (
     IAM,

@@ -17,7 +17,8 @@ import pytest
 from aws_data_mcp import hosted
 from aws_data_mcp.config import Settings
 from aws_data_mcp.hosted.exchange import exchanges
-from conftest import AwsFaults, lambda_container
+from support.faults import AwsFaults
+from support.servers import lambda_container
 
 from .hosted_support import (
     ACCOUNT,

@@ -19,7 +19,10 @@ from aws_data_mcp import hosted
 from aws_data_mcp.config import Settings
 from aws_data_mcp.hosted.claim import sts_name
 from aws_data_mcp.hosted.exchange import exchanges
-from conftest import AwsFaults, RecordKeeper, lambda_container, load_event
+from support.events import load_event
+from support.faults import AwsFaults
+from support.logs import RecordKeeper
+from support.servers import lambda_container
 
 from .hosted_support import (
     ACCOUNT,
@@ -301,7 +304,7 @@ AUTH_EVENT_OUTCOMES = {
 
 
 def test_every_auth_event_is_replayed_with_its_mode() -> None:
-    from conftest import EVENTS
+    from support.events import EVENTS
 
     names = {str(p.relative_to(EVENTS)) for p in EVENTS.rglob("*.json") if p.name.startswith(("iam-", "oidc-"))}
     assert names == set(AUTH_EVENT_OUTCOMES)
@@ -334,7 +337,7 @@ def test_auth_event_replays_with_its_outcome(relative: str, aws_calls: Counter[s
 ])
 def test_oidc_publishes_protected_resource_metadata_without_a_token(path: str, stage: str, resource: str,
                                                                     aws_calls: Counter[str]) -> None:
-    from conftest import http_api_event
+    from support.events import http_api_event
 
     settings = Settings(mode="lambda", auth_mode="oidc", oidc_issuer="https://issuer.example.com/")
     event = http_api_event(None, method="GET", stage=stage, path=path)

@@ -23,7 +23,9 @@ from aws_data_mcp.app import create_http_app
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.lambda_context import LocalLambdaContext
 from aws_data_mcp.hosted.exchange import exchanges
-from conftest import AwsFaults, body_json, lambda_container
+from support.events import body_json
+from support.faults import AwsFaults
+from support.servers import lambda_container
 
 from .hosted_support import (
     ACCOUNT,

@@ -16,7 +16,8 @@ import pytest
 
 from aws_data_mcp import hosted
 from aws_data_mcp.hosted.oidc import MAX_TOKEN_CHARS
-from conftest import AwsFaults, lambda_container
+from support.faults import AwsFaults
+from support.servers import lambda_container
 
 from .hosted_support import (
     ACCOUNT,

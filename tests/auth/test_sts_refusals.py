@@ -20,7 +20,9 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp.hosted.claim import Claim
 from aws_data_mcp.hosted.exchange import exchanges
 from aws_data_mcp.hosted.refusals import trust_statement
-from conftest import AwsFaults, RecordKeeper, lambda_container
+from support.faults import AwsFaults
+from support.logs import RecordKeeper
+from support.servers import lambda_container
 
 from .hosted_support import (
     FUNCTION_ROLE,

@@ -14,7 +14,7 @@ import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import free_port
+from support.servers import free_port
 
 pytestmark = pytest.mark.anyio
 

@@ -5,12 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import boto3
@@ -26,49 +22,10 @@ from mcp.shared.exceptions import MCPError
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.gateway import ApiGatewayFront, DemoIssuer
-from conftest import ROOT, free_port, http_api_event, lambda_container, load_event
+from support.events import ROOT, http_api_event, load_event
+from support.servers import lambda_container
 
 PROXY = ROOT / ".venv-proxy" / "bin" / "mcp-proxy-for-aws"
-
-
-def start_demo(auth: str, state: Path) -> tuple[subprocess.Popen[bytes], str, str]:
-    port = free_port()
-    log = state / f"demo-{auth}.log"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {"XDG_STATE_HOME": str(state)}
-    process = subprocess.Popen([sys.executable, "-m", "aws_data_mcp", "demo", "--auth", auth, "--port", str(port)],
-                               env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        banner = log.read_text(errors="replace") if log.exists() else ""
-        if "Press Ctrl+C" in banner:
-            try:
-                httpx2.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
-                return process, f"http://127.0.0.1:{port}/mcp", banner
-            except httpx2.TransportError:
-                pass
-        if process.poll() is not None:
-            raise RuntimeError(banner)
-        time.sleep(0.2)
-    process.kill()
-    raise RuntimeError("the hosted demo did not start")
-
-
-@pytest.fixture(scope="module")
-def oidc_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
-    process, url, banner = start_demo("oidc", tmp_path_factory.mktemp("oidc"))
-    names = re.findall(r"^== (\w+):", banner, re.M)
-    tokens = dict(zip(names, re.findall(r"^Authorization: Bearer (\S+)", banner, re.M), strict=True))
-    yield url, tokens
-    process.terminate()
-    process.wait(10)
-
-
-@pytest.fixture(scope="module")
-def iam_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    process, url, banner = start_demo("iam", tmp_path_factory.mktemp("iam"))
-    yield url, banner
-    process.terminate()
-    process.wait(10)
 
 
 async def read_as(url: str, token: str | None, uri: str) -> dict[str, Any]:

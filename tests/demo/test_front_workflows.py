@@ -15,7 +15,6 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import ResourceTemplateReference
-from test_front import oidc_demo  # noqa: F401  (a fixture: this module starts its own demo, once)
 
 STATUS = ResourceTemplateReference(type="ref/resource", uri="workflow://workflows/{workflow_id}/status")
 
@@ -49,7 +48,7 @@ async def refusals(client: Client, workflow_id: str) -> list[dict[str, Any]]:
 
 @pytest.mark.anyio
 async def test_a_workflow_is_its_creators_alone_through_the_oidc_front(
-        oidc_demo: tuple[str, dict[str, str]]) -> None:  # noqa: F811
+        oidc_demo: tuple[str, dict[str, str]]) -> None:
     url, tokens = oidc_demo
     async with connected(url, tokens["alice"]) as alice:
         created = await alice.call_tool("workflow_create", {"name": "Churn report", "steps": ["find the table"]})

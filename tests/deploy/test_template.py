@@ -15,6 +15,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import botocore.session
 import pytest
 from cfnlint.api import ManualArgs, lint_file
 from cfnlint.decode import decode
@@ -83,9 +84,19 @@ def _as_list(value: Any) -> list[Any]:
 # --- lint -------------------------------------------------------------------------------
 
 
-def test_cfn_lint_is_clean_in_every_region() -> None:
-    # Same rules as the `cfn-lint template.yaml` CLI, plus informational ones, in all regions.
-    matches = lint_file(TEMPLATE, config=ManualArgs(include_checks=["I"], regions=REGIONS))
+def one_region_per_partition() -> list[str]:
+    """cfn-lint's first region of each partition (aws, aws-cn, aws-us-gov, the isolated ones...): what differs
+    between regions (resource types, properties, service principals) differs first of all between partitions."""
+    partition_of = botocore.session.get_session().get_partition_for_region
+    firsts: dict[str, str] = {}
+    for region in REGIONS:
+        firsts.setdefault(partition_of(region), region)
+    return list(firsts.values())
+
+
+def test_cfn_lint_is_clean_in_one_region_of_every_partition() -> None:
+    # Same rules as the `cfn-lint template.yaml` CLI, plus informational ones; `make lint` lints every region.
+    matches = lint_file(TEMPLATE, config=ManualArgs(include_checks=["I"], regions=one_region_per_partition()))
     assert matches == [], "\n".join(str(m) for m in matches)
 
 

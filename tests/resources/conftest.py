@@ -9,19 +9,15 @@
 
 from __future__ import annotations
 
-import http.client
 import os
-import threading
-import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import urlparse
 
 import pytest
 
 from aws_data_mcp.demo.moto_extensions import LISTING_PAGES
 from aws_data_mcp.identity import local_chain
+from support.slow_endpoint import SlowEndpoint
 
 PAGES = {"iam.ListUsers": ("MaxItems", 20), "iam.ListRoles": ("MaxItems", 25), "s3.ListBuckets": ("MaxBuckets", 50)}
 """The page size the caller's session asks for, per operation: 50 users, 60 roles, 120 buckets take 3 pages."""
@@ -47,75 +43,6 @@ def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # --------------------------------------------------------------------------- a slow endpoint
-
-class SlowEndpoint:
-    """A proxy to moto's server that holds the requests of chosen operations `seconds` before relaying them.
-
-    Point one service at it with `AWS_ENDPOINT_URL_<SERVICE>` (see `route`). An operation is recognised by its
-    JSON target header (Athena, Glue, SSO Admin) or its query-protocol `Action=` (IAM, STS).
-    """
-
-    def __init__(self, target: str) -> None:
-        self.target = urlparse(target)
-        self.delays: dict[str, float] = {}
-        self.held = 0
-        self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Relay)
-        self.server.daemon_threads = True
-        self.server.endpoint = self  # type: ignore[attr-defined]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def slow(self, operation: str, seconds: float) -> None:
-        self.delays[operation] = seconds
-
-    def route(self, monkeypatch: pytest.MonkeyPatch, service: str) -> None:
-        """Send `service`'s calls (e.g. "IAM", "GLUE") here; clients made after this use it."""
-        monkeypatch.setenv(f"AWS_ENDPOINT_URL_{service}", self.url)
-
-    def delay_for(self, headers: Any, body: bytes) -> float:
-        operation = str(headers.get("X-Amz-Target") or "").rsplit(".", 1)[-1]
-        for name, seconds in self.delays.items():
-            if operation == name or f"Action={name}&".encode() in body + b"&":
-                with self._lock:
-                    self.held += 1
-                return seconds
-        return 0.0
-
-
-class _Relay(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def relay(self) -> None:
-        endpoint: SlowEndpoint = self.server.endpoint  # type: ignore[attr-defined]
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        time.sleep(endpoint.delay_for(self.headers, body))
-        upstream = http.client.HTTPConnection(endpoint.target.hostname, endpoint.target.port, timeout=30)
-        try:
-            upstream.request(self.command, self.path, body=body or None, headers=dict(self.headers))
-            answer = upstream.getresponse()
-            content = answer.read()
-            self.send_response(answer.status)
-            for name, value in answer.getheaders():
-                if name.lower() not in ("transfer-encoding", "connection", "content-length"):
-                    self.send_header(name, value)
-            self.send_header("Content-Length", str(len(content)))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(content)
-        except OSError:
-            pass  # the client gave up first (its read timed out): that is the point
-        finally:
-            upstream.close()
-
-    do_GET = do_POST = do_PUT = do_HEAD = do_DELETE = relay
-
-    def log_message(self, *_: Any) -> None:
-        pass
-
 
 @pytest.fixture
 def slow_endpoint() -> Iterator[SlowEndpoint]:

@@ -17,7 +17,8 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
-from conftest import REVISION_2026, AwsFaults, body_json, http_api_event, modern, rpc
+from support.events import REVISION_2026, body_json, http_api_event, modern, rpc
+from support.faults import AwsFaults
 
 
 def reset_moto() -> None:

@@ -17,7 +17,7 @@ from aws_data_mcp.identity import resolve_caller
 from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
 from aws_data_mcp.resources.admin import trust_summary
-from conftest import AwsFaults
+from support.faults import AwsFaults
 
 from .reading import read_everywhere, reset_moto, timed_read
 

@@ -34,7 +34,9 @@ from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
-from conftest import REVISION_2026, AwsFaults, ServerThread, body_json, free_port, http_api_event, modern
+from support.events import REVISION_2026, body_json, http_api_event, modern
+from support.faults import AwsFaults
+from support.servers import ServerThread, free_port
 
 from .reading import direct_read, read_everywhere, reset_moto, timed_read
 

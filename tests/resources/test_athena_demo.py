@@ -18,7 +18,7 @@ from mcp_types import ResourceTemplateReference
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.account import CONFLICTING_ENVIRONMENT, DemoAccount
 from aws_data_mcp.demo.seed_data import DENIED_WORKGROUP
-from conftest import ServerThread, free_port
+from support.servers import ServerThread, free_port
 
 pytestmark = pytest.mark.anyio
 

@@ -22,7 +22,8 @@ from aws_data_mcp.demo import athena_engine
 from aws_data_mcp.demo.account import CONFLICTING_ENVIRONMENT, DemoAccount
 from aws_data_mcp.demo.lake_data import ORDER_ROWS, order_values
 from aws_data_mcp.demo.seed_data import DENIED_WORKGROUP, QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
-from conftest import REVISION_2026, ServerThread, body_json, free_port, http_api_event, lambda_container, modern, rpc
+from support.events import REVISION_2026, body_json, http_api_event, modern, rpc
+from support.servers import ServerThread, free_port, lambda_container
 
 pytestmark = pytest.mark.anyio
 REVISIONS = ("legacy", "2026-07-28")

@@ -22,9 +22,9 @@ from botocore.exceptions import BotoCoreError
 from aws_data_mcp.aws import client, deadline_scope
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, as_failure
-from conftest import AwsFaults
+from support.faults import AwsFaults
+from support.slow_endpoint import SlowEndpoint
 
-from .conftest import SlowEndpoint
 from .reading import direct_read, reset_moto
 
 USERS = [f"mx-user-{n:02d}" for n in range(12)]

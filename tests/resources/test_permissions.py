@@ -18,7 +18,7 @@ from aws_data_mcp.identity import Caller, local_chain, resolve_caller
 from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
 from aws_data_mcp.resources.permissions.discover import simulation_principal
-from conftest import AwsFaults
+from support.faults import AwsFaults
 
 from .reading import read_everywhere, reset_moto
 

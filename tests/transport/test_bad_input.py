@@ -16,7 +16,8 @@ from typing import Any
 import httpx2
 import pytest
 
-from conftest import REVISION_2025, REVISION_2026, RecordKeeper, http_api_event, modern, rpc
+from support.events import REVISION_2025, REVISION_2026, http_api_event, modern, rpc
+from support.logs import RecordKeeper
 
 REASON_OBJECT_ID = ("SDK limitation, left alone: on 2025-11-25 a request whose id is an object (invalid JSON-RPC) "
                     "is taken for a notification and answered 202 with no body; 2026-07-28 answers -32600")

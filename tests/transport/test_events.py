@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import EVENTS, REVISION_2025, REVISION_2026, ROOT, body_json, load_event
+from support.events import EVENTS, REVISION_2025, REVISION_2026, ROOT, body_json, load_event
 
 Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 

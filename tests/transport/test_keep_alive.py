@@ -8,7 +8,7 @@ from __future__ import annotations
 import socket
 
 from aws_data_mcp.config import Settings
-from conftest import ServerThread, free_port
+from support.servers import ServerThread, free_port
 
 
 def test_the_server_side_of_every_connection_sends_without_waiting_for_acks() -> None:

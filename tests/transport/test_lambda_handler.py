@@ -33,7 +33,7 @@ from aws_data_mcp.registry import Registry, ResourceRequest, ResourceSpec
 from aws_data_mcp.resources import registry
 from aws_data_mcp.server import DataMCPServer
 from aws_data_mcp.transport.http import McpHttpApp
-from conftest import REVISION_2025, REVISION_2026, body_json, http_api_event, load_event, modern, rpc
+from support.events import REVISION_2025, REVISION_2026, body_json, http_api_event, load_event, modern, rpc
 
 Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 

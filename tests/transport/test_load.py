@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx2
 
-from conftest import REVISION_2025, REVISION_2026, modern, rpc
+from support.events import REVISION_2025, REVISION_2026, modern, rpc
 
 CLIENTS = 50
 REQUESTS_PER_CLIENT = 40

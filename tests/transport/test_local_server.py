@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.transport import limits, local_server
-from conftest import ServerThread, free_port
+from support.servers import ServerThread, free_port
 
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream",

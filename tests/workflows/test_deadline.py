@@ -20,7 +20,9 @@ from aws_data_mcp.app import create_http_app
 from aws_data_mcp.config import Settings
 from aws_data_mcp.deadlines import DEADLINE_SCOPE_KEY
 from aws_data_mcp.workflows.service import store_for
-from conftest import REVISION_2025, AwsFaults, free_port, rpc
+from support.events import REVISION_2025, rpc
+from support.faults import AwsFaults
+from support.servers import free_port
 
 BUDGET_SECONDS = 1.5
 SLOW_SECONDS = 3.0

@@ -22,7 +22,8 @@ from mcp_types import ResourceListChangedNotification, ResourceUpdatedNotificati
 from workflow_support import Heard, stdio_server
 
 from aws_data_mcp.config import Settings
-from conftest import REVISION_2025, REVISION_2026, ServerThread, body_json, free_port, http_api_event, modern, rpc
+from support.events import REVISION_2025, REVISION_2026, body_json, http_api_event, modern, rpc
+from support.servers import ServerThread, free_port
 
 INITIALIZE = rpc("initialize", {"protocolVersion": REVISION_2025, "capabilities": {},
                                 "clientInfo": {"name": "pytest", "version": "1"}})

@@ -26,7 +26,7 @@ from aws_data_mcp.workflows.dynamodb_store import DynamoDbStore
 from aws_data_mcp.workflows.model import Workflow
 from aws_data_mcp.workflows.service import Workflows
 from aws_data_mcp.workflows.sqlite_store import SqliteStore
-from conftest import RecordKeeper
+from support.logs import RecordKeeper
 
 ACCOUNT = "111122223333"
 AWS_MESSAGE = (f"User: arn:aws:sts::{ACCOUNT}:assumed-role/stack-McpFunctionRole-AB12/fn is not authorized to perform: "

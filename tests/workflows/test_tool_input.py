@@ -12,7 +12,7 @@ from mcp import Client
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.workflows.service import MAX_DESCRIPTION, MAX_NAME, MAX_NOTE, MAX_STEPS
-from conftest import ServerThread, free_port
+from support.servers import ServerThread, free_port
 
 ONE_MB_NOTE = "x" * 1_000_000
 """A real megabyte of note: it fits the 1 MiB request-body limit, so the tool itself must refuse it."""

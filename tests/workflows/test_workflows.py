@@ -39,7 +39,8 @@ from aws_data_mcp.workflows.service import (
 )
 from aws_data_mcp.workflows.sqlite_store import SqliteStore
 from aws_data_mcp.workflows.store import WorkflowStore
-from conftest import EVENTS, ROOT, body_json, free_port, http_api_event, lambda_container, rpc
+from support.events import EVENTS, ROOT, body_json, http_api_event, rpc
+from support.servers import free_port, lambda_container
 
 
 @pytest.fixture(params=["sqlite", "dynamodb"])
@@ -296,7 +297,7 @@ def test_two_processes_updating_one_workflow_500_times_lose_nothing(kind: str, t
 
 @pytest.fixture(scope="module")
 def workflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from conftest import ServerThread
+    from support.servers import ServerThread
 
     database = str(tmp_path_factory.mktemp("wf") / "workflows.sqlite3")
     with ServerThread(Settings(mode="local", port=free_port(), workflow_db=database)) as server:

@@ -1,0 +1,2 @@
+"""What the tests share that is not a fixture: requests and events as clients send them, the servers under test
+in threads, AWS faults, log records, a slow endpoint. The fixtures built on them live in the conftest.py files."""

@@ -1,0 +1,97 @@
+"""Faults and call counting, injected into a caller's own boto3 session below botocore's retry logic."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import botocore.session
+from botocore.awsrequest import AWSResponse
+
+
+class _RawBody:
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+
+    def stream(self, **_: Any) -> Iterator[bytes]:
+        yield self._body
+
+
+def _error_response(protocol: str, status: int, code: str, message: str) -> AWSResponse:
+    """An AWS error exactly as the service's wire protocol carries it, so botocore parses and retries it."""
+    if protocol == "json":
+        body = json.dumps({"__type": code, "message": message}).encode()
+        headers = {"x-amzn-errortype": code, "content-type": "application/x-amz-json-1.1"}
+    elif protocol == "query":
+        body = (f"<ErrorResponse><Error><Type>Sender</Type><Code>{code}</Code><Message>{message}</Message>"
+                "</Error><RequestId>fault</RequestId></ErrorResponse>").encode()
+        headers = {"content-type": "text/xml"}
+    else:  # rest-xml (S3)
+        body = f"<Error><Code>{code}</Code><Message>{message}</Message></Error>".encode()
+        headers = {"content-type": "application/xml"}
+    return AWSResponse("https://fault.invalid/", status, headers, _RawBody(body))
+
+
+class AwsFaults:
+    """Faults per AWS operation in the local caller's session, below botocore's retry logic.
+
+    `fail("athena.GetWorkGroup", "AccessDeniedException", when=lambda r: b"finance" in r.body)` fails the
+    matching attempts; `times=2` only the first two (throttling then success); `delay(...)` sleeps before
+    the real call. `calls` counts every attempt by "service.Operation", so a test can assert that a
+    cached read or a refused caller made no AWS call at all. One `before-send` hook is registered before
+    any client exists (clients copy the session's hooks when they are made); rules may be added any time.
+    """
+
+    def __init__(self, session: Any) -> None:
+        self.calls: Counter[str] = Counter()
+        self._lock = threading.Lock()
+        self._rules: list[tuple[str, Callable[[Any], AWSResponse | None]]] = []
+        session.events.register("before-send", self._dispatch)
+
+    def _dispatch(self, event_name: str, request: Any, **_: Any) -> AWSResponse | None:
+        operation = event_name.split(".", 1)[1]
+        with self._lock:
+            self.calls[operation] += 1
+            rules = list(self._rules)
+        for target, rule in rules:
+            if operation == target or operation.startswith(target + "."):
+                answer = rule(request)
+                if answer is not None:
+                    return answer
+        return None
+
+    def total(self, prefix: str = "") -> int:
+        return sum(count for name, count in self.calls.items() if name.startswith(prefix))
+
+    def fail(self, operation: str, code: str, *, status: int = 400, message: str = "injected fault",
+             when: Callable[[Any], bool] | None = None, times: int | None = None) -> None:
+        service = operation.split(".", 1)[0]
+        protocol = botocore.session.get_session().get_service_model(service).protocol
+        remaining = [times]
+
+        def respond(request: Any) -> AWSResponse | None:
+            if when is not None and not when(request):
+                return None
+            with self._lock:
+                if remaining[0] is not None:
+                    if remaining[0] <= 0:
+                        return None
+                    remaining[0] -= 1
+            return _error_response(protocol, status, code, message)
+
+        self._rules.append((operation, respond))
+
+    def throttle(self, operation: str, *, times: int | None = None) -> None:
+        code = "SlowDown" if operation.startswith("s3.") else "ThrottlingException"
+        self.fail(operation, code, status=503 if operation.startswith("s3.") else 400, times=times)
+
+    def delay(self, operation: str, seconds: float) -> None:
+        """`operation` may be "service.Operation" or a bare service name ("athena") for all its operations."""
+        def wait(request: Any) -> None:
+            time.sleep(seconds)
+
+        self._rules.append((operation, wait))

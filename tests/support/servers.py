@@ -1,0 +1,98 @@
+"""The servers under test as the suite runs them: the app served as `serve` serves it in a thread, the Lambda
+handler invoked as a Lambda container invokes it, and the hosted demo in a process of its own."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from aws_data_mcp.app import create_http_app
+from aws_data_mcp.config import Settings
+from aws_data_mcp.demo.lambda_context import LocalLambdaContext
+from aws_data_mcp.transport import local_server
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class ServerThread:
+    """The real app served as `serve` serves it (uvicorn with its limits, on a loopback port), in a thread."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.server = local_server.server(create_http_app(settings))
+        sock = local_server.bind("127.0.0.1", settings.port)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.settings.port}/mcp"
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(5)
+
+
+def in_container(handler: Callable[[Any, Any], dict[str, Any]]) -> Callable[[Any], dict[str, Any]]:
+    """`handler` invoked as a Lambda container invokes it: always on one thread with one event loop of its own, so
+    async tests may call it too and no test's loop (or lack of one) leaks into it."""
+    container = ThreadPoolExecutor(max_workers=1, initializer=lambda: asyncio.set_event_loop(asyncio.new_event_loop()))
+
+    def invoke(event: Any) -> dict[str, Any]:
+        return container.submit(handler, event, LocalLambdaContext()).result()
+
+    return invoke
+
+
+def lambda_container(settings: Settings) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Mangum around the app built for `settings`, in a container of its own."""
+    from mangum import Mangum
+
+    return in_container(Mangum(create_http_app(settings), lifespan="off"))
+
+
+def start_demo(auth: str, state: Path) -> tuple[subprocess.Popen[bytes], str, str]:
+    """`aws-data-mcp demo --auth <auth>` in a process of its own, its state under `state`: the process, its URL
+    and its banner (the callers and how each connects), once it answers."""
+    port = free_port()
+    log = state / f"demo-{auth}.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {"XDG_STATE_HOME": str(state)}
+    process = subprocess.Popen([sys.executable, "-m", "aws_data_mcp", "demo", "--auth", auth, "--port", str(port)],
+                               env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        banner = log.read_text(errors="replace") if log.exists() else ""
+        if "Press Ctrl+C" in banner:
+            try:
+                httpx2.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
+                return process, f"http://127.0.0.1:{port}/mcp", banner
+            except httpx2.TransportError:
+                pass
+        if process.poll() is not None:
+            raise RuntimeError(banner)
+        time.sleep(0.2)
+    process.kill()
+    raise RuntimeError("the hosted demo did not start")
