@@ -18,6 +18,8 @@ class ServerConfig(TypedDict):
     limits: dict[str, int]
     region: str
     workflows: dict[str, str]
+    queries: dict[str, object]
+    """What athena_query may do here: its workgroups (the first the default) and the operator's caps."""
 
 
 @registry.resource(
@@ -25,7 +27,7 @@ class ServerConfig(TypedDict):
     name="server-config",
     title="Server configuration",
     description="Version, deployment mode, auth mode, protocol revisions, timeouts, limits (response budget, "
-    "body size, page size) and region.",
+    "body size, page size), region, and the queries' workgroups and caps.",
 )
 def server_config(request: ResourceRequest) -> ServerConfig:
     settings = request.settings
@@ -56,6 +58,9 @@ def server_config(request: ResourceRequest) -> ServerConfig:
         workflows={"store": settings.workflow_store,
                    "location": settings.workflow_table if settings.workflow_store == "dynamodb"
                    else settings.workflow_db_path},
+        queries={"enabled": bool(settings.query_workgroups), "workgroups": list(settings.query_workgroups),
+                 "max_rows": settings.query_max_rows, "wait_seconds": settings.query_wait_seconds,
+                 "price_per_tb_usd": settings.athena_price_per_tb},
     )
 
 
