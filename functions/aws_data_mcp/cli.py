@@ -105,10 +105,15 @@ def _serve_banner(settings: Settings, token: str | None) -> str:
                   client_configurations(url, token, [], profile))
 
 
+DEMO_QUESTION = ("Ask your agent: \"Which sales channel had the most returned orders in the first week of January "
+                 "2026, and what did the query cost?\" (athena_query runs it over sales.orders, 250,000 rows, in "
+                 "the analytics workgroup, whose 10 MB cutoff Athena enforces: a full scan is refused).")
+
+
 def _demo_banner(settings: Settings, inventory: Any, token_ignored: bool) -> str:
     url = f"http://{settings.host}:{settings.port}/mcp"
     notes = [f"Seeded data lake: {inventory}", "No access token: the demo serves only the emulated account, "
-             "never your credentials (`serve` asks for one)."]
+             "never your credentials (`serve` asks for one).", DEMO_QUESTION]
     if token_ignored:
         notes.append("AWS_DATA_MCP_TOKEN is set and ignored: the demo takes no token.")
     return banner(f"aws-data-mcp demo: serving {url} against an emulated AWS account", notes,

@@ -17,6 +17,7 @@ import pytest
 from mcp import Client
 from mcp_types import CallToolResult, ResourceLink
 
+from aws_data_mcp.cli import DEMO_QUESTION
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo import athena_engine
 from aws_data_mcp.demo.account import CONFLICTING_ENVIRONMENT, DemoAccount
@@ -246,3 +247,14 @@ def test_the_lambda_path_answers_the_same_query(demo: DemoAccount, caller: DemoA
                   http_api_event(modern("tools/call", call), revision=REVISION_2026)):
         got = body_json(handler(event))["result"]["structuredContent"]
         assert got["state"] == "SUCCEEDED" and got["results"]["rows"] == expected_three_days()
+
+
+async def test_the_demo_banners_question_is_answered(server: ServerThread, caller: DemoAccount) -> None:
+    assert "first week of January 2026" in DEMO_QUESTION
+    sql = ("SELECT channel, count(*) AS returned FROM orders WHERE status = 'returned' "
+           "AND order_date BETWEEN '2026-01-01' AND '2026-01-07' GROUP BY channel ORDER BY returned DESC, channel")
+    got = answer(await query(server, "2026-07-28", sql=sql))
+    counted = Counter(order.channel for order in map(order_values, range(ORDER_ROWS))
+                      if order.status == "returned" and order.order_date.isoformat() <= "2026-01-07")
+    assert got["results"]["rows"] == sorted(([c, n] for c, n in counted.items()), key=lambda r: (-r[1], r[0]))
+    assert got["statistics"]["cost_usd"] > 0
