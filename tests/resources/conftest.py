@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from aws_data_mcp.demo.account import CONFLICTING_ENVIRONMENT, DemoAccount
 from aws_data_mcp.demo.moto_extensions import LISTING_PAGES
 from aws_data_mcp.identity import local_chain
 from support.slow_endpoint import SlowEndpoint
@@ -51,3 +52,22 @@ def slow_endpoint() -> Iterator[SlowEndpoint]:
     yield endpoint
     endpoint.server.shutdown()
     endpoint.server.server_close()
+
+
+# --------------------------------------------------------------------------- the demo account
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[DemoAccount]:
+    """The seeded demo account, IAM enforced for its caller: one per process at a time, so one per module."""
+    with DemoAccount() as account:
+        yield account
+
+
+@pytest.fixture
+def demo_caller(demo: DemoAccount, monkeypatch: pytest.MonkeyPatch) -> DemoAccount:
+    """The local credential chain (reset before each test) acts as the demo caller, as `make demo` sets it up."""
+    for name in CONFLICTING_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in demo.caller_environment().items():
+        monkeypatch.setenv(name, value)
+    return demo

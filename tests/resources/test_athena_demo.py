@@ -16,7 +16,7 @@ from mcp import Client
 from mcp_types import ResourceTemplateReference
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.account import CONFLICTING_ENVIRONMENT, DemoAccount
+from aws_data_mcp.demo.account import DemoAccount
 from aws_data_mcp.demo.seed_data import DENIED_WORKGROUP
 from support.servers import ServerThread, free_port
 
@@ -24,25 +24,9 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="module")
-def demo() -> Iterator[DemoAccount]:
-    with DemoAccount() as account:
-        yield account
-
-
-@pytest.fixture(scope="module")
 def demo_server(demo: DemoAccount) -> Iterator[ServerThread]:
     with ServerThread(Settings(mode="demo", port=free_port())) as server:
         yield server
-
-
-@pytest.fixture
-def demo_caller(demo: DemoAccount, monkeypatch: pytest.MonkeyPatch) -> DemoAccount:
-    """The local credential chain (reset before each test) acts as the demo caller, as `make demo` sets it up."""
-    for name in CONFLICTING_ENVIRONMENT:
-        monkeypatch.delenv(name, raising=False)
-    for name, value in demo.caller_environment().items():
-        monkeypatch.setenv(name, value)
-    return demo
 
 
 async def read(client: Client, uri: str) -> Any:

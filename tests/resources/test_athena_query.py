@@ -20,7 +20,7 @@ from mcp_types import CallToolResult, ResourceLink
 from aws_data_mcp.cli import DEMO_QUESTION
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo import athena_engine
-from aws_data_mcp.demo.account import CONFLICTING_ENVIRONMENT, DemoAccount
+from aws_data_mcp.demo.account import DemoAccount
 from aws_data_mcp.demo.lake_data import ORDER_ROWS, order_values
 from aws_data_mcp.demo.seed_data import DENIED_WORKGROUP, QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
 from support.events import REVISION_2026, body_json, http_api_event, modern, rpc
@@ -32,12 +32,6 @@ THREE_DAYS = ("SELECT order_date, count(*) AS orders, sum(total_amount) AS total
               "FROM orders WHERE order_date BETWEEN '2026-01-01' AND '2026-01-03' GROUP BY order_date "
               "ORDER BY order_date")
 ATHENA_WRITES = ("athena:StartQueryExecution", "athena:GetWorkGroup")
-
-
-@pytest.fixture(scope="module")
-def demo() -> Iterator[DemoAccount]:
-    with DemoAccount() as account:
-        yield account
 
 
 @pytest.fixture(autouse=True)
@@ -54,16 +48,6 @@ def settings() -> Settings:
 def server(demo: DemoAccount, settings: Settings) -> Iterator[ServerThread]:
     with ServerThread(settings) as running:
         yield running
-
-
-@pytest.fixture
-def caller(demo: DemoAccount, monkeypatch: pytest.MonkeyPatch) -> DemoAccount:
-    """The local credential chain (reset before each test) acts as the demo caller, as `make demo` sets it up."""
-    for name in CONFLICTING_ENVIRONMENT:
-        monkeypatch.delenv(name, raising=False)
-    for name, value in demo.caller_environment().items():
-        monkeypatch.setenv(name, value)
-    return demo
 
 
 def answer(result: CallToolResult) -> dict[str, Any]:
@@ -90,8 +74,8 @@ def expected_three_days() -> list[list[Any]]:
 
 
 @pytest.mark.parametrize("mode", REVISIONS)
-async def test_a_question_answered_with_typed_rows_what_it_scanned_and_cost(server: ServerThread, caller: DemoAccount,
-                                                                            mode: str) -> None:
+async def test_a_question_answered_with_typed_rows_what_it_scanned_and_cost(
+        server: ServerThread, demo_caller: DemoAccount, mode: str) -> None:
     result = await query(server, mode, sql=THREE_DAYS)
     assert not result.is_error, result.content[0].text
     got = answer(result)
@@ -109,7 +93,7 @@ async def test_a_question_answered_with_typed_rows_what_it_scanned_and_cost(serv
 
 
 async def test_the_linked_resource_pages_100000_rows_every_row_once_on_both_revisions(
-        server: ServerThread, caller: DemoAccount) -> None:
+        server: ServerThread, demo_caller: DemoAccount) -> None:
     sql = ("SELECT order_id FROM orders WHERE order_date BETWEEN '2026-01-01' AND '2026-02-17' ORDER BY order_id")
     got = answer(await query(server, "legacy", sql=sql))
     assert got["state"] == "SUCCEEDED", got
@@ -129,7 +113,7 @@ async def test_the_linked_resource_pages_100000_rows_every_row_once_on_both_revi
 
 @pytest.mark.parametrize("sql", ["INSERT INTO orders SELECT * FROM orders", "SELECT 1; DROP TABLE orders",
                                  "WITH x AS (DELETE FROM orders) SELECT 1", "UNLOAD (SELECT 1) TO 's3://x/'"])
-async def test_writes_are_refused_before_any_aws_call(server: ServerThread, caller: DemoAccount,
+async def test_writes_are_refused_before_any_aws_call(server: ServerThread, demo_caller: DemoAccount,
                                                       aws_calls: Counter[str], sql: str) -> None:
     result = await query(server, "2026-07-28", sql=sql)
     assert result.is_error and answer(result)["error"] == "invalid_argument"
@@ -137,7 +121,7 @@ async def test_writes_are_refused_before_any_aws_call(server: ServerThread, call
 
 
 async def test_a_workgroup_without_an_enforced_cutoff_is_refused_with_the_settings_to_add(
-        server: ServerThread, caller: DemoAccount, aws_calls: Counter[str]) -> None:
+        server: ServerThread, demo_caller: DemoAccount, aws_calls: Counter[str]) -> None:
     result = await query(server, "legacy", sql="SELECT 1", workgroup="data-science")
     got = answer(result)
     assert result.is_error and got["error"] == "invalid_argument"
@@ -146,7 +130,7 @@ async def test_a_workgroup_without_an_enforced_cutoff_is_refused_with_the_settin
     assert aws_calls["athena:StartQueryExecution"] == 0
 
 
-async def test_a_workgroup_the_caller_cannot_describe_is_refused(server: ServerThread, caller: DemoAccount,
+async def test_a_workgroup_the_caller_cannot_describe_is_refused(server: ServerThread, demo_caller: DemoAccount,
                                                                  aws_calls: Counter[str]) -> None:
     got = answer(await query(server, "legacy", sql="SELECT 1", workgroup=DENIED_WORKGROUP))
     assert got["error"] == "access_denied" and got["action"] == "athena:GetWorkGroup"
@@ -154,19 +138,19 @@ async def test_a_workgroup_the_caller_cannot_describe_is_refused(server: ServerT
 
 
 async def test_a_query_over_the_cutoff_says_the_cutoff_and_what_it_scanned(server: ServerThread,
-                                                                            caller: DemoAccount) -> None:
+                                                                            demo_caller: DemoAccount) -> None:
     result = await query(server, "legacy", sql="SELECT * FROM orders")
     got = answer(result)
     assert result.is_error and got["error"] == "invalid_argument"
     assert f"{QUERY_CUTOFF_BYTES:,} bytes" in got["message"] and "partition" in got["details"][0]
 
 
-async def test_athenas_own_refusal_names_the_line_and_column(server: ServerThread, caller: DemoAccount) -> None:
+async def test_athenas_own_refusal_names_the_line_and_column(server: ServerThread, demo_caller: DemoAccount) -> None:
     got = answer(await query(server, "legacy", sql="SELECT no_such_column FROM orders WHERE order_date = '2026-01-01'"))
     assert got["error"] == "invalid_argument" and "line 1:8" in got["message"], got
 
 
-async def test_a_long_query_answers_a_link_then_the_rows(server: ServerThread, caller: DemoAccount) -> None:
+async def test_a_long_query_answers_a_link_then_the_rows(server: ServerThread, demo_caller: DemoAccount) -> None:
     sql = f"/* demo:running_seconds=3 */ {THREE_DAYS}"
     started = time.monotonic()
     result = await query(server, "2026-07-28", sql=sql, wait_seconds=0.5)
@@ -184,9 +168,9 @@ async def test_a_long_query_answers_a_link_then_the_rows(server: ServerThread, c
     assert detail["results"]["rows"] == expected_three_days()
 
 
-async def test_a_cancelled_tool_call_stops_its_query(server: ServerThread, caller: DemoAccount) -> None:
+async def test_a_cancelled_tool_call_stops_its_query(server: ServerThread, demo_caller: DemoAccount) -> None:
     sql = f"/* demo:running_seconds=30 */ {THREE_DAYS}"
-    athena = caller.caller_session().client("athena", endpoint_url=caller.endpoint_url)
+    athena = demo_caller.caller_session().client("athena", endpoint_url=demo_caller.endpoint_url)
     async with Client(server.url, mode="legacy") as client:
         with anyio.move_on_after(1.5):
             await client.call_tool("athena_query", {"sql": sql, "database": "sales"})
@@ -200,7 +184,7 @@ async def test_a_cancelled_tool_call_stops_its_query(server: ServerThread, calle
     assert ours and ours[0]["Status"]["State"] == "CANCELLED"
 
 
-async def test_athena_stop_query_stops_a_query_left_running(server: ServerThread, caller: DemoAccount) -> None:
+async def test_athena_stop_query_stops_a_query_left_running(server: ServerThread, demo_caller: DemoAccount) -> None:
     got = answer(await query(server, "legacy", sql=f"/* demo:running_seconds=30 */ {THREE_DAYS}", wait_seconds=0))
     async with Client(server.url, mode="legacy") as client:
         stopped = await client.call_tool("athena_stop_query", {"execution_id": got["execution_id"]})
@@ -220,7 +204,7 @@ async def test_athena_stop_query_stops_a_query_left_running(server: ServerThread
     ({"sql": 42}, "sql"),
     ({"sql": "SELECT 1", "rows": 10}, "rows"),
 ])
-async def test_bad_input_is_a_structured_error_with_no_aws_call(server: ServerThread, caller: DemoAccount,
+async def test_bad_input_is_a_structured_error_with_no_aws_call(server: ServerThread, demo_caller: DemoAccount,
                                                                 aws_calls: Counter[str], arguments: dict[str, Any],
                                                                 says: str) -> None:
     async with Client(server.url, mode="legacy") as client:
@@ -231,14 +215,14 @@ async def test_bad_input_is_a_structured_error_with_no_aws_call(server: ServerTh
 
 
 async def test_a_caller_asking_for_more_rows_than_the_cap_gets_the_cap_and_is_told(server: ServerThread,
-                                                                                   caller: DemoAccount) -> None:
+                                                                                   demo_caller: DemoAccount) -> None:
     got = answer(await query(server, "legacy", sql=THREE_DAYS, max_rows=10**9, wait_seconds=10**6))
     assert got["limits"]["max_rows"] == 1000 and got["limits"]["wait_seconds"] <= 10
     assert any("1000000000" in note for note in got["limits"]["notes"])
     assert any("1000000" in note for note in got["limits"]["notes"])
 
 
-def test_the_lambda_path_answers_the_same_query(demo: DemoAccount, caller: DemoAccount, settings: Settings) -> None:
+def test_the_lambda_path_answers_the_same_query(demo_caller: DemoAccount) -> None:
     event_settings = Settings(mode="local", query_workgroups=QUERY_WORKGROUPS, allowed_hosts=(
         http_api_event(rpc("ping"))["headers"]["host"],))
     handler = lambda_container(event_settings)
@@ -249,7 +233,7 @@ def test_the_lambda_path_answers_the_same_query(demo: DemoAccount, caller: DemoA
         assert got["state"] == "SUCCEEDED" and got["results"]["rows"] == expected_three_days()
 
 
-async def test_the_demo_banners_question_is_answered(server: ServerThread, caller: DemoAccount) -> None:
+async def test_the_demo_banners_question_is_answered(server: ServerThread, demo_caller: DemoAccount) -> None:
     assert "first week of January 2026" in DEMO_QUESTION
     sql = ("SELECT channel, count(*) AS returned FROM orders WHERE status = 'returned' "
            "AND order_date BETWEEN '2026-01-01' AND '2026-01-07' GROUP BY channel ORDER BY returned DESC, channel")

@@ -19,6 +19,8 @@ from typing import Any
 import boto3
 import duckdb
 
+from .seed_data import TABLES
+
 ORDERS_DATABASE = "sales"
 ORDERS_TABLE = "orders"
 ORDERS_BUCKET = "acme-datalake-curated"
@@ -30,16 +32,8 @@ FIRST_ORDER_DAY = date(2026, 1, 1)
 _STATUSES = ("placed", "shipped", "delivered", "returned", "cancelled")
 _CURRENCIES = ("USD", "EUR", "GBP")
 _CHANNELS = ("web", "mobile", "store")
-_COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("order_id", "string", "Order identifier (ORD-nnnnnnn)"),
-    ("customer_id", "string", "Customer identifier, joins sales.customers"),
-    ("order_ts", "timestamp", "When the order was placed (UTC)"),
-    ("status", "string", "placed | shipped | delivered | returned | cancelled"),
-    ("currency", "string", "ISO 4217 currency code"),
-    ("total_amount", "decimal(12,2)", "Order total including tax"),
-    ("items_count", "int", "Number of order lines"),
-    ("channel", "string", "web | mobile | store"),
-)
+_COLUMNS = next(t.columns for t in TABLES if (t.database, t.name) == (ORDERS_DATABASE, ORDERS_TABLE))
+"""The seed inventory's schema of sales.orders: the files written here hold exactly those columns."""
 _PARQUET: dict[str, Any] = {
     "InputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
     "OutputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
