@@ -250,3 +250,34 @@ def test_metadata_resource_keeps_the_scheme_the_client_used(proto: str | None, s
     event = http_api_event(None, method="GET", path="/.well-known/oauth-protected-resource/mcp", headers=headers)
     metadata = json.loads(lambda_container(settings)(event)["body"])
     assert metadata["resource"] == f"{scheme}://{event['headers']['host']}/mcp"
+
+
+# --------------------------------------------------------------------------- queries as each caller
+
+QUERY_SQL = ("SELECT channel, count(*) AS orders FROM orders WHERE order_date = '2026-01-02' GROUP BY channel "
+       "ORDER BY channel")
+
+
+async def query_as(url: str, token: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http, \
+            Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client:
+        result = await client.call_tool("athena_query", arguments)
+    return bool(result.is_error), json.loads(result.content[0].text)
+
+
+@pytest.mark.anyio
+async def test_a_query_runs_as_its_caller_and_its_id_answers_each_reader_as_athena_does(
+        oidc_demo: tuple[str, dict[str, str]]) -> None:
+    url, tokens = oidc_demo
+    failed, alice = await query_as(url, tokens["alice"], {"sql": QUERY_SQL, "database": "sales"})
+    assert not failed and alice["state"] == "SUCCEEDED", alice
+    assert [row[0] for row in alice["results"]["rows"]] == ["mobile", "store", "web"]
+    assert alice["result_file"]["presigned_url"] is None  # a hosted caller's credentials are temporary
+    uri = alice["uri"]
+    bob = await read_as(url, tokens["bob"], uri)  # demo-admin-role may read the workgroup's executions
+    assert bob["execution"]["id"] == alice["execution_id"] and bob["results"]["rows"] == alice["results"]["rows"]
+    with pytest.raises((MCPError, BaseExceptionGroup)) as denied:
+        await read_as(url, tokens["carol"], uri)  # demo-contractor-role has no Athena permission
+    assert_denied(the_error(denied.value).error.data, "athena:GetQueryExecution", "demo-contractor-role/carol")
+    failed, carol = await query_as(url, tokens["carol"], {"sql": QUERY_SQL, "database": "sales"})
+    assert failed and carol["error"] == "access_denied" and carol["action"] == "athena:GetWorkGroup"
