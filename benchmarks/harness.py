@@ -185,9 +185,10 @@ def latencies_json(latencies: Mapping[str, Latency]) -> dict[str, dict[str, floa
 
 # --- memory -----------------------------------------------------------------------------------
 
-def current_rss_bytes() -> int:
-    """Resident set size now (VmRSS), not the peak: growth must be visible after a plateau."""
-    with open("/proc/self/status", encoding="ascii") as status:
+def current_rss_bytes(pid: int | None = None) -> int:
+    """Resident set size now (VmRSS) of this process or `pid`, not the peak: growth must be visible after a
+    plateau."""
+    with open(f"/proc/{pid or 'self'}/status", encoding="ascii") as status:
         for line in status:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) * 1024

@@ -18,7 +18,7 @@ import asyncio
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack, ExitStack
 from typing import Any
 
@@ -31,10 +31,11 @@ MODES = {REVISION_2025: "legacy", REVISION_2026: REVISION_2026}
 """The SDK client's `mode` for each revision: 2025-11-25 is the initialize handshake's."""
 
 
-def _start_ours(state: str) -> tuple[subprocess.Popen[bytes], int]:
-    """`python -m aws_data_mcp serve`, as its owner runs it (a token; no AWS: the resource needs none)."""
+def start_serve(state: str, aws: Mapping[str, str] | None = None) -> tuple[subprocess.Popen[bytes], int]:
+    """`python -m aws_data_mcp serve`, as its owner runs it: a token, and `aws` (endpoint, credentials, settings)
+    for what reads AWS (none: the static resource needs no AWS)."""
     env = harness.child_environment() | {"AWS_DATA_MCP_MODE": "local", "AWS_DATA_MCP_TOKEN": TOKEN,
-                                          "XDG_STATE_HOME": state}
+                                          "XDG_STATE_HOME": state} | dict(aws or {})
     return harness.start_server([sys.executable, "-m", "aws_data_mcp", "serve", "--port"], "aws-data-mcp serve", env)
 
 
@@ -46,7 +47,7 @@ def serve_bare(text: str, port: int) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
-async def _client(stack: AsyncExitStack, url: str, revision: str, token: str | None) -> Any:
+async def sdk_client(stack: AsyncExitStack, url: str, revision: str, token: str | None) -> Any:
     """An SDK client on a connection of its own; no response cache, so every read reaches the server."""
     import httpx2
     from mcp import Client
@@ -76,7 +77,7 @@ class HeldClients:
             async with AsyncExitStack() as stack:
                 for name, (url, token) in urls.items():
                     for revision in MODES:
-                        self.clients[f"{name}/{revision}"] = await _client(stack, url, revision, token)
+                        self.clients[f"{name}/{revision}"] = await sdk_client(stack, url, revision, token)
                 started.set()
                 await self._stop.wait()
         finally:
@@ -95,20 +96,20 @@ def _reader(held: HeldClients, variant: str) -> Callable[[], object]:
     return lambda: held.read(variant)
 
 
-def _url(port: int) -> str:
+def url_of(port: int) -> str:
     return f"http://127.0.0.1:{port}/mcp"
 
 
 def measure(requests: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as state, asyncio.Runner() as runner, ExitStack() as servers:
-        ours, ours_port = _start_ours(state)
+        ours, ours_port = start_serve(state)
         servers.callback(ours.kill)
-        first = HeldClients(runner, {"ours": (_url(ours_port), TOKEN)})
+        first = HeldClients(runner, {"ours": (url_of(ours_port), TOKEN)})
         text = first.read(f"ours/{REVISION_2025}")
         first.close()
         bare, bare_port = harness.start_server([sys.executable, __file__, text], "the bare SDK app")
         servers.callback(bare.kill)
-        held = HeldClients(runner, {"ours": (_url(ours_port), TOKEN), "bare": (_url(bare_port), None)})
+        held = HeldClients(runner, {"ours": (url_of(ours_port), TOKEN), "bare": (url_of(bare_port), None)})
         try:
             variants: dict[str, Callable[[], object]] = {}
             for variant in held.clients:

@@ -18,6 +18,9 @@ Measurements (names for --only):
   package  unzipped function + layer from `sam build`
   fanout   permissions://discover, athena://workgroups, athena://query/history against moto with 50 ms
            injected per AWS call, beside the sequential time (calls x 50 ms) and the floor (waves x 50 ms)
+  query    an Athena result through `serve` (SDK client, one kept-alive local HTTP connection) vs a bare boto3 loop
+           over GetQueryResults pages, both against the demo account's Athena: time to the first row, time to
+           page 100,000 rows, and the server's RSS while it pages 1,000,000
   instructions  (opt-in, needs valgrind, about a minute) user-space instructions of one cold start of
            each kind under callgrind: the same ratio without the noise
 """
@@ -48,6 +51,9 @@ TOOL_BUDGET = Budget(1.10)
 RSS_BUDGET = Budget(160, "MB")
 GROWTH_BUDGET = Budget(2, "MB")
 PACKAGE_BUDGET = Budget(50, "MB")
+PAGING_BUDGET = Budget(1.2)
+QUERY_GROWTH_BUDGET = Budget(50, "MB")
+QUERY_TIMEOUT_SECONDS = 1800
 
 
 def _latencies(raw: dict[str, Any]) -> dict[str, Latency]:
@@ -189,6 +195,32 @@ def measure_fanout(args: argparse.Namespace) -> Section:
     return rows, raw
 
 
+def measure_query(args: argparse.Namespace) -> Section:
+    raw = harness.run_worker("query", str(args.query_rounds), timeout=QUERY_TIMEOUT_SECONDS)
+    first = {name: harness.median(values) for name, values in raw["first_row_s"].items()}
+    paging = {name: harness.median(values) for name, values in raw["paging_s"].items()}
+    memory, rounds, requests = raw["memory_bytes"], raw["rounds"], raw["requests"]
+    growth = memory["peak"] - memory["start"]
+    return [
+        Row(f"query: athena_query to its first row (median of {rounds})", seconds(first["ours"]),
+            seconds(first["bare"]), first["ours"] / first["bare"],
+            note=f"{raw['paged_rows']:,}-row query over {raw['orders']:,} orders; baseline: boto3 Start, "
+                 f"GetQueryExecution on the tool's poll schedule, first page; emulator pacing "
+                 f"{raw['pacing_s'] * 1e3:.0f} ms a state"),
+        Row(f"query: page {raw['paged_rows']:,} rows (median of {rounds})", seconds(paging["ours"]),
+            seconds(paging["bare"]), paging["ours"] / paging["bare"], PAGING_BUDGET,
+            note=f"athena://queries/{{id}} and next_uri, {requests['ours']} answers over one kept-alive connection "
+                 f"vs boto3 GetQueryResults, {requests['bare']} pages of 1000; same execution"),
+        Row("  vs boto3 with a GetQueryExecution per page", seconds(paging["ours"]), seconds(paging["bare_with_state"]),
+            paging["ours"] / paging["bare_with_state"],
+            note="each answer of the resource checks the query's state first: what is left is our layers and HTTP"),
+        Row(f"query: server RSS growth paging {memory['rows']:,} rows", megabytes(growth),
+            megabytes(memory["start"]), budget=QUERY_GROWTH_BUDGET, checked=growth / MB,
+            note=f"baseline: RSS after the first answer; peak {megabytes(memory['peak'])}, end "
+                 f"{megabytes(memory['end'])}, {memory['answers']} answers"),
+    ], raw
+
+
 MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "cold": measure_cold,
     "warm": measure_warm,
@@ -199,8 +231,9 @@ MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "package": measure_package,
     "instructions": measure_instructions,
     "fanout": measure_fanout,
+    "query": measure_query,
 }
-DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout")
+DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout", "query")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -212,6 +245,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--cold-runs", type=int, default=15, help="fresh-process pairs for the cold start")
     parser.add_argument("--invocations", type=int, default=1000, help="warm invocations for the memory figure")
     parser.add_argument("--fanout-repeats", type=int, default=5, help="reads per fan-out resource")
+    parser.add_argument("--query-rounds", type=int, default=5, help="alternating rounds of each query figure")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of warm static reads")
     args = parser.parse_args(argv)
     unknown = set(args.only.split(",")) - set(MEASUREMENTS)

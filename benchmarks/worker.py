@@ -169,6 +169,14 @@ def http(requests: int) -> dict[str, Any]:
     return local_http.measure(requests)
 
 
+def query(rounds: int) -> dict[str, Any]:
+    """Measurement 8: an Athena result paged through `serve` vs a bare boto3 loop, and the server's RSS (see
+    query_paging.py)."""
+    import query_paging
+
+    return query_paging.measure(rounds)
+
+
 WORKERS: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
     "warm": (warm, 2000),
     "tool": (tool, 2000),
@@ -177,6 +185,7 @@ WORKERS: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
     "profile": (profile, 500),
     "fanout": (fanout, 5),
     "http": (http, 500),
+    "query": (query, 5),
 }
 
 
