@@ -3,7 +3,8 @@
 moto records a query and reports it SUCCEEDED with no rows. With ``install()``, every query started afterwards
 is a ``QueryRun``: it runs in the background over the account's own S3 objects (``lake_query.py``), goes
 QUEUED -> RUNNING -> SUCCEEDED / FAILED / CANCELLED as Athena does, writes ``<id>.csv`` and
-``<id>.csv.metadata`` where the workgroup says, and ``GetQueryResults`` pages its rows. Executions started
+``<id>.csv.metadata`` where the workgroup says, and ``GetQueryResults`` pages its rows. ``EXPLAIN (TYPE IO)``
+answers as Athena does for tables without statistics, scanning nothing. Executions started
 before ``install()`` (the seed's history) stay moto's and keep the state the seed gave them.
 
 The state a poll sees is published when moto describes the execution (``Execution.advance()``, which moto's
@@ -252,7 +253,8 @@ def _row(values: tuple[str | None, ...]) -> dict[str, Any]:
 
 
 def _athena_get_query_results(self: AthenaResponse) -> str:
-    """GetQueryResults in pages of up to 1000 rows, the header row first on the first page, as Athena serves it."""
+    """GetQueryResults in pages of up to 1000 rows, a query's header row first on the first page, as Athena
+    serves it."""
     execution_id = self._get_param("QueryExecutionId")
     run = self.athena_backend.executions.get(execution_id)
     if not isinstance(run, QueryRun):
@@ -268,17 +270,18 @@ def _athena_get_query_results(self: AthenaResponse) -> str:
         raise JsonRESTError("InvalidRequestException", f"MaxResults must be between 1 and {MAX_RESULTS}")
     token = self._get_param("NextToken")
     try:
-        start = int(token) if token else 0  # position among the header row (0) and the data rows (1..)
+        start = int(token) if token else 0  # position among the header row, if any, and the data rows
     except ValueError:
         raise JsonRESTError("InvalidRequestException", "Invalid NextToken for GetQueryResults") from None
-    stop = min(start + limit, result.row_count + 1)
-    rows = [_row(tuple(c.name for c in result.columns))] if start == 0 else []
-    rows += [_row(values) for values in result.rows(max(start - 1, 0), stop - 1)]
+    header = 1 if result.header_row else 0
+    stop = min(start + limit, result.row_count + header)
+    rows = [_row(tuple(c.name for c in result.columns))] if start == 0 and header else []
+    rows += [_row(values) for values in result.rows(max(start - header, 0), stop - header)]
     page: dict[str, Any] = {
         "UpdateCount": 0,
         "ResultSet": {"Rows": rows, "ResultSetMetadata": {"ColumnInfo": [c.as_dict() for c in result.columns]}},
     }
-    if stop < result.row_count + 1:
+    if stop < result.row_count + header:
         page["NextToken"] = str(stop)
     return json.dumps(page)
 

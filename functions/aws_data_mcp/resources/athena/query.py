@@ -7,6 +7,9 @@ Order of a query, each step refusing before the next costs anything:
 4. StartQueryExecution, then wait up to the bound, with progress where the transport streams;
 5. the first page of rows, or, still running, a link to `athena://queries/{id}` to read later.
 A cancelled tool call stops its query. Every call is made with the caller's own session.
+
+estimate_only runs `EXPLAIN (TYPE IO, FORMAT JSON)` of the SELECT instead, which reads no data and costs
+nothing, and answers Athena's estimate of what the query would read and cost, or that it has none.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from aws_data_mcp.rendering import to_json
 from aws_data_mcp.resources.athena.cost_guard import chosen_workgroup, guarded
 from aws_data_mcp.resources.athena.execution import validated_execution_id
 from aws_data_mcp.resources.athena.query_answers import (
+    estimate,
     failure,
     has_session_token,
     query_uri,
@@ -43,7 +47,7 @@ from aws_data_mcp.resources.athena.query_answers import (
     stopped_by_cutoff,
 )
 from aws_data_mcp.resources.athena.read_only import ReadOnlyStatement, read_only_statement
-from aws_data_mcp.resources.athena.result_pages import FIRST_PAGE, Page, read_page
+from aws_data_mcp.resources.athena.result_pages import ATHENA_PAGE_ROWS, FIRST_PAGE, Page, read_page
 from aws_data_mcp.tool_host import host_of
 
 T = TypeVar("T")
@@ -66,8 +70,8 @@ MaxRows = Annotated[int | None, Field(ge=1, description="At most this many rows 
                                                         "cap applies: asking for more gets the cap).")]
 WaitSeconds = Annotated[float | None, Field(ge=0, description="How long to wait for the query before answering with a "
                                                               "link to read later (the server's cap applies).")]
-EstimateOnly = Annotated[bool, Field(description="Ask Athena what the query would scan (EXPLAIN (TYPE IO)) without "
-                                                 "running it.")]
+EstimateOnly = Annotated[bool, Field(description="Ask Athena what the query would scan and cost (EXPLAIN (TYPE "
+                                                 "IO)) without running it: an `estimate`, or why Athena has none.")]
 
 
 @dataclass(frozen=True)
@@ -223,7 +227,14 @@ async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgr
         answer["next_step"] = (f"Still {state} after {bounds.wait_seconds:.0f} s: read {query_uri(query_id)} for its "
                                "state and, once it succeeds, its rows; athena_stop_query stops it.")
         return _answer(answer, _link(query_id))
-    if state == "SUCCEEDED":
+    if state == "SUCCEEDED" and statement.estimate:
+        try:
+            plan = await anyio.to_thread.run_sync(
+                lambda: _plan(ctx, athena, query_id, execution, deadline), abandon_on_cancel=True)
+        except (ClientError, BotoCoreError) as exc:
+            return failure_result(as_failure(exc, "athena:GetQueryResults"))
+        answer["estimate"] = estimate(plan, settings.athena_price_per_tb)
+    elif state == "SUCCEEDED":
         try:
             page, file = await anyio.to_thread.run_sync(
                 lambda: _first_page(ctx, athena, query_id, execution, bounds, deadline), abandon_on_cancel=True)
@@ -261,21 +272,33 @@ async def _stop(athena: Any, query_id: str) -> None:
                        extra={"execution_id": query_id, "error": type(exc).__name__})
 
 
-def _first_page(ctx: Context, athena: Any, query_id: str, execution: Mapping[str, Any], bounds: Limits,
-                deadline: float) -> tuple[Page, dict[str, Any]]:
-    host = host_of(ctx)
-
+def _results_of(athena: Any, query_id: str) -> Callable[[str | None, int], Mapping[str, Any]]:
     def fetch(token: str | None, size: int) -> Mapping[str, Any]:
         extra = {"NextToken": token} if token else {}
         return athena.get_query_results(QueryExecutionId=query_id, MaxResults=size, **extra)
 
+    return fetch
+
+
+def _first_page(ctx: Context, athena: Any, query_id: str, execution: Mapping[str, Any], bounds: Limits,
+                deadline: float) -> tuple[Page, dict[str, Any]]:
+    host = host_of(ctx)
     with deadline_scope(deadline):
-        page = read_page(fetch, FIRST_PAGE, max_rows=bounds.max_rows,
+        page = read_page(_results_of(athena, query_id), FIRST_PAGE, max_rows=bounds.max_rows,
                          char_budget=host.config.response_char_budget * 3 // 4,
                          header_row=execution.get("StatementType") == "DML")
         caller = host.caller_for(ctx.request_context)
         s3 = client(caller.require_session(), "s3", host.config, caller.region)
         return page, result_file(s3, execution, temporary_credentials=has_session_token(caller.require_session()))
+
+
+def _plan(ctx: Context, athena: Any, query_id: str, execution: Mapping[str, Any], deadline: float) -> str:
+    """EXPLAIN's output as one text: Athena answers it in one row, or a row a line (reported DML or UTILITY)."""
+    with deadline_scope(deadline):
+        page = read_page(_results_of(athena, query_id), FIRST_PAGE, max_rows=ATHENA_PAGE_ROWS,
+                         char_budget=host_of(ctx).config.response_char_budget * 3 // 4,
+                         header_row=execution.get("StatementType") == "DML")
+    return "\n".join(str(row[0]) for row in page.rows if row and row[0] is not None)
 
 
 def _link(query_id: str) -> ResourceLink:

@@ -1,9 +1,11 @@
 """What a query answers, from the tool and from `athena://queries/{execution_id}` alike: its state, what it
 scanned and cost, a page of rows with the URI of the next, and the result file; or Athena's reason as an error
-the agent can act on."""
+the agent can act on. An estimate (EXPLAIN (TYPE IO)) answers what Athena expects the query to read instead."""
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Mapping
 from typing import Any, TypedDict
@@ -24,6 +26,10 @@ _ERROR_NAME = re.compile(r"^([A-Z][A-Z_]+):")
 _ACTION = re.compile(r"\b(s3|glue|athena|kms|lakeformation):([A-Za-z]+)\b")
 USER_ERROR = 2
 """AthenaError.ErrorCategory: 1 system, 2 user, 3 other."""
+_UNBILLED_EXPLAIN = re.compile(r"^\s*EXPLAIN\b(?!\s+ANALYZE\b)", re.IGNORECASE)
+"""EXPLAIN reads no data and Athena does not bill it, whatever statement type it reports; EXPLAIN ANALYZE runs."""
+NO_STATISTICS = ("Athena has no statistics for these tables (e.g. run ANALYZE or Glue column statistics): no "
+                 "estimate; the workgroup's cutoff still bounds what the query can cost")
 
 
 class QueryStatistics(TypedDict):
@@ -50,6 +56,29 @@ class QueryResults(TypedDict):
     """True when the response budget, not the row cap, ended this page."""
 
 
+class TableEstimate(TypedDict):
+    table: str
+    input_bytes: int | None
+    """Athena's estimate of the data the query reads from the table, from its statistics (the data's size: for
+    compressed columnar files, more than the bytes Athena scans and bills); null where it has no statistics."""
+    input_rows: int | None
+
+
+class Estimate(TypedDict, total=False):
+    available: bool
+    tables: list[TableEstimate]
+    input_bytes: int | None
+    input_rows: int | None
+    billed_bytes: int | None
+    cost_usd: float | None
+    """What `input_bytes` would cost at `price_per_tb_usd`, billed as Athena bills (10 MB at least)."""
+    price_per_tb_usd: float
+    reason: str
+    """Why there is no estimate (`available` false)."""
+    plan: str
+    """Athena's output as it came, where it is not the JSON an estimate is read from."""
+
+
 class ResultFile(TypedDict, total=False):
     s3_uri: str
     presigned_url: str | None
@@ -65,10 +94,11 @@ def query_uri(query_id: str, cursor: Cursor | None = None) -> str:
 
 def statistics(execution: Mapping[str, Any], price_per_tb: float) -> QueryStatistics:
     """Data scanned, engine and queue time, and the cost at `price_per_tb` (Athena bills what it scanned for a
-    read that ran: succeeded, cancelled, or stopped by the cutoff; not DDL, not a failed statement)."""
+    read that ran: succeeded, cancelled, or stopped by the cutoff; not DDL, EXPLAIN or a failed statement)."""
     stats = execution.get("Statistics") or {}
     state = (execution.get("Status") or {}).get("State")
-    charged = execution.get("StatementType") == "DML" and (
+    explain = _UNBILLED_EXPLAIN.match(execution.get("Query") or "")
+    charged = execution.get("StatementType") == "DML" and not explain and (
         state in ("SUCCEEDED", "CANCELLED") or stopped_by_cutoff(execution))
     return QueryStatistics(
         **billed_cost(stats.get("DataScannedInBytes"), price_per_tb, charged),
@@ -76,6 +106,48 @@ def statistics(execution: Mapping[str, Any], price_per_tb: float) -> QueryStatis
         queued_ms=stats.get("QueryQueueTimeInMillis"),
         total_ms=stats.get("TotalExecutionTimeInMillis"),
     )
+
+
+def estimate(plan: str, price_per_tb: float) -> Estimate:
+    """What EXPLAIN (TYPE IO, FORMAT JSON) says a query would read: per table and in all, with its cost.
+
+    Athena estimates from table statistics only; without them its figures are NaN (or absent), and then there is
+    no estimate at all, never a guess."""
+    try:
+        start = plan.index("{")  # the JSON, after a header row where Athena repeats the column name
+        document, _ = json.JSONDecoder().raw_decode(plan, start)
+        tables = [_table_estimate(info) for info in document["inputTableColumnInfos"]]
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        return Estimate(available=False, price_per_tb_usd=price_per_tb, plan=plan,
+                        reason=f"Athena's EXPLAIN (TYPE IO) output is not the JSON expected ({type(exc).__name__}: "
+                               f"{exc}): no estimate; its output is in `plan` as it came")
+    figures = [table[key] for table in tables for key in ("input_bytes", "input_rows")]
+    if any(figure is None for figure in figures):
+        return Estimate(available=False, tables=tables, input_bytes=None, input_rows=None, billed_bytes=None,
+                        cost_usd=None, price_per_tb_usd=price_per_tb, reason=NO_STATISTICS)
+    total = sum(table["input_bytes"] or 0 for table in tables)
+    cost = billed_cost(total, price_per_tb, charged=True)
+    return Estimate(available=True, tables=tables, input_bytes=total,
+                    input_rows=sum(table["input_rows"] or 0 for table in tables),
+                    billed_bytes=cost["billed_bytes"], cost_usd=cost["cost_usd"], price_per_tb_usd=price_per_tb)
+
+
+def _table_estimate(info: Mapping[str, Any]) -> TableEstimate:
+    table = info["table"]
+    names = table["schemaTable"]
+    figures = info.get("estimate") or {}
+    return TableEstimate(table=f"{table.get('catalog', '')}.{names['schema']}.{names['table']}".lstrip("."),
+                         input_bytes=_figure(figures.get("outputSizeInBytes")),
+                         input_rows=_figure(figures.get("outputRowCount")))
+
+
+def _figure(value: Any) -> int | None:
+    """One of Trino's estimates: a number, or "NaN" (a JSON string) where it has none."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return math.ceil(number) if math.isfinite(number) and number >= 0 and not isinstance(value, bool) else None
 
 
 def stopped_by_cutoff(execution: Mapping[str, Any]) -> bool:

@@ -1,0 +1,146 @@
+"""athena_query's estimate_only: what Athena's EXPLAIN (TYPE IO) says a query would read and cost, or that it
+has no statistics to say it with (the demo's Glue tables, as most), and never a guess.
+
+Through the MCP protocol against the demo account, whose Athena answers EXPLAIN (TYPE IO) as Athena does for
+tables without statistics; the reading of statistics-bearing output on a sample of Athena's JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult
+
+from aws_data_mcp.config import Settings
+from aws_data_mcp.demo import athena_engine
+from aws_data_mcp.demo.account import DemoAccount
+from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
+from aws_data_mcp.resources.athena.query_answers import NO_STATISTICS, estimate
+from support.servers import ServerThread, free_port
+
+pytestmark = pytest.mark.anyio
+JOINED = ("SELECT c.customer_id, count(*) AS orders FROM orders o JOIN sales.customers c "
+          "ON o.customer_id = c.customer_id WHERE o.order_date = '2026-01-02' GROUP BY c.customer_id")
+PRICE_PER_TB = 5.0
+MB = 1 << 20
+TB = 1 << 40
+
+
+@pytest.fixture(autouse=True)
+def quick_queries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(athena_engine, "PACING", athena_engine.Pacing(queued_seconds=0.05, running_seconds=0.05))
+
+
+@pytest.fixture(scope="module")
+def server(demo: DemoAccount) -> Iterator[ServerThread]:
+    settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=10,
+                        athena_price_per_tb=PRICE_PER_TB)
+    with ServerThread(settings) as running:
+        yield running
+
+
+def answer(result: CallToolResult) -> dict[str, Any]:
+    payload = json.loads(result.content[0].text)
+    assert result.structured_content == payload
+    return payload
+
+
+async def query(server: ServerThread, mode: str, **arguments: Any) -> CallToolResult:
+    async with Client(server.url, mode=mode) as client:
+        return await client.call_tool("athena_query", {"database": "sales", **arguments})
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_an_estimate_without_statistics_is_unavailable_with_the_reason_and_scans_nothing(
+        server: ServerThread, demo_caller: DemoAccount, mode: str) -> None:
+    result = await query(server, mode, sql=JOINED, estimate_only=True)
+    assert not result.is_error, result.content[0].text
+    got = answer(result)
+    assert got["state"] == "SUCCEEDED" and got["statement"] == "EXPLAIN"
+    assert "results" not in got and "result_file" not in got  # an estimate, not Athena's raw rows
+    assert got["estimate"] == {
+        "available": False, "reason": NO_STATISTICS,
+        "tables": [{"table": "awsdatacatalog.sales.orders", "input_bytes": None, "input_rows": None},
+                   {"table": "awsdatacatalog.sales.customers", "input_bytes": None, "input_rows": None}],
+        "input_bytes": None, "input_rows": None, "billed_bytes": None, "cost_usd": None,
+        "price_per_tb_usd": PRICE_PER_TB,
+    }
+    assert got["statistics"]["data_scanned_bytes"] == 0
+    assert got["statistics"]["billed_bytes"] == 0 and got["statistics"]["cost_usd"] == 0
+
+
+async def test_the_explain_itself_pages_athenas_one_row_of_json(server: ServerThread,
+                                                                demo_caller: DemoAccount) -> None:
+    got = answer(await query(server, "2026-07-28", sql="SELECT * FROM orders", estimate_only=True))
+    async with Client(server.url, mode="2026-07-28") as client:
+        read = json.loads((await client.read_resource(got["uri"])).contents[0].text)
+    assert read["results"]["columns"] == [{"name": "Query Plan", "type": "varchar"}]
+    [[plan]] = read["results"]["rows"]
+    [table] = json.loads(plan)["inputTableColumnInfos"]
+    assert table["table"]["schemaTable"] == {"schema": "sales", "table": "orders"}
+    assert table["estimate"]["outputSizeInBytes"] == "NaN"
+
+
+async def test_an_estimate_of_a_missing_table_is_athenas_refusal(server: ServerThread,
+                                                                 demo_caller: DemoAccount) -> None:
+    result = await query(server, "2026-07-28", sql="SELECT * FROM no_such_table", estimate_only=True)
+    assert result.is_error and answer(result)["error"] == "invalid_argument"
+    assert "TABLE_NOT_FOUND" in answer(result)["message"] and "no_such_table" in answer(result)["message"]
+
+
+def plan_with(orders: dict[str, Any], customers: dict[str, Any]) -> str:
+    """Athena's EXPLAIN (TYPE IO, FORMAT JSON) output for JOINED, with these estimates of its two tables."""
+    def table(name: str, figures: dict[str, Any]) -> dict[str, Any]:
+        return {"table": {"catalog": "awsdatacatalog", "schemaTable": {"schema": "sales", "table": name}},
+                "columnConstraints": [], "estimate": {"cpuCost": 1.0e9, "maxMemory": 0.0, "networkCost": 0.0,
+                                                      **figures}}
+
+    return json.dumps({"inputTableColumnInfos": [table("orders", orders), table("customers", customers)],
+                       "estimate": {"outputRowCount": 5000.0, "outputSizeInBytes": 90000.0, "cpuCost": 2.0e9,
+                                    "maxMemory": 1.0e6, "networkCost": 9.0e4}}, indent=2)
+
+
+def test_statistics_give_the_bytes_and_rows_per_table_their_total_and_the_cost() -> None:
+    plan = plan_with({"outputRowCount": 250000.0, "outputSizeInBytes": 3.5e9},
+                     {"outputRowCount": 20000.0, "outputSizeInBytes": 1200000.5})
+    got = estimate(plan, PRICE_PER_TB)
+    total = 3_500_000_000 + 1_200_001
+    assert got == {
+        "available": True,
+        "tables": [{"table": "awsdatacatalog.sales.orders", "input_bytes": 3_500_000_000, "input_rows": 250_000},
+                   {"table": "awsdatacatalog.sales.customers", "input_bytes": 1_200_001, "input_rows": 20_000}],
+        "input_bytes": total, "input_rows": 270_000, "billed_bytes": -(-total // MB) * MB,
+        "cost_usd": pytest.approx(-(-total // MB) * MB * PRICE_PER_TB / TB), "price_per_tb_usd": PRICE_PER_TB,
+    }
+    # Athena may answer the JSON a line a row, after a header row: the same estimate
+    assert estimate("Query Plan\n" + plan, PRICE_PER_TB) == got
+
+
+def test_a_small_estimate_costs_what_athena_bills_at_least() -> None:
+    got = estimate(plan_with({"outputRowCount": 10.0, "outputSizeInBytes": 800.0},
+                             {"outputRowCount": 5.0, "outputSizeInBytes": 200.0}), PRICE_PER_TB)
+    assert got["input_bytes"] == 1000 and got["billed_bytes"] == 10 * MB
+
+
+@pytest.mark.parametrize("customers", [{"outputRowCount": "NaN", "outputSizeInBytes": "NaN"},
+                                       {"outputRowCount": 20000.0}, {}])
+def test_one_table_without_statistics_is_no_estimate_not_a_partial_one(customers: dict[str, Any]) -> None:
+    got = estimate(plan_with({"outputRowCount": 250000.0, "outputSizeInBytes": 3.5e9}, customers), PRICE_PER_TB)
+    assert got["available"] is False and got["reason"] == NO_STATISTICS
+    assert got["input_bytes"] is None and got["cost_usd"] is None and got["billed_bytes"] is None
+    assert got["tables"][0] == {"table": "awsdatacatalog.sales.orders", "input_bytes": 3_500_000_000,
+                                "input_rows": 250_000}
+    assert got["tables"][1]["input_bytes"] is None
+
+
+@pytest.mark.parametrize("plan", ["Fragment 0 [SINGLE]\n    Output layout: [orderkey]", '{"estimate": {}}',
+                                  '{"inputTableColumnInfos": [{"table": {}}'])
+def test_output_that_is_not_the_json_expected_says_so_and_keeps_it(plan: str) -> None:
+    got = estimate(plan, PRICE_PER_TB)
+    assert got["available"] is False and got["plan"] == plan
+    assert got["reason"].startswith("Athena's EXPLAIN (TYPE IO) output is not the JSON expected")
+    assert "tables" not in got and "cost_usd" not in got
