@@ -18,7 +18,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
 from botocore.exceptions import BotoCoreError, ClientError
@@ -46,9 +46,11 @@ from aws_data_mcp.resources.athena.query_answers import (
     statistics,
     stopped_by_cutoff,
 )
-from aws_data_mcp.resources.athena.read_only import ReadOnlyStatement, read_only_statement
 from aws_data_mcp.resources.athena.result_pages import ATHENA_PAGE_ROWS, FIRST_PAGE, Page, read_page
 from aws_data_mcp.tool_host import host_of
+
+if TYPE_CHECKING:
+    from aws_data_mcp.resources.athena.read_only import ReadOnlyStatement
 
 T = TypeVar("T")
 CATALOG = "AwsDataCatalog"
@@ -117,7 +119,7 @@ async def athena_query(ctx: Context, sql: Sql, database: Database, workgroup: Wo
     host = host_of(ctx)
     settings = host.config
     try:
-        statement = read_only_statement(sql)
+        statement = _read_only(sql)
         name = chosen_workgroup(workgroup, settings.query_workgroups)
         chosen_database = _database(database)
         budget = _budget(ctx)
@@ -161,13 +163,21 @@ def _answer(payload: dict[str, Any], link: ResourceLink) -> CallToolResult:
     return tool_result(to_json(payload), payload, link=link)
 
 
+def _read_only(sql: object) -> ReadOnlyStatement:
+    """The parser's verdict on `sql`, imported on the first query rather than with this module: sqlglot takes about
+    0.2 s to import, which every cold start would otherwise pay for a tool most invocations never call."""
+    from aws_data_mcp.resources.athena.read_only import read_only_statement
+
+    return read_only_statement(sql)
+
+
 def _estimate_of(statement: ReadOnlyStatement) -> ReadOnlyStatement:
     if statement.kind not in ("SELECT", "EXPLAIN") or (statement.kind == "EXPLAIN" and not statement.estimate):
         raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"estimate_only needs a SELECT, not {statement.kind}",
                               details=["Athena estimates the input of a SELECT (EXPLAIN (TYPE IO)) only."])
     if statement.estimate:
         return statement
-    return read_only_statement(f"EXPLAIN (TYPE IO, FORMAT JSON) {statement.sql}")
+    return _read_only(f"EXPLAIN (TYPE IO, FORMAT JSON) {statement.sql}")
 
 
 async def _call(operation: Callable[..., T], deadline: float, **kwargs: Any) -> T:
