@@ -168,20 +168,26 @@ async def test_a_long_query_answers_a_link_then_the_rows(server: ServerThread, d
     assert detail["results"]["rows"] == expected_three_days()
 
 
+def executions_marked(athena: Any, marker: str) -> list[dict[str, Any]]:
+    """The executions of the analytics workgroup whose SQL holds `marker`."""
+    ids = athena.list_query_executions(WorkGroup="analytics", MaxResults=50)["QueryExecutionIds"]
+    found = athena.batch_get_query_execution(QueryExecutionIds=ids)["QueryExecutions"] if ids else []
+    return [execution for execution in found if marker in execution["Query"]]
+
+
 async def test_a_cancelled_tool_call_stops_its_query(server: ServerThread, demo_caller: DemoAccount) -> None:
-    sql = f"/* demo:running_seconds=30 */ {THREE_DAYS}"
+    marker = f"cancelled-{time.time_ns()}"
+    sql = f"/* demo:running_seconds=60 */ /* {marker} */ {THREE_DAYS}"
     athena = demo_caller.caller_session().client("athena", endpoint_url=demo_caller.endpoint_url)
-    async with Client(server.url, mode="legacy") as client:
-        with anyio.move_on_after(1.5):
-            await client.call_tool("athena_query", {"sql": sql, "database": "sales"})
-        for _ in range(50):  # the server stops the query once the cancellation reaches it
-            executions = athena.list_query_executions(WorkGroup="analytics")["QueryExecutionIds"]
-            states = [athena.get_query_execution(QueryExecutionId=i)["QueryExecution"] for i in executions[:5]]
-            ours = [e for e in states if "running_seconds=30" in e["Query"]]
-            if ours and ours[0]["Status"]["State"] == "CANCELLED":
-                break
+    async with Client(server.url, mode="legacy") as client, anyio.create_task_group() as calls:
+        calls.start_soon(client.call_tool, "athena_query", {"sql": sql, "database": "sales"})
+        with anyio.fail_after(30):  # the client cancels once the query is running
+            while not [e for e in executions_marked(athena, marker) if e["Status"]["State"] == "RUNNING"]:
+                await anyio.sleep(0.1)
+        calls.cancel_scope.cancel()
+    with anyio.fail_after(30):  # the server stops the query once the cancellation reaches it
+        while executions_marked(athena, marker)[0]["Status"]["State"] != "CANCELLED":
             await anyio.sleep(0.1)
-    assert ours and ours[0]["Status"]["State"] == "CANCELLED"
 
 
 async def test_athena_stop_query_stops_a_query_left_running(server: ServerThread, demo_caller: DemoAccount) -> None:
