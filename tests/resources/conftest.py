@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from aws_data_mcp.demo import athena_engine
 from aws_data_mcp.demo.account import CONFLICTING_ENVIRONMENT, DemoAccount
 from aws_data_mcp.demo.moto_extensions import LISTING_PAGES
 from aws_data_mcp.identity import local_chain
@@ -71,3 +72,9 @@ def demo_caller(demo: DemoAccount, monkeypatch: pytest.MonkeyPatch) -> DemoAccou
     for name, value in demo.caller_environment().items():
         monkeypatch.setenv(name, value)
     return demo
+
+
+@pytest.fixture
+def quick_queries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's Athena shows QUEUED and RUNNING for 50 ms each, so tests measure answers, not state delays."""
+    monkeypatch.setattr(athena_engine, "PACING", athena_engine.Pacing(queued_seconds=0.05, running_seconds=0.05))

@@ -13,26 +13,20 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from mcp_types import CallToolResult
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo import athena_engine
 from aws_data_mcp.demo.account import DemoAccount
 from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
 from aws_data_mcp.resources.athena.query_answers import NO_STATISTICS, estimate
+from support.queries import answer, query
 from support.servers import ServerThread, free_port
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
 JOINED = ("SELECT c.customer_id, count(*) AS orders FROM orders o JOIN sales.customers c "
           "ON o.customer_id = c.customer_id WHERE o.order_date = '2026-01-02' GROUP BY c.customer_id")
 PRICE_PER_TB = 5.0
 MB = 1 << 20
 TB = 1 << 40
-
-
-@pytest.fixture(autouse=True)
-def quick_queries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(athena_engine, "PACING", athena_engine.Pacing(queued_seconds=0.05, running_seconds=0.05))
 
 
 @pytest.fixture(scope="module")
@@ -41,17 +35,6 @@ def server(demo: DemoAccount) -> Iterator[ServerThread]:
                         athena_price_per_tb=PRICE_PER_TB)
     with ServerThread(settings) as running:
         yield running
-
-
-def answer(result: CallToolResult) -> dict[str, Any]:
-    payload = json.loads(result.content[0].text)
-    assert result.structured_content == payload
-    return payload
-
-
-async def query(server: ServerThread, mode: str, **arguments: Any) -> CallToolResult:
-    async with Client(server.url, mode=mode) as client:
-        return await client.call_tool("athena_query", {"database": "sales", **arguments})
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])

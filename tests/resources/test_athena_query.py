@@ -15,28 +15,23 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
-from mcp_types import CallToolResult, ResourceLink
+from mcp_types import ResourceLink
 
 from aws_data_mcp.cli import DEMO_QUESTION
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo import athena_engine
 from aws_data_mcp.demo.account import DemoAccount
 from aws_data_mcp.demo.lake_data import ORDER_ROWS, order_values
 from aws_data_mcp.demo.seed_data import DENIED_WORKGROUP, QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
 from support.events import REVISION_2026, body_json, http_api_event, modern, rpc
+from support.queries import answer, query
 from support.servers import ServerThread, free_port, lambda_container
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
 REVISIONS = ("legacy", "2026-07-28")
 THREE_DAYS = ("SELECT order_date, count(*) AS orders, sum(total_amount) AS total, max(items_count) AS most_items "
               "FROM orders WHERE order_date BETWEEN '2026-01-01' AND '2026-01-03' GROUP BY order_date "
               "ORDER BY order_date")
 ATHENA_WRITES = ("athena:StartQueryExecution", "athena:GetWorkGroup")
-
-
-@pytest.fixture(autouse=True)
-def quick_queries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(athena_engine, "PACING", athena_engine.Pacing(queued_seconds=0.05, running_seconds=0.05))
 
 
 @pytest.fixture(scope="module")
@@ -48,17 +43,6 @@ def settings() -> Settings:
 def server(demo: DemoAccount, settings: Settings) -> Iterator[ServerThread]:
     with ServerThread(settings) as running:
         yield running
-
-
-def answer(result: CallToolResult) -> dict[str, Any]:
-    payload = json.loads(result.content[0].text)
-    assert result.structured_content == payload
-    return payload
-
-
-async def query(server: ServerThread, mode: str, **arguments: Any) -> CallToolResult:
-    async with Client(server.url, mode=mode) as client:
-        return await client.call_tool("athena_query", {"database": "sales", **arguments})
 
 
 def expected_three_days() -> list[list[Any]]:
