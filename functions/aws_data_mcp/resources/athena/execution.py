@@ -6,7 +6,8 @@ An execution is summarised here the same way wherever it is shown (the query his
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, NotRequired, TypedDict
 
 from botocore.exceptions import ClientError
@@ -22,7 +23,7 @@ from aws_data_mcp.resources.athena.query_answers import (
     results,
     statistics,
 )
-from aws_data_mcp.resources.athena.result_pages import FIRST_PAGE, Cursor, read_page
+from aws_data_mcp.resources.athena.result_pages import FIRST_PAGE, Cursor, Page, read_page
 from aws_data_mcp.resources.resolving import ItemError, attempt, iso
 
 SQL_PREVIEW_CHARS = 500
@@ -43,6 +44,13 @@ class Execution(TypedDict):
     query_truncated: bool
     output_location: str | None
     error: dict[str, Any] | None
+
+
+class LaterPage(TypedDict):
+    """A page after the first Athena page: the rows only (the execution is on the first page)."""
+
+    execution_id: str
+    results: QueryResults
 
 
 class QueryDetail(TypedDict):
@@ -106,30 +114,35 @@ def validated_execution_id(value: object) -> str:
     query_params=["cursor"],
     cacheable=False,
 )
-def query(request: ResourceRequest) -> QueryDetail:
+def query(request: ResourceRequest) -> QueryDetail | LaterPage:
     """GetQueryExecution, then (SUCCEEDED only) the page the cursor names: dependent calls, one Athena page held at
     a time. Never cached: a running query changes, and each page is read where the cursor says. Results that
-    cannot be read (the result bucket denied, expired) leave the status standing, with their error beside it."""
+    cannot be read (the result bucket denied, expired) leave the status standing, with their error beside it.
+
+    A cursor into a later Athena page exists only for a query that succeeded: such a page skips the state check
+    (one call a page, as a bare GetQueryResults loop makes) and carries only the rows, as later pages of a list do.
+    """
     execution_id = validated_execution_id(request.args["execution_id"])
     cursor = Cursor.decode(request.query.get("cursor"))  # a bad cursor costs no call
     athena = request.client("athena")
-    try:
+
+    def page(header_row: bool) -> Page:
+        return read_page(
+            lambda token, size: athena.get_query_results(
+                QueryExecutionId=execution_id, MaxResults=size, **({"NextToken": token} if token else {})),
+            cursor, max_rows=request.settings.query_max_rows,
+            char_budget=request.settings.response_char_budget * 3 // 4, header_row=header_row)
+
+    if cursor.token is not None:
+        with _found_or_not(execution_id):
+            return LaterPage(execution_id=execution_id, results=results(execution_id, page(False), cursor.answered))
+    with _found_or_not(execution_id):
         found = athena.get_query_execution(QueryExecutionId=execution_id)["QueryExecution"]
-    except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") != "InvalidRequestException":
-            raise
-        raise ResourceFailure(ErrorCode.NOT_FOUND, f"No query execution {execution_id} for this caller",
-                              details=["Athena keeps executions for 45 days; athena://query/history lists the "
-                                       "caller's recent ones."], valid_uris=["athena://query/history"]) from exc
     detail = QueryDetail(execution=execution_summary(found),
                          statistics=statistics(found, request.settings.athena_price_per_tb), results=None)
     if detail["execution"]["state"] != "SUCCEEDED":
         return detail
-    answered = attempt("athena:GetQueryResults", lambda: read_page(
-        lambda token, size: athena.get_query_results(
-            QueryExecutionId=execution_id, MaxResults=size, **({"NextToken": token} if token else {})),
-        cursor, max_rows=request.settings.query_max_rows, char_budget=request.settings.response_char_budget * 3 // 4,
-        header_row=found.get("StatementType") == "DML"))
+    answered = attempt("athena:GetQueryResults", lambda: page(found.get("StatementType") == "DML"))
     if answered.error is not None or answered.value is None:
         return detail | {"results_error": answered.error.brief() if answered.error else None}  # type: ignore[return-value]
     detail["results"] = results(execution_id, answered.value, cursor.answered)
@@ -137,3 +150,16 @@ def query(request: ResourceRequest) -> QueryDetail:
         detail["result_file"] = result_file(request.client("s3"), found,
                                             temporary_credentials=has_session_token(request.caller.require_session()))
     return detail
+
+
+@contextmanager
+def _found_or_not(execution_id: str) -> Iterator[None]:
+    """Athena's answer for an id it does not know (for this caller) as `not_found`."""
+    try:
+        yield
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "InvalidRequestException":
+            raise
+        raise ResourceFailure(ErrorCode.NOT_FOUND, f"No query execution {execution_id} for this caller",
+                              details=["Athena keeps executions for 45 days; athena://query/history lists the "
+                                       "caller's recent ones."], valid_uris=["athena://query/history"]) from exc
