@@ -213,7 +213,7 @@ def measure_query(args: argparse.Namespace) -> Section:
                  f"vs boto3 GetQueryResults, {requests['bare']} pages of 1000; same execution"),
         Row("  vs boto3 with a GetQueryExecution per page", seconds(paging["ours"]), seconds(paging["bare_with_state"]),
             paging["ours"] / paging["bare_with_state"],
-            note="each answer of the resource checks the query's state first: what is left is our layers and HTTP"),
+            note="a loop that also checks the state every page (the first answer checks it; later pages do not)"),
         Row(f"query: server RSS growth paging {memory['rows']:,} rows", megabytes(growth),
             megabytes(memory["start"]), budget=QUERY_GROWTH_BUDGET, checked=growth / MB,
             note=f"baseline: RSS after the first answer; peak {megabytes(memory['peak'])}, end "
