@@ -7,6 +7,8 @@ One DemoAccount per process (it switches moto's IAM enforcement on process-wide)
 from __future__ import annotations
 
 import json
+import os
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -14,12 +16,12 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp_types import ResourceLink
 
 from aws_data_mcp.cli import DEMO_QUESTION
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.account import DemoAccount
+from aws_data_mcp.demo.account import CONFLICTING_ENVIRONMENT, DemoAccount
 from aws_data_mcp.demo.lake_data import ORDER_ROWS, order_values
 from aws_data_mcp.demo.seed_data import DENIED_WORKGROUP, QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
 from support.events import REVISION_2026, body_json, http_api_event, modern, rpc
@@ -31,7 +33,6 @@ REVISIONS = ("legacy", "2026-07-28")
 THREE_DAYS = ("SELECT order_date, count(*) AS orders, sum(total_amount) AS total, max(items_count) AS most_items "
               "FROM orders WHERE order_date BETWEEN '2026-01-01' AND '2026-01-03' GROUP BY order_date "
               "ORDER BY order_date")
-ATHENA_WRITES = ("athena:StartQueryExecution", "athena:GetWorkGroup")
 
 
 @pytest.fixture(scope="module")
@@ -232,3 +233,21 @@ async def test_the_demo_banners_question_is_answered(server: ServerThread, demo_
                       if order.status == "returned" and order.order_date.isoformat() <= "2026-01-07")
     assert got["results"]["rows"] == sorted(([c, n] for c, n in counted.items()), key=lambda r: (-r[1], r[0]))
     assert got["statistics"]["cost_usd"] > 0
+
+
+async def test_a_waiting_query_reports_its_state_as_progress_over_stdio() -> None:
+    """stdio streams notifications during a call (local HTTP answers JSON, so its progress has nowhere to go)."""
+    seen: list[tuple[float, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, message))
+
+    environment = {k: v for k, v in os.environ.items() if k not in CONFLICTING_ENVIRONMENT}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "aws_data_mcp", "stdio", "--demo"],
+                                   env=environment)
+    async with Client(params, mode="legacy") as client:
+        result = await client.call_tool("athena_query", {"sql": f"/* demo:running_seconds=2 */ {THREE_DAYS}",
+                                                         "database": "sales"}, progress_callback=progress)
+    assert answer(result)["state"] == "SUCCEEDED"
+    assert seen and all("bytes scanned so far" in (message or "") for _, message in seen)
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
