@@ -78,7 +78,7 @@ def _wants_session(scope: Scope) -> bool:
         return False
     try:
         message = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the parser's depth: the SDK's parse error answers it
         return False
     return isinstance(message, dict) and message.get("method") == "initialize"
 
