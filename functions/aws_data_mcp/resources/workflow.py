@@ -34,6 +34,7 @@ from aws_data_mcp.workflows.service import (
     MAX_NOTE,
     MAX_RESULT,
     MAX_STEPS,
+    MAX_WORKFLOW_ID,
     Workflows,
     store_for,
 )
@@ -153,7 +154,8 @@ def _deleted(workflow: Workflow) -> CallToolResult:
 
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, description="A short name for the plan.")]
 Description = Annotated[str, Field(max_length=MAX_DESCRIPTION, description="What the plan is for.")]
-WorkflowId = Annotated[str, Field(min_length=1, max_length=100, description="The workflow's id (from its status URI).")]
+WorkflowId = Annotated[str, Field(min_length=1, max_length=MAX_WORKFLOW_ID,
+                                  description="The workflow's id (from its status URI).")]
 StepId = Annotated[str, Field(min_length=1, max_length=20, description="The step's id, e.g. s1.")]
 
 

@@ -29,6 +29,10 @@ MAX_WORKFLOW_BYTES = 350_000
 names included; those add under 150 bytes, the rest is margin). Plain text at every other limit at once fits
 (about 334,000 bytes); escaped and non-ASCII characters take 2 to 12 bytes each, so only they can reach it."""
 MAX_WORKFLOWS = 500
+MAX_WORKFLOW_ID = 100
+"""Characters of a workflow id (a UUID, 36): at most 400 bytes in UTF-8, well inside DynamoDB's 1,024-byte key
+limit, so a longer id is refused alike by both stores instead of reaching GetItem (a ValidationException there
+reads as a misconfigured store)."""
 CONFLICT_RETRIES = 20
 CONFLICT_BACKOFF_SECONDS = 0.005
 
@@ -66,6 +70,14 @@ def _step(workflow: Workflow, step_id: str) -> Step:
     return step
 
 
+def checked_id(workflow_id: str) -> str:
+    """`workflow_id` if a workflow could have it; `invalid_argument` before any store or AWS call otherwise."""
+    if len(workflow_id) > MAX_WORKFLOW_ID:
+        raise _invalid(f"workflow_id is {len(workflow_id):,} characters; a workflow id has at most {MAX_WORKFLOW_ID}",
+                       "workflow://workflows lists your workflows.")
+    return workflow_id
+
+
 def _not_found(workflow_id: str) -> ResourceFailure:
     return ResourceFailure(ErrorCode.NOT_FOUND, f"No workflow {workflow_id[:80]!r}",
                            details=["workflow://workflows lists your workflows."])
@@ -82,7 +94,7 @@ class Workflows:
         return self.store.list(self.owner)
 
     def get(self, workflow_id: str) -> Workflow:
-        found = self.store.get(self.owner, workflow_id) if isinstance(workflow_id, str) else None
+        found = self.store.get(self.owner, checked_id(workflow_id)) if isinstance(workflow_id, str) else None
         if found is None:
             raise _not_found(str(workflow_id))
         return found
@@ -178,7 +190,7 @@ class Workflows:
 
     def delete(self, workflow_id: str) -> Workflow:
         """The workflow as it was when deleted, so the caller can be told what is gone."""
-        deleted = self.store.delete(self.owner, workflow_id)
+        deleted = self.store.delete(self.owner, checked_id(workflow_id))
         if deleted is None:
             raise _not_found(workflow_id)
         return deleted
