@@ -17,6 +17,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aws_data_mcp.config import state_directory
 from aws_data_mcp.errors import AUTHENTICATION_ERROR
+from aws_data_mcp.private_files import open_private
 from aws_data_mcp.transport.json_errors import send_error
 
 CHALLENGE = b'Bearer realm="aws-data-mcp"'
@@ -34,10 +35,7 @@ def token_file(port: int) -> Path:
 
 def write_token_file(path: Path, token: str) -> None:
     """The token, alone on its line, in a file only its owner may read (created so from the start)."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        os.fchmod(file.fileno(), 0o600)  # an older file keeps its mode through O_TRUNC
+    with os.fdopen(open_private(path, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as file:
         file.write(token + "\n")
 
 

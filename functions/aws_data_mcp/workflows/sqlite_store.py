@@ -8,6 +8,7 @@ writer's lock ends at the request's deadline (`aws.deadline_scope`), as a Dynamo
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from aws_data_mcp.aws import seconds_to_aws_deadline
+from aws_data_mcp.private_files import open_private
 from aws_data_mcp.workflows.model import Workflow
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS workflows (
@@ -42,7 +44,8 @@ class SqliteStore:
     def _connection(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             if not self._ready:
-                Path(self.location).parent.mkdir(parents=True, exist_ok=True)
+                # Owner-only before SQLite opens it: SQLite gives its -wal and -shm files the database's mode.
+                os.close(open_private(Path(self.location)))
                 with sqlite3.connect(self.location, timeout=_busy_timeout()) as setup:
                     setup.execute("PRAGMA journal_mode=WAL")
                     setup.execute(_SCHEMA)
