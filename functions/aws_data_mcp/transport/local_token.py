@@ -13,6 +13,7 @@ import os
 import secrets
 from pathlib import Path
 
+from starlette.status import WS_1008_POLICY_VIOLATION
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aws_data_mcp.config import state_directory
@@ -48,7 +49,7 @@ def _presented(scope: Scope) -> bytes | None:
 
 
 class TokenGate:
-    """Pass only requests bearing the server's token; everything else gets a 401 JSON-RPC error."""
+    """Pass only HTTP requests bearing the server's token; any other gets a 401 JSON-RPC error, a websocket a close."""
 
     def __init__(self, app: ASGIApp, token: str, token_file: Path | None) -> None:
         self.app = app
@@ -57,6 +58,9 @@ class TokenGate:
         self._message = f"This server answers its owner's clients only: send Authorization: Bearer <its token>{where}"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":  # nothing here serves one: closed before anything behind the gate sees it
+            await send({"type": "websocket.close", "code": WS_1008_POLICY_VIOLATION})
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
