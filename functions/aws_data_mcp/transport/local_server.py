@@ -1,8 +1,9 @@
 """uvicorn on a loopback port, for `serve` and the demos.
 
-The port is bound before anything is printed, so a busy port fails with one line saying so, not after a
-banner full of configuration for a server that never started. uvicorn's own limits bound what clients may
-hold open: a number of connections at once (503 beyond), and each connection has a few seconds to deliver a
+The port is bound and listening before anything is printed, so a busy port fails with one line saying so, not
+after a banner full of configuration for a server that never started, and a client that connects as soon as the
+banner appears is served. uvicorn's own limits bound what clients may hold open: a number of connections at once
+(a JSON-RPC 503 with Retry-After beyond, `connection_cap`), and each connection has a few seconds to deliver a
 complete request head, once open and again after each response (`head_deadline`); request bodies
 are bounded in time and size by the app (`transport.limits`).
 """
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
     import uvicorn
 
 MAX_CONNECTIONS = 100
-"""Connections served at once (50 concurrent clients measured with zero errors); beyond, uvicorn answers 503."""
+"""Connections served at once (50 concurrent clients measured with zero errors); beyond, a JSON-RPC 503 with
+Retry-After (`connection_cap`)."""
 HEAD_SECONDS = 5.0
 """How long a connection may take to deliver a complete request head, from when it opens and from the end of
 each response (so also how long an idle keep-alive connection is kept); then it is closed."""
@@ -37,6 +39,7 @@ def bind(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart need not wait out TIME_WAIT
     try:
         sock.bind((host, port))
+        sock.listen()  # from now on a client is queued, not refused: the banner printed next never precedes readiness
     except OSError as exc:
         sock.close()
         raise PortUnavailable(f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server there? "
@@ -48,11 +51,11 @@ def server(app: ASGIApp) -> uvicorn.Server:
     """uvicorn for `app`, with the limits above; run it on a socket from `bind`."""
     import uvicorn  # only when serving: the CLI's other commands (invoke, the docs tables) never load it
 
-    from aws_data_mcp.transport.head_deadline import HeadDeadlineProtocol
+    from aws_data_mcp.transport.connection_cap import CappedProtocol
 
     # log_config None: uvicorn's loggers keep the server's format (observability.configure), not uvicorn's own.
     config = uvicorn.Config(app, lifespan="off", log_level="warning", log_config=None,
-                            http=HeadDeadlineProtocol, limit_concurrency=MAX_CONNECTIONS,
+                            http=CappedProtocol, limit_concurrency=MAX_CONNECTIONS,
                             timeout_keep_alive=HEAD_SECONDS)
     return uvicorn.Server(config)
 
