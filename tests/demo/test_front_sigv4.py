@@ -162,3 +162,22 @@ async def test_expired_session_credentials_are_refused_with_no_aws_call(
     answer = await post(front, sign(session))  # signed just now: only the session itself has ended
     assert (answer.status_code, answer.json()) == (403, {"message": EXPIRED_TOKEN})
     assert front.invocations == 1 and sum(aws_calls.values()) == 0, aws_calls
+
+
+@pytest.mark.anyio
+async def test_a_duplicated_signed_header_is_refused_as_sigv4_refuses_it(
+        front: ApiGatewayFront, session: Credentials, aws_calls: Counter[str]) -> None:
+    """SigV4 signs a repeated header as its values joined by commas, which is also what the event carries: a
+    signature over the first value alone must not admit the second (it was verified, and the handler saw both)."""
+    signed = sign(session, headers={"x-demo-note": "alice"})
+    doubled = [*signed.items(), ("x-demo-note", "mallory")]
+    async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=front), base_url="http://127.0.0.1") as http:
+        answer = await http.post("/mcp", content=READ, headers=doubled)
+    assert (answer.status_code, answer.json()) == (403, {"message": SIGNATURE_MISMATCH})
+    assert front.invocations == 0 and sum(aws_calls.values()) == 0, aws_calls
+    joined = sign(session, headers={"x-demo-note": "alice,mallory"})  # signed as SigV4 joins them: admitted
+    admitted = [*[(k, v) for k, v in joined.items() if k != "x-demo-note"], ("x-demo-note", "alice"),
+                ("x-demo-note", "mallory")]
+    async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=front), base_url="http://127.0.0.1") as http:
+        assert (await http.post("/mcp", content=READ, headers=admitted)).status_code == 200
+    assert front.recorded[-1]["headers"]["x-demo-note"] == "alice,mallory"

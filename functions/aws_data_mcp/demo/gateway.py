@@ -297,7 +297,8 @@ class ApiGatewayFront:
         if self.auth_mode == "oidc":
             assert self.issuer is not None
             return self.issuer.authorize(request.headers.get("authorization"))
-        return verify_sigv4(request.method, str(request.url), dict(request.headers), body, self.region)
+        # The values the event will carry: a repeated header is verified as SigV4 signs it, joined by commas.
+        return verify_sigv4(request.method, str(request.url), _joined_headers(request), body, self.region)
 
     def _event(self, request: Request, body: bytes, authorizer: dict[str, Any] | None) -> dict[str, Any]:
         """The HTTP API payload 2.0 event API Gateway sends for this request (stage $default)."""
@@ -331,6 +332,15 @@ def _query_parameters(request: Request) -> dict[str, Any]:
     return {"queryStringParameters": {k: ",".join(v) for k, v in parameters.items()}} if parameters else {}
 
 
+def _joined_headers(request: Request) -> dict[str, str]:
+    """The request's headers, a repeated one's values joined by commas (as API Gateway passes them and as SigV4
+    signs them)."""
+    headers: dict[str, str] = {}
+    for name, value in request.headers.items():
+        headers[name] = f"{headers[name]},{value}" if name in headers else value
+    return headers
+
+
 def _forwarded(request: Request) -> dict[str, str]:
     """The request's headers as API Gateway passes them: duplicates joined, and its own X-Forwarded-* set.
 
@@ -338,9 +348,7 @@ def _forwarded(request: Request) -> dict[str, str]:
     -Port and -Proto themselves, so the function can trust them: -Proto is the scheme the client used (always
     https on AWS, http on this front), which is where Mangum's ASGI scope takes its scheme from.
     """
-    headers: dict[str, str] = {}
-    for name, value in request.headers.items():
-        headers[name] = f"{headers[name]},{value}" if name in headers else value
+    headers = _joined_headers(request)
     client = {name.removeprefix("x-forwarded-"): headers.pop(name)
               for name in [n for n in headers if n.startswith("x-forwarded-")]}
     moved = [f"{name}={client[name]}" for name in ("for", "host", "proto") if name in client]
