@@ -4,6 +4,8 @@ import dataclasses
 import json
 import logging
 import os
+import urllib.error
+import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -326,3 +328,23 @@ def test_foreign_credentials_are_rejected(demo: DemoAccount) -> None:
     with pytest.raises(ClientError) as unknown_key:
         unknown.get_caller_identity()
     assert _error_code(unknown_key.value) == "InvalidClientTokenId"
+
+
+@pytest.mark.parametrize(("method", "path"), [
+    ("GET", "/moto-api/data.json"),  # every emulated key, secret and session
+    ("GET", "/moto-api/"),
+    ("POST", "/moto-api/reset-auth"),  # would switch IAM enforcement off
+    ("POST", "/moto-api/static/athena/query-results"),
+    ("POST", "/moto-api/reset"),  # would empty the account (last: on a server that serves it, nothing is left)
+])
+def test_the_emulated_endpoint_serves_no_admin_api(demo: DemoAccount, caller: ClientFactory, method: str,
+                                                   path: str) -> None:
+    """Any local user can reach the endpoint; moto's admin API there made the owner-only profile files moot."""
+    request = urllib.request.Request(f"{demo.endpoint_url}{path}", data=b"0" if method == "POST" else None,
+                                     method=method)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request, timeout=10)
+    assert refused.value.code == 403
+    assert demo.caller_environment()["AWS_SECRET_ACCESS_KEY"] not in refused.value.read().decode()
+    assert settings.INITIAL_NO_AUTH_ACTION_COUNT == 0, "IAM still enforced"
+    assert caller("athena").list_work_groups()["WorkGroups"], "the account still seeded"

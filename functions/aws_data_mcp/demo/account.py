@@ -13,7 +13,8 @@ Process-wide effects (moto keeps its state and settings per process), all undone
   while the account runs. It applies to every moto use in the process, including
   ``mock_aws`` in other tests, so only one ``DemoAccount`` may run per process and it
   should not overlap other moto mocks.
-* moto's backends are reset on start and on stop (they are process-global).
+* moto's backends are reset on start and on stop (they are process-global), in-process: the endpoint serves
+  the emulated AWS APIs only, not moto's admin API (``emulated_endpoint``).
 * what moto lacks of a real account is filled in on moto's classes (``moto_extensions.EXTENSIONS``:
   resource-scoped authorisation, JSON-shaped access errors, Athena's and Glue's missing
   operations and pages, IAM's policy simulation, atomic DynamoDB writes).
@@ -24,11 +25,9 @@ No environment variable is read or written; ``caller_environment()`` returns a d
 caller to apply.
 """
 
-import contextlib
 import logging
 import threading
 import time
-import urllib.request
 from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Self
@@ -38,11 +37,12 @@ from botocore.config import Config
 from moto import settings
 from moto.core.authorization import ActionAuthenticatorMixin
 from moto.iam.models import iam_backends
-from moto.server import ThreadedMotoServer
+from moto.moto_api._internal.models import moto_api_backend
 from moto.utilities.utils import get_partition
 
 from . import athena_engine
 from .callers import function_keys, seed_hosted_callers
+from .emulated_endpoint import EmulatedEndpoint
 from .lake_data import put_orders
 from .moto_extensions import EXTENSIONS, install_moto_extensions
 from .seed import DemoInventory, seed_data_lake
@@ -69,7 +69,6 @@ CONFLICTING_ENVIRONMENT_PREFIXES: tuple[str, ...] = ("AWS_ENDPOINT_URL_",)  # pe
 _QUIET_LOGGERS = ("werkzeug", "moto")
 
 # The endpoint is local: never route it through a proxy from the environment.
-_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 _NO_PROXY_CONFIG = Config(proxies={})
 
 _lock = threading.Lock()
@@ -133,7 +132,7 @@ class DemoAccount:
         self._host = host
         self._requested_port = port
         self._region = region
-        self._server: ThreadedMotoServer | None = None
+        self._server: EmulatedEndpoint | None = None
         self._process_state: _ProcessState | None = None
         self._endpoint_url: str | None = None
         self._inventory: DemoInventory | None = None
@@ -154,11 +153,11 @@ class DemoAccount:
         try:
             self._process_state = _ProcessState()
             self._process_state.apply()
-            self._server = ThreadedMotoServer(ip_address=self._host, port=self._requested_port, verbose=False)
+            self._server = EmulatedEndpoint(ip_address=self._host, port=self._requested_port, verbose=False)
             self._server.start()
             host, port = self._server.get_host_and_port()
             self._endpoint_url = f"http://{host}:{port}"
-            self._post_moto_api("/moto-api/reset")
+            moto_api_backend.reset()
 
             admin = boto3.Session(
                 aws_access_key_id="demo-seed", aws_secret_access_key="demo-seed", region_name=self._region
@@ -193,9 +192,7 @@ class DemoAccount:
             if self._process_state is not None:
                 self._process_state.disable_enforcement()
             if self._server is not None:
-                if self._endpoint_url is not None:
-                    with contextlib.suppress(OSError):  # best effort: the server may already be unreachable
-                        self._post_moto_api("/moto-api/reset")
+                moto_api_backend.reset()
                 self._server.stop()
                 listener = getattr(self._server, "_server", None)  # moto's stop() leaves the socket open
                 if listener is not None:
@@ -308,9 +305,3 @@ class DemoAccount:
     def _require_running(self) -> None:
         if not self.running:
             raise RuntimeError("the demo account is not running; call start() or use it as a context manager")
-
-    def _post_moto_api(self, path: str) -> None:
-        assert self._endpoint_url is not None
-        request = urllib.request.Request(f"{self._endpoint_url}{path}", data=b"", method="POST")
-        with _DIRECT.open(request, timeout=10) as response:
-            response.read()

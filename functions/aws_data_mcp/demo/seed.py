@@ -401,7 +401,7 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str, *, now: datetime |
     with ThreadPoolExecutor(max_workers=8, thread_name_prefix="demo-seed") as pool:
         puts = [pool.submit(_put_objects, clients["s3"], objects[index::4]) for index in range(4)]
         glue_done = pool.submit(_seed_glue, clients["glue"], today)
-        athena_done = pool.submit(seed_athena, clients["athena"], endpoint_url, account_id, region, now)
+        athena_done = pool.submit(seed_athena, clients["athena"], account_id, region, now)
         iam_done = pool.submit(_seed_iam, clients["iam"], account_id, region)
         sso_done = pool.submit(_seed_identity_center, clients["sso-admin"])
         pool.submit(create_workflow_table, clients["dynamodb"]).result()

@@ -10,15 +10,16 @@ in-process on moto's backend objects (possible because the demo runs moto's serv
   databases Athena's own ListDatabases returns (moto keeps those apart from Glue and fills them only from
   ``CREATE DATABASE`` statements, which the history runs).
 
-Canned first pages of results for the successful SELECTs go through moto's documented
-``/moto-api/static/athena/query-results`` queue, so ``GetQueryResults`` returns rows and the result CSVs
-land in ``acme-athena-results`` as they would on AWS.
+Canned first pages of results for the successful SELECTs go into the queue behind moto's documented
+``/moto-api/static/athena/query-results`` (in-process: the demo's endpoint serves no admin API), so
+``GetQueryResults`` returns rows and the result CSVs land in ``acme-athena-results`` as they would on AWS.
 """
 
 import json
-import urllib.request
 from datetime import datetime, timedelta
 from typing import Any
+
+from moto.moto_api._internal.models import moto_api_backend
 
 from .moto_extensions import EXECUTION_DETAILS_ATTR
 from .seed_data import (
@@ -36,9 +37,6 @@ BotoClient = Any  # boto3 clients are generated at runtime; no stubs in the runt
 Started = list[tuple[str, tuple[int, str, str, str, str]]]
 """(execution id, its HISTORY entry) per started query, oldest first."""
 
-# The moto endpoint is local: never route it through a proxy from the environment.
-_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
 
 def _result_location(workgroup: str) -> str:
     if workgroup == "primary":
@@ -46,8 +44,9 @@ def _result_location(workgroup: str) -> str:
     return str(WORKGROUPS[workgroup]["Configuration"]["ResultConfiguration"]["OutputLocation"])
 
 
-def _athena_result_payload(query: Query, account_id: str, region: str) -> dict[str, Any]:
-    """moto's /moto-api/static/athena/query-results body: header row first, as Athena returns it."""
+def _queue_athena_result(query: Query, account_id: str, region: str) -> None:
+    """The result moto attaches to the next execution started (and writes to S3): header row first, as Athena
+    returns it."""
     header = {"Data": [{"VarCharValue": name} for name, _ in query.columns]}
     rows = [{"Data": [{"VarCharValue": value} for value in row]} for row in query.rows]
     column_info = [
@@ -65,26 +64,12 @@ def _athena_result_payload(query: Query, account_id: str, region: str) -> dict[s
         }
         for name, kind in query.columns
     ]
-    return {
-        "account_id": account_id,
-        "region": region,
-        "results": [{"rows": [header, *rows], "column_info": column_info}],
-    }
-
-
-def _post_moto_api(endpoint_url: str, path: str, payload: dict[str, Any]) -> None:
-    request = urllib.request.Request(
-        f"{endpoint_url.rstrip('/')}{path}",
-        data=json.dumps(payload).encode(),
-        headers={"Content-Type": "application/json"},
-        method="POST",
-    )
-    with _DIRECT.open(request, timeout=10) as response:
-        response.read()
+    moto_api_backend.set_athena_result(rows=[header, *rows], column_info=column_info, account_id=account_id,
+                                       region=region)
 
 
 def seed_athena(
-    athena: BotoClient, endpoint_url: str, account_id: str, region: str, now: datetime
+    athena: BotoClient, account_id: str, region: str, now: datetime
 ) -> Started:
     athena.create_data_catalog(
         Name="AwsDataCatalog",
@@ -106,10 +91,7 @@ def seed_athena(
         _, workgroup, key, state, _ = entry
         query = queries[key]
         if state == "SUCCEEDED" and query.columns:
-            # Queue a canned result: moto attaches it to the next started execution and writes the CSV to S3.
-            _post_moto_api(
-                endpoint_url, "/moto-api/static/athena/query-results", _athena_result_payload(query, account_id, region)
-            )
+            _queue_athena_result(query, account_id, region)
         response = athena.start_query_execution(
             QueryString=query.sql,
             QueryExecutionContext={"Catalog": "AwsDataCatalog", "Database": query.database},
