@@ -12,6 +12,7 @@ from typing import Any
 
 from mcp_types import INTERNAL_ERROR
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.config import Config
 from uvicorn.server import ServerState
 
 from aws_data_mcp.transport.head_deadline import HeadDeadlineProtocol
@@ -23,8 +24,9 @@ RETRY_AFTER_SECONDS = 5
 
 def _within_cap(app: ASGIApp, cap: int, state: ServerState) -> ASGIApp:
     async def capped(scope: Scope, receive: Receive, send: Send) -> None:
-        # uvicorn's test, made as it makes it; this request's own task is already among `tasks` here.
-        if len(state.connections) >= cap or len(state.tasks) > cap:
+        # uvicorn's test, made as it makes it (on HTTP requests, not upgrades); this request's own task is
+        # already among `tasks` here.
+        if scope["type"] == "http" and (len(state.connections) >= cap or len(state.tasks) > cap):
             await send_error(send, 503, INTERNAL_ERROR, f"Server busy: it serves {cap} connections at once; retry "
                              f"after {RETRY_AFTER_SECONDS} seconds",
                              [(b"retry-after", str(RETRY_AFTER_SECONDS).encode()), (b"connection", b"close")])
@@ -37,7 +39,7 @@ def _within_cap(app: ASGIApp, cap: int, state: ServerState) -> ASGIApp:
 class CappedProtocol(HeadDeadlineProtocol):
     """The local server's h11 protocol: the head deadline, and the connection cap answered in JSON."""
 
-    def __init__(self, config: Any, server_state: ServerState, app_state: dict[str, Any],
+    def __init__(self, config: Config, server_state: ServerState, app_state: dict[str, Any],
                  _loop: asyncio.AbstractEventLoop | None = None) -> None:
         super().__init__(config, server_state, app_state, _loop)
         cap, self.limit_concurrency = self.limit_concurrency, None
