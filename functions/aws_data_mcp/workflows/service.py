@@ -71,7 +71,7 @@ def _step(workflow: Workflow, step_id: str) -> Step:
 
 
 def checked_id(workflow_id: str) -> str:
-    """`workflow_id` if a workflow could have it; `invalid_argument` before any store or AWS call otherwise."""
+    """`workflow_id` if a workflow could have it; otherwise `invalid_argument`, before the store is called."""
     if len(workflow_id) > MAX_WORKFLOW_ID:
         raise _invalid(f"workflow_id is {len(workflow_id):,} characters; a workflow id has at most {MAX_WORKFLOW_ID}",
                        "workflow://workflows lists your workflows.")
