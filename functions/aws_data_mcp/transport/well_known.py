@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from mcp.server.auth.json_response import PydanticJSONResponse
 from mcp.shared.auth import ProtectedResourceMetadata
-from pydantic import AnyHttpUrl
 from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
@@ -38,10 +37,12 @@ def resource_url(scope: Scope, mcp_path: str) -> str:
 
 
 async def serve_metadata(scope: Scope, receive: Receive, send: Send, settings: Settings, mcp_path: str) -> None:
-    metadata = ProtectedResourceMetadata(
-        resource=AnyHttpUrl(resource_url(scope, mcp_path)),
-        authorization_servers=[AnyHttpUrl(settings.oidc_issuer)],
-        resource_name="aws-data-mcp",
-    )
+    # Validated by the model, whose URLs keep an empty path: `AnyHttpUrl(issuer)` alone made `http://host` into
+    # `http://host/`, another issuer to a client comparing them as RFC 8414 says (exact strings).
+    metadata = ProtectedResourceMetadata.model_validate({
+        "resource": resource_url(scope, mcp_path),
+        "authorization_servers": [settings.oidc_issuer],
+        "resource_name": "aws-data-mcp",
+    })
     response = PydanticJSONResponse(content=metadata, headers={"Cache-Control": "public, max-age=3600"})
     await response(scope, receive, send)
