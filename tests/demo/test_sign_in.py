@@ -165,9 +165,9 @@ class Demo:
         self.app = with_sign_in(self.front, self.server)
         self.http = httpx2.AsyncClient(transport=httpx2.ASGITransport(app=self.app), base_url=ISSUER)
 
-    async def register(self, redirect_uri: str = CALLBACK) -> httpx2.Response:
+    async def register(self, *redirect_uris: str) -> httpx2.Response:
         return await self.http.post("/register", json={
-            "redirect_uris": [redirect_uri], "token_endpoint_auth_method": "none",
+            "redirect_uris": list(redirect_uris or [CALLBACK]), "token_endpoint_auth_method": "none",
             "grant_types": ["authorization_code", "refresh_token"], "client_name": "test"})
 
     async def authorize(self, client_id: str, **overrides: str) -> httpx2.Response:
@@ -221,8 +221,11 @@ async def test_a_redirect_uri_outside_the_loopback_allowlist_is_refused_at_regis
     for uri in ("https://attacker.example/callback", "http://127.0.0.1.attacker.example/cb", "myapp://callback"):
         refused = await demo.register(uri)
         assert refused.status_code == 400 and refused.json()["error"] == "invalid_redirect_uri", uri
+        refused = await demo.register(CALLBACK, uri)
+        assert refused.status_code == 400 and refused.json()["error"] == "invalid_redirect_uri", uri
     assert demo.server.clients == {}
-    assert (await demo.register("http://localhost:51234/callback")).status_code == 201
+    assert (await demo.register("http://localhost:51234/callback")).status_code == 201  # Claude Code's form
+    assert (await demo.register("http://127.0.0.1:33418", "https://vscode.dev/redirect")).status_code == 201  # VS Code
 
 
 async def test_an_unregistered_redirect_uri_gets_an_error_page_never_a_redirect(demo: Demo) -> None:

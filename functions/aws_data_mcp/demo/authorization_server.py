@@ -46,8 +46,10 @@ SIGN_IN_SECONDS = 10 * 60
 """How long a person has to choose a user once the client sent them to the sign-in page."""
 CODE_SECONDS = 60
 LOOPBACK_REDIRECT = re.compile(r"http://(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?(/[^?#]*)?(\?[^#]*)?")
-"""The redirect URIs a client may register: loopback only (RFC 8252 §7.3), where desktop clients and CLIs listen.
-A client hosted on the internet cannot reach a laptop's demo anyway."""
+"""The redirect URIs a client may register: loopback (RFC 8252 §7.3), where desktop clients and CLIs listen..."""
+HOSTED_CALLBACKS = frozenset({"https://vscode.dev/redirect"})
+"""...and the web relays a desktop client registers beside its loopback URI (VS Code). A client whose server side
+receives the code (claude.ai connectors) cannot reach a laptop's token endpoint, so none is listed."""
 
 Mint = Callable[[DemoCaller, int], str]
 """The demo issuer's token for a caller, valid for so many seconds."""
@@ -102,7 +104,8 @@ class DemoAuthorizationServer:
         return self.clients.get(client_id)
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
-        outside = [str(uri) for uri in client_info.redirect_uris or [] if not LOOPBACK_REDIRECT.fullmatch(str(uri))]
+        outside = [str(uri) for uri in client_info.redirect_uris or []
+                   if not LOOPBACK_REDIRECT.fullmatch(str(uri)) and str(uri) not in HOSTED_CALLBACKS]
         if outside:
             raise RegistrationError("invalid_redirect_uri", f"redirect URIs must be loopback (http://127.0.0.1, "
                                     f"http://localhost or http://[::1], any port): not {', '.join(outside)}")
