@@ -47,7 +47,9 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 def sign_in_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    process, url, _ = start_demo("oidc", tmp_path_factory.mktemp("sign-in"), ACCESS_TOKEN_SECONDS)
+    process, url, banner = start_demo("oidc", tmp_path_factory.mktemp("sign-in"), ACCESS_TOKEN_SECONDS)
+    assert f"Add {url} to your MCP client as an HTTP server and sign in in the browser" in banner
+    assert len(re.findall(r"^Authorization: Bearer ", banner, re.M)) == len(CALLERS)  # the static tokens stay
     yield url
     process.terminate()
     process.wait(10)

@@ -23,7 +23,7 @@ from starlette.types import ASGIApp
 from aws_data_mcp.transport import local_server
 
 from .account import CONFLICTING_ENVIRONMENT, DemoAccount
-from .authorization_server import ACCESS_TOKEN_LIFETIME_SECONDS, SIGN_IN_PATH, DemoAuthorizationServer, with_sign_in
+from .authorization_server import ACCESS_TOKEN_LIFETIME_SECONDS, DemoAuthorizationServer, with_sign_in
 from .callers import CALLERS, FUNCTION_USER, DemoCaller
 from .gateway import API_ID, ApiGatewayFront, DemoIssuer
 from .seed_data import QUERY_WORKGROUPS
@@ -136,11 +136,9 @@ def banner(demo: HostedDemo) -> str:
     if demo.auth_mode == "oidc":
         lines += ["== Sign in from your client (OAuth) ==",
                   f"Add {demo.url} to your MCP client as an HTTP server and sign in in the browser when it asks:",
-                  f"the demo's sign-in page ({demo.url.removesuffix('/mcp')}{SIGN_IN_PATH}) lets you choose "
-                  f"{', '.join(c.name for c in CALLERS)}.",
+                  f"the demo's sign-in page lets you choose {', '.join(c.name for c in CALLERS)}.",
                   f"claude mcp add --transport http aws-data-mcp {demo.url}   (then /mcp in Claude Code to sign in)",
-                  "",
-                  "== Or a static token per caller, for clients without OAuth ==", ""]
+                  "", "== Or a static token per caller, for clients without OAuth =="]
     for caller in CALLERS:
         lines.append(f"== {caller.name}: role {caller.role}, {caller.rights} ==")
         if demo.auth_mode == "iam":
