@@ -244,6 +244,17 @@ async def test_an_authorization_request_without_s256_pkce_is_refused(demo: Demo)
     assert without["error"] == plain["error"] == "invalid_request" and without["state"] == "s1"
 
 
+async def test_a_person_who_cancels_sends_the_client_access_denied_and_a_sign_in_is_posted_once(demo: Demo) -> None:
+    client_id = (await demo.register()).json()["client_id"]
+    page = await demo.http.get(authorization_url(client_id), follow_redirects=True)
+    request = re.search(r'name="request" value="([^"]+)"', page.text)
+    assert request is not None
+    cancelled = redirected_with(await demo.http.post(SIGN_IN_PATH, data={"request": request[1], "user": ""}))
+    assert cancelled["error"] == "access_denied" and cancelled["state"] == "s1" and "code" not in cancelled
+    again = await demo.http.post(SIGN_IN_PATH, data={"request": request[1], "user": "bob"})
+    assert again.status_code == 400 and "location" not in again.headers
+
+
 async def test_a_code_needs_its_own_pkce_verifier(demo: Demo) -> None:
     client_id, code = await demo.sign_in()
     missing = await demo.exchange(client_id, code)
@@ -260,6 +271,15 @@ async def test_a_code_used_twice_is_refused_and_ends_what_it_granted(demo: Demo)
     assert (replayed.status_code, replayed.json()["error"]) == (400, "invalid_grant")
     refresh = await demo.token(client_id, grant_type="refresh_token", refresh_token=tokens["refresh_token"])
     assert (refresh.status_code, refresh.json()["error"]) == (400, "invalid_grant")
+
+
+async def test_a_rotated_refresh_token_used_again_is_refused_and_ends_the_sign_in(demo: Demo) -> None:
+    client_id, code = await demo.sign_in()
+    first = (await demo.exchange(client_id, code, VERIFIER)).json()
+    second = (await demo.token(client_id, grant_type="refresh_token", refresh_token=first["refresh_token"])).json()
+    for refresh_token in (first["refresh_token"], second["refresh_token"]):  # the copy, then the rightful holder's
+        refused = await demo.token(client_id, grant_type="refresh_token", refresh_token=refresh_token)
+        assert (refused.status_code, refused.json()["error"]) == (400, "invalid_grant")
 
 
 async def test_the_client_refuses_a_redirect_whose_state_is_not_its_own(demo: Demo) -> None:

@@ -81,8 +81,9 @@ class DemoAuthorizationServer:
     """The provider (`OAuthAuthorizationServerProvider`) the SDK's handlers call, and the sign-in page.
 
     A grant is one sign-in: the code it yields, and every refresh and access token issued from it since.
-    Revoking any of them, or presenting its code a second time, ends the grant (RFC 6749 §4.1.2, RFC 7009 §2.1):
-    its refresh tokens are refused from then on.
+    Revoking any of them, or presenting its code or a rotated refresh token a second time (someone else holds a
+    copy), ends the grant (RFC 6749 §4.1.2, RFC 7009 §2.1, OAuth 2.1 §4.3.1): its refresh tokens are refused from
+    then on.
     """
 
     issuer: DemoIssuer
@@ -90,13 +91,14 @@ class DemoAuthorizationServer:
     """The MCP URL: the one resource (RFC 8707) this server issues tokens for."""
     mint: Mint
     access_token_lifetime: int = ACCESS_TOKEN_LIFETIME_SECONDS
-    clients: dict[str, OAuthClientInformationFull] = field(default_factory=dict)
-    _pending: dict[str, _PendingSignIn] = field(default_factory=dict)
-    _codes: dict[str, _Code] = field(default_factory=dict)
-    _spent_codes: dict[str, str] = field(default_factory=dict)
-    _refresh: dict[str, _Refresh] = field(default_factory=dict)
-    _access: dict[str, _Access] = field(default_factory=dict)
-    _ended_grants: set[str] = field(default_factory=set)
+    clients: dict[str, OAuthClientInformationFull] = field(default_factory=dict, init=False)
+    _pending: dict[str, _PendingSignIn] = field(default_factory=dict, init=False)
+    _codes: dict[str, _Code] = field(default_factory=dict, init=False)
+    _refresh: dict[str, _Refresh] = field(default_factory=dict, init=False)
+    _access: dict[str, _Access] = field(default_factory=dict, init=False)
+    _spent: dict[str, str] = field(default_factory=dict, init=False)
+    """Codes and refresh tokens already used once -> their grant."""
+    _ended_grants: set[str] = field(default_factory=set, init=False)
 
     # ----------------------------------------------------------------------- registration (RFC 7591)
 
@@ -114,12 +116,13 @@ class DemoAuthorizationServer:
     # ----------------------------------------------------------------------- authorization, then the sign-in page
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
-        """Check the resource indicator, then send the person to the sign-in page for this request."""
+        """Check the resource indicator (a client that sends none gets the only one), then send the person to the
+        sign-in page for this request."""
         if params.resource is not None and params.resource != self.resource:
             raise AuthorizeError("invalid_target", f"this server issues tokens for {self.resource} only")
         request = secrets.token_urlsafe(32)
         self._pending[request] = _PendingSignIn(client.client_id or "", params, time.time() + SIGN_IN_SECONDS)
-        return construct_redirect_uri(f"{self.issuer_url}{SIGN_IN_PATH}", request=request)
+        return construct_redirect_uri(f"{self.issuer.url}{SIGN_IN_PATH}", request=request)
 
     async def sign_in_page(self, request: Request) -> Response:
         pending = self._pending.get(request.query_params.get("request", ""))
@@ -153,32 +156,30 @@ class DemoAuthorizationServer:
                 redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
                 resource=self.resource, subject=caller.name, grant=secrets.token_urlsafe(16))
             answer = {"code": code}
-        location = construct_redirect_uri(str(params.redirect_uri), **answer, state=params.state, iss=self.issuer_url)
+        location = construct_redirect_uri(str(params.redirect_uri), **answer, state=params.state, iss=self.issuer.url)
         return RedirectResponse(location, status_code=303, headers={"Cache-Control": "no-store"})
 
     # ----------------------------------------------------------------------- tokens
 
     async def load_authorization_code(self, client: OAuthClientInformationFull,
                                       authorization_code: str) -> _Code | None:
-        spent = self._spent_codes.get(authorization_code)
-        if spent is not None:
-            self._ended_grants.add(spent)  # a code presented twice was intercepted: end what it granted
+        self._end_if_spent(authorization_code)
         return self._codes.get(authorization_code)
 
     async def exchange_authorization_code(self, client: OAuthClientInformationFull,
                                           authorization_code: _Code) -> OAuthToken:
-        del self._codes[authorization_code.code]
-        self._spent_codes[authorization_code.code] = authorization_code.grant
+        self._spend(self._codes.pop(authorization_code.code))
         return self._tokens(authorization_code.client_id, authorization_code.subject or "", authorization_code.scopes,
                             authorization_code.grant)
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> _Refresh | None:
+        self._end_if_spent(refresh_token)
         found = self._refresh.get(refresh_token)
         return None if found is None or found.grant in self._ended_grants else found
 
     async def exchange_refresh_token(self, client: OAuthClientInformationFull, refresh_token: _Refresh,
                                      scopes: list[str]) -> OAuthToken:
-        del self._refresh[refresh_token.token]  # rotated: a refresh token works once (OAuth 2.1 §4.3.1)
+        self._spend(self._refresh.pop(refresh_token.token))  # rotated: a refresh token works once
         return self._tokens(refresh_token.client_id, refresh_token.subject or "", scopes, refresh_token.grant)
 
     async def load_access_token(self, token: str) -> _Access | None:
@@ -186,6 +187,15 @@ class DemoAuthorizationServer:
 
     async def revoke_token(self, token: _Access | _Refresh) -> None:
         self._ended_grants.add(token.grant)
+
+    def _spend(self, used: _Code | _Refresh) -> None:
+        self._spent[used.code if isinstance(used, _Code) else used.token] = used.grant
+
+    def _end_if_spent(self, presented: str) -> None:
+        """A code or refresh token presented again was copied: end what it granted, whoever presents it."""
+        grant = self._spent.get(presented)
+        if grant is not None:
+            self._ended_grants.add(grant)
 
     def _tokens(self, client_id: str, subject: str, scopes: list[str], grant: str) -> OAuthToken:
         caller = next(c for c in CALLERS if c.name == subject)
@@ -201,13 +211,9 @@ class DemoAuthorizationServer:
 
     # ----------------------------------------------------------------------- the routes
 
-    @property
-    def issuer_url(self) -> str:
-        return self.issuer.url
-
     def routes(self) -> list[Route]:
         """The SDK's authorization-server routes for this issuer, and the sign-in page."""
-        return [*create_auth_routes(self, _ISSUER_URL.validate_python(self.issuer_url),
+        return [*create_auth_routes(self, _ISSUER_URL.validate_python(self.issuer.url),
                                     client_registration_options=ClientRegistrationOptions(enabled=True),
                                     revocation_options=RevocationOptions(enabled=True)),
                 Route(SIGN_IN_PATH, self.sign_in_page, methods=["GET"]),
