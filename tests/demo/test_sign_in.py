@@ -33,7 +33,7 @@ from support.servers import lambda_container, start_demo
 
 pytestmark = pytest.mark.anyio
 
-ACCESS_TOKEN_SECONDS = 5
+ACCESS_TOKEN_SECONDS = 8
 """The signed-in users' token lifetime in the demo these tests start: short enough to wait out, long enough for a
 first read after signing in."""
 CALLBACK = "http://127.0.0.1:33418/callback"
