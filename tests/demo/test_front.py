@@ -79,7 +79,8 @@ def test_oidc_front_refuses_what_the_jwt_authorizer_refuses(oidc_demo: tuple[str
     for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
         metadata = httpx2.get(url.replace("/mcp", path)).json()
         assert metadata["resource"] == url  # the URL the client used: http on this front (https on AWS)
-        assert metadata["authorization_servers"] == [url.removesuffix("/mcp")]  # exactly the tokens' `iss`
+        issuer = httpx2.get(url.replace("/mcp", "/.well-known/openid-configuration")).json()["issuer"]
+        assert metadata["authorization_servers"] == [issuer] == [url.removesuffix("/mcp")]  # RFC 8414: exact
 
 
 @pytest.mark.anyio
