@@ -21,6 +21,9 @@ Measurements (names for --only):
   query    an Athena result through `serve` (SDK client, one kept-alive local HTTP connection) vs a bare boto3 loop
            over GetQueryResults pages, both against the demo account's Athena: time to the first row, time to
            page 100,000 rows, and the server's RSS while it pages 1,000,000
+  signin   the demo's sign-in from the client (the SDK's OAuth client, given the URL alone, signs a demo user in
+           through the sign-in page, posted headless) to the first auth://status read, vs the same first read with
+           the banner's static token; requests and AWS calls of each
   instructions  (opt-in, needs valgrind, about a minute) user-space instructions of one cold start of
            each kind under callgrind: the same ratio without the noise
 """
@@ -221,6 +224,26 @@ def measure_query(args: argparse.Namespace) -> Section:
     ], raw
 
 
+def _sign_in_counts(runs: list[dict[str, Any]]) -> str:
+    """Requests of the client (+ the browser's) and AWS calls, each distinct combination the runs had."""
+    seen = sorted({(r["client_requests"], r["browser_requests"], sum(r["aws_calls"].values())) for r in runs})
+    return " / ".join(f"{client} + {browser} requests, {aws} AWS" for client, browser, aws in seen)
+
+
+def measure_signin(args: argparse.Namespace) -> Section:
+    raw = harness.run_worker("signin", str(args.signin_rounds))
+    sign_in, static = raw["sign_in"], raw["static"]
+    ours, bare = harness.median([r["s"] for r in sign_in]), harness.median([r["s"] for r in static])
+    to_token = sorted({r["aws_calls_to_token"] for r in sign_in})
+    return [
+        Row(f"demo sign-in: URL to first read (median of {len(sign_in)})", seconds(ours), seconds(bare), ours / bare,
+            note="SDK OAuth client: discovery, registration, PKCE, headless sign-in, token, read; baseline: the "
+                 "banner's static token, same first read"),
+        Row("  requests (client + browser) and AWS calls", _sign_in_counts(sign_in), _sign_in_counts(static),
+            note=f"AWS calls until the token is issued: {', '.join(map(str, to_token))}"),
+    ], raw
+
+
 MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "cold": measure_cold,
     "warm": measure_warm,
@@ -232,8 +255,9 @@ MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "instructions": measure_instructions,
     "fanout": measure_fanout,
     "query": measure_query,
+    "signin": measure_signin,
 }
-DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout", "query")
+DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout", "query", "signin")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -246,6 +270,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--invocations", type=int, default=1000, help="warm invocations for the memory figure")
     parser.add_argument("--fanout-repeats", type=int, default=5, help="reads per fan-out resource")
     parser.add_argument("--query-rounds", type=int, default=5, help="alternating rounds of each query figure")
+    parser.add_argument("--signin-rounds", type=int, default=5, help="rounds of the sign-in figure (3 users each)")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of warm static reads")
     args = parser.parse_args(argv)
     unknown = set(args.only.split(",")) - set(MEASUREMENTS)

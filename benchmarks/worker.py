@@ -177,6 +177,13 @@ def query(rounds: int) -> dict[str, Any]:
     return query_paging.measure(rounds)
 
 
+def signin(rounds: int) -> dict[str, Any]:
+    """Measurement 9: the demo's sign-in from the client to the first read vs a static token's (see sign_in.py)."""
+    import sign_in
+
+    return sign_in.measure(rounds)
+
+
 WORKERS: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
     "warm": (warm, 2000),
     "tool": (tool, 2000),
@@ -186,6 +193,7 @@ WORKERS: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
     "fanout": (fanout, 5),
     "http": (http, 500),
     "query": (query, 5),
+    "signin": (signin, 5),
 }
 
 

@@ -74,14 +74,22 @@ def lambda_container(settings: Settings) -> Callable[[dict[str, Any]], dict[str,
     return in_container(Mangum(create_http_app(settings), lifespan="off"))
 
 
-def start_demo(auth: str, state: Path) -> tuple[subprocess.Popen[bytes], str, str]:
+def start_demo(auth: str, state: Path, access_token_lifetime: int | None = None) -> tuple[subprocess.Popen[bytes],
+                                                                                           str, str]:
     """`aws-data-mcp demo --auth <auth>` in a process of its own, its state under `state`: the process, its URL
-    and its banner (the callers and how each connects), once it answers."""
+    and its banner (the callers and how each connects), once it answers.
+
+    With `access_token_lifetime`, the demo's own `serve` with signed-in users' tokens that short (the command has
+    no option for it), so a test can see a client refresh one.
+    """
     port = free_port()
     log = state / f"demo-{auth}.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {"XDG_STATE_HOME": str(state)}
-    process = subprocess.Popen([sys.executable, "-m", "aws_data_mcp", "demo", "--auth", auth, "--port", str(port)],
-                               env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    command = ["-m", "aws_data_mcp", "demo", "--auth", auth, "--port", str(port)]
+    if access_token_lifetime is not None:
+        command = ["-c", "import pathlib; from aws_data_mcp.demo.hosted_front import serve; "
+                   f"serve({auth!r}, '127.0.0.1', {port}, pathlib.Path({str(state)!r}), {access_token_lifetime})"]
+    process = subprocess.Popen([sys.executable, *command], env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         banner = log.read_text(errors="replace") if log.exists() else ""

@@ -14,18 +14,26 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import boto3
+from starlette.types import ASGIApp
 
 from aws_data_mcp.transport import local_server
 
 from .account import CONFLICTING_ENVIRONMENT, DemoAccount
+from .authorization_server import ACCESS_TOKEN_LIFETIME_SECONDS, DemoAuthorizationServer, with_sign_in
 from .callers import CALLERS, FUNCTION_USER, DemoCaller
 from .gateway import API_ID, ApiGatewayFront, DemoIssuer
 from .seed_data import QUERY_WORKGROUPS
 
 TOKEN_LIFETIME_SECONDS = 12 * 3600
+
+
+def caller_token(issuer: DemoIssuer, caller: DemoCaller, lifetime: int = TOKEN_LIFETIME_SECONDS) -> str:
+    """The demo issuer's token for a caller: the banner's static tokens and every signed-in user's, alike."""
+    return issuer.token(caller.name, [caller.group], lifetime=lifetime)
 
 
 @dataclass(frozen=True)
@@ -37,10 +45,19 @@ class HostedDemo:
     issuer: DemoIssuer | None
     profiles: Path | None
     """iam: the directory holding the demo callers' AWS config and credentials files."""
+    authorization_server: DemoAuthorizationServer | None = None
+    """oidc: where an OAuth client signs a person in; it serves before the front."""
 
     def token(self, caller: DemoCaller) -> str:
         assert self.issuer is not None
-        return self.issuer.token(caller.name, [caller.group], lifetime=TOKEN_LIFETIME_SECONDS)
+        return caller_token(self.issuer, caller)
+
+    @property
+    def app(self) -> ASGIApp:
+        """What the demo serves: the front, after the authorization server's routes in oidc mode."""
+        if self.authorization_server is None:
+            return self.front
+        return with_sign_in(self.front, self.authorization_server)
 
     def profile_environment(self) -> dict[str, str]:
         assert self.profiles is not None
@@ -92,8 +109,12 @@ def write_profiles(account: DemoAccount, directory: Path) -> Path:
 
 
 @contextmanager
-def hosted_demo(auth_mode: str, host: str, port: int, profiles: Path | None = None) -> Iterator[HostedDemo]:
-    """The account, the handler and the front, ready to serve; the process environment is the function's."""
+def hosted_demo(auth_mode: str, host: str, port: int, profiles: Path | None = None,
+                access_token_lifetime: int = ACCESS_TOKEN_LIFETIME_SECONDS) -> Iterator[HostedDemo]:
+    """The account, the handler and the front, ready to serve; the process environment is the function's.
+
+    `access_token_lifetime` is that of the tokens a signed-in user's client gets (oidc).
+    """
     url = f"http://{host}:{port}/mcp"
     with DemoAccount(hosted_callers=True) as account:
         for name in CONFLICTING_ENVIRONMENT:
@@ -104,12 +125,20 @@ def hosted_demo(auth_mode: str, host: str, port: int, profiles: Path | None = No
         issuer = DemoIssuer(url.removesuffix("/mcp")) if auth_mode == "oidc" else None
         front = ApiGatewayFront(lambda_handler, auth_mode, account.region, issuer)
         written = write_profiles(account, profiles) if auth_mode == "iam" and profiles is not None else None
-        yield HostedDemo(account, front, url, auth_mode, issuer, written)
+        server = None if issuer is None else DemoAuthorizationServer(
+            issuer, url, partial(caller_token, issuer), access_token_lifetime)
+        yield HostedDemo(account, front, url, auth_mode, issuer, written, server)
 
 
 def banner(demo: HostedDemo) -> str:
     lines = [f"aws-data-mcp demo, hosted path ({demo.auth_mode}): API Gateway front at {demo.url}",
              "  -> the Lambda handler, acting as each caller through STS, against an emulated account", ""]
+    if demo.auth_mode == "oidc":
+        lines += ["== Sign in from your client (OAuth) ==",
+                  f"Add {demo.url} to your MCP client as an HTTP server and sign in in the browser when it asks:",
+                  f"the demo's sign-in page lets you choose {', '.join(c.name for c in CALLERS)}.",
+                  f"claude mcp add --transport http aws-data-mcp {demo.url}   (then /mcp in Claude Code to sign in)",
+                  "", "== Or a static token per caller, for clients without OAuth =="]
     for caller in CALLERS:
         lines.append(f"== {caller.name}: role {caller.role}, {caller.rights} ==")
         if demo.auth_mode == "iam":
@@ -128,7 +157,8 @@ def banner(demo: HostedDemo) -> str:
     return "\n".join(lines)
 
 
-def serve(auth_mode: str, host: str, port: int, state_dir: Path) -> None:
-    with hosted_demo(auth_mode, host, port, state_dir / f"demo-{auth_mode}") as demo:
-        local_server.serve(demo.front, host, port, lambda: print(banner(demo), file=sys.stderr, flush=True))
+def serve(auth_mode: str, host: str, port: int, state_dir: Path,
+          access_token_lifetime: int = ACCESS_TOKEN_LIFETIME_SECONDS) -> None:
+    with hosted_demo(auth_mode, host, port, state_dir / f"demo-{auth_mode}", access_token_lifetime) as demo:
+        local_server.serve(demo.app, host, port, lambda: print(banner(demo), file=sys.stderr, flush=True))
 
