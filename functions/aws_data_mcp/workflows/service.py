@@ -13,8 +13,9 @@ import threading
 import time
 from collections.abc import Callable
 
+from aws_data_mcp.caller import Caller
 from aws_data_mcp.config import Settings
-from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required
 from aws_data_mcp.workflows.failures import GuardedStore
 from aws_data_mcp.workflows.model import STEP_STATUSES, Step, Workflow, now
 from aws_data_mcp.workflows.store import WorkflowStore
@@ -69,6 +70,15 @@ def _step(workflow: Workflow, step_id: str) -> Step:
 def _not_found(workflow_id: str) -> ResourceFailure:
     return ResourceFailure(ErrorCode.NOT_FOUND, f"No workflow {workflow_id[:80]!r}",
                            details=["workflow://workflows lists your workflows."])
+
+
+def owner_of(caller: Caller) -> str:
+    """Whom a caller's workflows belong to: who AWS vouches they are. An iam caller whose role lets them choose
+    their session name shares their role's workflows (a session named "alice" must not reach alice's)."""
+    caller.require_session()
+    if caller.owner_digest is None:
+        raise authentication_required("the caller's identity is unknown, so its workflows cannot be found")
+    return caller.owner_digest
 
 
 class Workflows:
