@@ -21,7 +21,7 @@ import boto3
 from aws_data_mcp.transport import local_server
 
 from .account import CONFLICTING_ENVIRONMENT, DemoAccount
-from .callers import CALLERS, FUNCTION_USER, DemoCaller
+from .callers import CALLERS, FUNCTION_USER, DemoCaller, identity_claims
 from .gateway import API_ID, ApiGatewayFront, DemoIssuer
 from .seed_data import QUERY_WORKGROUPS
 
@@ -40,7 +40,7 @@ class HostedDemo:
 
     def token(self, caller: DemoCaller) -> str:
         assert self.issuer is not None
-        return self.issuer.token(caller.name, [caller.group], lifetime=TOKEN_LIFETIME_SECONDS)
+        return self.issuer.sign(identity_claims(caller), lifetime=TOKEN_LIFETIME_SECONDS)
 
     def profile_environment(self) -> dict[str, str]:
         assert self.profiles is not None
