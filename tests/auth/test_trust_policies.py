@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from aws_data_mcp.config import ENV_PREFIX, Settings, SettingError
+from aws_data_mcp.config import ENV_PREFIX, SettingError, Settings
 from aws_data_mcp.demo.callers import CALLERS, DEMO_AUDIENCE, DEMO_PROVIDER, identity_claims, seed_hosted_callers
 from aws_data_mcp.hosted.claim import Refused
 from aws_data_mcp.hosted.oidc import claim_oidc
@@ -66,7 +66,7 @@ class _RecordingIam:
     def __init__(self) -> None:
         self.trusts: dict[str, dict[str, Any]] = {}
 
-    def create_role(self, RoleName: str, AssumeRolePolicyDocument: str, **_: Any) -> dict[str, Any]:  # noqa: N803
+    def create_role(self, RoleName: str, AssumeRolePolicyDocument: str, **_: Any) -> dict[str, Any]:
         arn = f"arn:aws:iam::{ACCOUNT}:role/{RoleName}"
         self.trusts[arn] = json.loads(AssumeRolePolicyDocument)
         return {"Role": {"Arn": arn}}
