@@ -12,13 +12,16 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from aws_data_mcp.caller import Caller
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required
 from aws_data_mcp.workflows.failures import GuardedStore
 from aws_data_mcp.workflows.model import STEP_STATUSES, Step, Workflow, now
 from aws_data_mcp.workflows.store import WorkflowStore
+
+if TYPE_CHECKING:  # a Caller holds a boto3 session: importing boto3 here would slow the local server's start
+    from aws_data_mcp.caller import Caller
 
 MAX_NAME = 200
 MAX_DESCRIPTION = 2_000
