@@ -44,6 +44,11 @@ class Caller:
     identity_key: str | None = field(default=None, repr=False)
     """Who, as the edge vouched for them (e.g. issuer#subject and role); defaults to the principal ARN.
     Two callers whose sanitised session names collide still differ here."""
+    owner_key: str | None = field(default=None, repr=False)
+    """Who, as AWS vouches for them, for what is kept per person (workflows); defaults to `identity_key`. An iam
+    caller whose session name their role does not pin is their role: anyone may name a session "alice"."""
+    session_name_pinned: bool | None = None
+    """iam: whether the caller's role pins session names to the person; None where no session name is chosen."""
     refusal: ResourceFailure | None = field(default=None, repr=False, compare=False)
     """Why this request may not act as anybody, when that is more than "no credentials" (e.g. a role's trust)."""
 
@@ -54,7 +59,15 @@ class Caller:
     @property
     def identity_digest(self) -> str | None:
         """A stable key for this principal (a hash of who, never of a secret): caches are keyed on it."""
-        who = self.identity_key or self.principal_arn
+        return self._digest(self.identity_key or self.principal_arn)
+
+    @property
+    def owner_digest(self) -> str | None:
+        """A stable key for whom per-person state belongs to: the identity digest, or the role's for an unpinned
+        session (a hash of who, never of a secret)."""
+        return self._digest(self.owner_key or self.identity_key or self.principal_arn)
+
+    def _digest(self, who: str | None) -> str | None:
         if self.session is None or who is None:
             return None
         return hashlib.sha256(f"{self.auth_mode}\0{who}".encode()).hexdigest()[:32]

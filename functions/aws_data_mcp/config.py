@@ -8,6 +8,7 @@ calls, no randomness) keeps module init snapshot-safe for Lambda SnapStart.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import typing
@@ -122,15 +123,25 @@ class Settings:
     session_duration_seconds: int = setting(3600, "How long exchanged caller credentials last (STS "
                                             "DurationSeconds).", "SESSION_DURATION", minimum=900)
     principal_role_map: tuple[tuple[str, str], ...] = setting(
-        (), "iam mode: JSON object, caller ARN (IAM user, federated user or role) -> role ARN to act as; first match "
-        "wins.", "PRINCIPAL_ROLE_MAP")
+        (), "iam mode: JSON object, caller ARN (IAM user, role, or a session of a role whose session name is "
+        "pinned) -> role ARN to act as; first match wins.", "PRINCIPAL_ROLE_MAP")
+    pinned_session_roles: tuple[str, ...] = setting(
+        ("AWSReservedSSO_*",), "iam mode: the roles (names, `*` wildcards, comma-separated) whose trust pins the "
+        "session name to the person (Identity Center's `AWSReservedSSO_*` roles; a trust requiring "
+        "`sts:RoleSessionName` = `${aws:username}`). Only their sessions get their own workflows, session-keyed "
+        "PrincipalRoleMap entries and SourceIdentity; any other role's callers are one identity, the role.",
+        "PINNED_SESSION_ROLES",
+        default_doc="`AWSReservedSSO_*`")
     oidc_role_arn: str = setting("", "oidc mode: the role a token is exchanged for when no claim maps to another.",
                                  "OIDC_ROLE_ARN")
-    oidc_role_claim: str = setting("groups", "oidc mode: the token claim whose values select a role.",
-                                   "OIDC_ROLE_CLAIM")
+    oidc_role_claim: str = setting(
+        "tag", "oidc mode: what selects a role, as each role's trust checks it again: `tag` (the principal tag "
+        "OIDC_ROLE_TAG in the token's `https://aws.amazon.com/tags` claim) or `sub` (the subject).", "OIDC_ROLE_CLAIM")
+    oidc_role_tag: str = setting("aws-data-mcp-role", "oidc mode: the principal tag whose value selects a role "
+                                 "(OIDC_ROLE_CLAIM=tag).", "OIDC_ROLE_TAG")
     oidc_role_map: tuple[tuple[str, str], ...] = setting(
-        (), "oidc mode: JSON object, claim value -> role ARN; the first entry the token's claim holds wins.",
-        "OIDC_ROLE_MAP")
+        (), "oidc mode: JSON object, the tag's value (or the subject) -> role ARN; every other token gets "
+        "OIDC_ROLE_ARN.", "OIDC_ROLE_MAP")
     oidc_issuer: str = setting("", "oidc mode: the issuer API Gateway's JWT authorizer trusts, published in the "
                                "protected-resource metadata.", "OIDC_ISSUER")
     workflow_store: WorkflowStoreKind = setting(
@@ -165,6 +176,10 @@ class Settings:
         if self.local_token and len(self.local_token) < MIN_LOCAL_TOKEN_LENGTH:
             raise SettingError(f"{ENV_PREFIX}TOKEN must be at least {MIN_LOCAL_TOKEN_LENGTH} characters (it guards "
                                "your AWS credentials); unset it for a random token per start")
+        if self.auth_mode == "oidc":
+            _check_oidc_role_map(self)
+        if self.auth_mode == "iam":
+            _check_principal_role_map(self)
 
     @property
     def hosted(self) -> bool:
@@ -187,6 +202,44 @@ class Settings:
                                f"or `aws-data-mcp demo --auth {auth_mode}`); the local server uses your own "
                                "credentials")
         return cls(**values)
+
+
+OIDC_ROLE_CLAIMS = ("tag", "sub")
+"""What may select an oidc role: a claim each role's trust can check again (aws:RequestTag/<tag>, <provider>:sub)."""
+
+
+def _check_oidc_role_map(settings: Settings) -> None:
+    """A role map on a claim IAM cannot check (e.g. `groups`, the former default) chooses a role but restricts
+    nobody: any holder of a token could exchange it with STS directly for any mapped role. Refused at start."""
+    if settings.oidc_role_map and settings.oidc_role_claim not in OIDC_ROLE_CLAIMS:
+        raise SettingError(
+            f"{ENV_PREFIX}OIDC_ROLE_CLAIM={settings.oidc_role_claim!r}: a role's trust cannot check this claim, so "
+            f"every token holder could assume every role of {ENV_PREFIX}OIDC_ROLE_MAP through STS directly. Map on "
+            f"the principal tag (`tag`, {ENV_PREFIX}OIDC_ROLE_TAG, from the token's https://aws.amazon.com/tags "
+            "claim) or on `sub`, and give each role the trust the README's oidc section shows")
+    if settings.oidc_role_claim == "tag" and not settings.oidc_role_tag.strip():
+        raise SettingError(f"{ENV_PREFIX}OIDC_ROLE_TAG must name the principal tag that selects a role")
+
+
+def session_name_pinned(settings: Settings, role_name: str) -> bool:
+    """Whether the trust of `role_name` pins its session names to the person (the operator declares which)."""
+    return any(fnmatch.fnmatchcase(role_name, pattern) for pattern in settings.pinned_session_roles)
+
+
+def _check_principal_role_map(settings: Settings) -> None:
+    """A key naming a session whose name its caller chooses would give the mapped role to whoever picks that name."""
+    for key, _role in settings.principal_role_map:
+        parts = key.split(":", 5)
+        resource = parts[5] if len(parts) == 6 else ""
+        kind, _, rest = resource.partition("/")
+        if kind == "federated-user":
+            raise SettingError(f"{ENV_PREFIX}PRINCIPAL_ROLE_MAP key {key[:120]!r}: a federated user's name is chosen "
+                               "by whoever calls GetFederationToken; map the IAM user or a role instead")
+        if kind == "assumed-role" and "/" in rest and not session_name_pinned(settings, rest.split("/", 1)[0]):
+            raise SettingError(
+                f"{ENV_PREFIX}PRINCIPAL_ROLE_MAP key {key[:120]!r} names one session of a role whose callers choose "
+                f"their session name: anyone who may assume the role could name a session so. Map the role, or, if "
+                f"its trust pins sts:RoleSessionName, add it to {ENV_PREFIX}PINNED_SESSION_ROLES")
 
 
 def _documented() -> list[Field[Any]]:

@@ -21,6 +21,7 @@ import pytest
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.hosted.exchange import exchanges, function_session
+from aws_data_mcp.hosted.trust import TAGS_CLAIM
 from aws_data_mcp.observability import logger
 from support.events import body_json, load_event
 from support.faults import AwsFaults
@@ -37,6 +38,7 @@ OIDC = Settings(mode="lambda", auth_mode="oidc", function_role_arn=FUNCTION_ROLE
                 oidc_role_arn=f"arn:aws:iam::{ACCOUNT}:role/DataAnalyst",
                 oidc_role_map=(("admins", f"arn:aws:iam::{ACCOUNT}:role/DataAdmin"),
                                ("contractors", f"arn:aws:iam::{ACCOUNT}:role/Contractor")))
+ROLE_TAG = OIDC.oidc_role_tag
 ISSUER = "https://issuer.example.com"
 AUDIENCE = "aws-data-mcp"
 FAR_FUTURE = 4102444800  # 2100-01-01
@@ -101,28 +103,37 @@ def _segment(document: dict[str, Any]) -> str:
     return base64.urlsafe_b64encode(json.dumps(document, separators=(",", ":")).encode()).rstrip(b"=").decode()
 
 
-def token(sub: str, groups: Any = None, **claims: Any) -> str:
-    """A compact JWT as an identity provider issues it (moto's STS does not check the signature: it is fake)."""
+def tags_claim(role_tag: Any) -> dict[str, Any]:
+    """The https://aws.amazon.com/tags claim carrying `role_tag` as the role tag's value, as the provider writes it."""
+    return {"principal_tags": {ROLE_TAG: role_tag}, "transitive_tag_keys": []}
+
+
+def token(sub: str, role_tag: Any = None, **claims: Any) -> str:
+    """A compact JWT as an identity provider issues it, its role tag (the value, or a list as the provider writes it)
+    in the tags claim (moto's STS does not check the signature: it is fake)."""
     payload: dict[str, Any] = {"iss": ISSUER, "aud": AUDIENCE, "sub": sub, "exp": FAR_FUTURE, "iat": 1795341600}
-    if groups is not None:
-        payload["groups"] = groups
+    if role_tag is not None:
+        payload[TAGS_CLAIM] = tags_claim(role_tag)
     payload.update(claims)
     payload = {name: value for name, value in payload.items() if value is not None}
     return f"{_segment({'alg': 'RS256'})}.{_segment(payload)}.{SIGNATURE}"
 
 
 def flattened(value: Any) -> str:
-    """A claim as API Gateway's JWT authorizer passes it on: every value a string, an array as "[a b]"."""
+    """A claim as API Gateway's JWT authorizer passes it on: every value a string, an array as "[a b]", an object as
+    Go prints a map."""
     if isinstance(value, list):
         return "[" + " ".join(str(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{flattened(v)}" for k, v in value.items()) + "]"
     return str(value)
 
 
-def oidc_event(sub: str, groups: Any = None, *, uri: str = "auth://status", bearer: str | None = None,
+def oidc_event(sub: str, role_tag: Any = None, *, uri: str = "auth://status", bearer: str | None = None,
                **claims: Any) -> dict[str, Any]:
     """An HTTP API event whose JWT authorizer validated a token of `sub` (the same token in its header)."""
     event = copy.deepcopy(load_event("http-api-v2/oidc-auth-status.json"))
-    issued = token(sub, groups, **claims)
+    issued = token(sub, role_tag, **claims)
     payload = json.loads(base64.urlsafe_b64decode(issued.split(".")[1] + "=="))
     event["requestContext"]["authorizer"]["jwt"]["claims"] = {k: flattened(v) for k, v in payload.items()}
     event["headers"]["authorization"] = bearer if bearer is not None else f"Bearer {issued}"

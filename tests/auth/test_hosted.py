@@ -48,7 +48,7 @@ STS_NAME = re.compile(r"[A-Za-z0-9_+=,.@-]{2,64}")
 @pytest.mark.usefixtures("roles")
 def test_iam_caller_acts_as_its_own_role_with_its_session_as_source_identity(sts: AwsFaults) -> None:
     requests = sent(sts, "sts.AssumeRole")
-    invoke = lambda_container(IAM)
+    invoke = lambda_container(dataclasses.replace(IAM, pinned_session_roles=("DataAnalyst",)))  # its trust pins names
     status = status_of(read(invoke, load_event("http-api-v2/iam-auth-status.json")))
     assert status["authenticated"] is True and status["auth_mode"] == "iam"
     assert status["principal_arn"].startswith("arn:aws:sts::123456789012:assumed-role/DataAnalyst/")
@@ -218,10 +218,10 @@ def test_oidc_without_any_configured_role_is_refused_clearly(aws_calls: Counter[
 
 
 def test_session_names_follow_sts_rules() -> None:
-    assert sts_name("auth0|5f7c8ec7c33c6c004bbafe82") == "auth0-5f7c8ec7c33c6c004bbafe82"
-    assert sts_name("x") == "caller" and len(sts_name("a" * 100)) == 64
+    assert sts_name("auth0|5f7c8ec7c33c6c004bbafe82") == "auth0-5f7c8ec7c33c6c004bbafe82-41aa4878"
+    assert sts_name("x") == "x-2d711642" and len(sts_name("a" * 100)) == 64  # distinct people, distinct names
     # STS's \w is ASCII: Unicode letters and digits would pass Python's \w and be refused by STS.
-    assert sts_name("josé.müller@example.com") == "jos-.m-ller@example.com"
+    assert sts_name("josé.müller@example.com") == "jos-.m-ller@example.com-a0a6a838"
     for name in ("张伟", "Ωmega", "\uff11\uff12\uff13", "ǅ", "x\u200by", "é" * 100):
         assert STS_NAME.fullmatch(sts_name(name)), name
 
@@ -231,7 +231,7 @@ def test_a_non_ascii_subject_reaches_sts_as_a_name_it_accepts(sts: AwsFaults) ->
     requests = sent(sts, "sts.AssumeRoleWithWebIdentity")
     status = status_of(read(lambda_container(OIDC), oidc_event("renée", ["analysts"])))
     assert status["authenticated"] is True
-    assert requests[0]["RoleSessionName"] == "ren-e" and STS_NAME.fullmatch(requests[0]["RoleSessionName"])
+    assert requests[0]["RoleSessionName"].startswith("ren-e-") and STS_NAME.fullmatch(requests[0]["RoleSessionName"])
 
 
 @pytest.mark.parametrize(("mode", "duration"), [("iam", 3600), ("oidc", 43200)])

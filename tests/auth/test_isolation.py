@@ -46,7 +46,7 @@ IAM_CALLERS: dict[str, Callable[[str], Event]] = {
 }
 OIDC_CALLERS: dict[str, Callable[[str], Event]] = {
     f"{ASSUMED}/DataAnalyst/dana": lambda uri: oidc_event("dana", ["analysts"], uri=uri),
-    f"{ASSUMED}/DataAdmin/erin": lambda uri: oidc_event("erin", ["admins", "analysts"], uri=uri),
+    f"{ASSUMED}/DataAdmin/erin": lambda uri: oidc_event("erin", ["admins"], uri=uri),
     f"{ASSUMED}/Contractor/frank": lambda uri: oidc_event("frank", ["contractors"], uri=uri),
 }
 MODES: dict[str, tuple[Settings, dict[str, Callable[[str], Event]]]] = {"iam": (IAM, IAM_CALLERS),

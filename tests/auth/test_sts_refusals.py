@@ -114,10 +114,11 @@ def test_the_oidc_trust_statement_names_the_provider_and_audience(sts: AwsFaults
     assert error["action"] == "sts:AssumeRoleWithWebIdentity"
     statement = json.loads(error["details"][0].split(": ", 1)[1])
     assert not any("CallerRoleArnPattern" in line for line in error["details"]), "oidc needs no grant of the function"
-    assert statement == {
+    assert statement == [{  # the default role: the audience, and none of the tags the map sends elsewhere
         "Effect": "Allow", "Principal": {"Federated": "arn:aws:iam::123456789012:oidc-provider/issuer.example.com"},
-        "Action": "sts:AssumeRoleWithWebIdentity",
-        "Condition": {"StringEquals": {"issuer.example.com:aud": "aws-data-mcp"}}}
+        "Action": ["sts:AssumeRoleWithWebIdentity", "sts:TagSession"],
+        "Condition": {"StringEquals": {"issuer.example.com:aud": "aws-data-mcp"},
+                      "StringNotEquals": {"aws:RequestTag/aws-data-mcp-role": ["admins", "contractors"]}}}]
 
 
 @pytest.mark.parametrize("mode", ["iam", "oidc"])
@@ -156,12 +157,22 @@ def test_a_token_sts_would_see_is_never_logged(sts: AwsFaults, log_records: Reco
     written = everything_written(log_records, capfd, answer)
     assert bearer not in written and "AWS-SAYS" not in written
 
+README_OIDC = Settings(auth_mode="oidc", oidc_role_arn="arn:aws:iam::<account>:role/DataAnalyst",
+                      oidc_role_map=(("data-admins", "arn:aws:iam::<account>:role/DataAdmin"),))
+"""The oidc example of the README: admins by their role tag, everyone else the analysts' role."""
+
+
 def test_the_readme_trust_statements_are_the_ones_a_refusal_prints() -> None:
-    """What an operator copies from the README grants exactly what the refusal asks for, in each mode."""
+    """What an operator copies from the README grants exactly what the refusal asks for, in each mode (oidc: the
+    mapped role, the default role, and the mapped role when the map reads the subject)."""
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    blocks = [json.loads(block) for block in re.findall(r"```json\n(\{\"Effect\".*?)\n```", readme, re.S)]
+    blocks = [json.loads(block) for block in re.findall(r"```json\n(\[?\{\"Effect\".*?)\n```", readme, re.S)]
     iam = Claim(principal="caller", role_arn="arn:aws:iam::<account>:role/DataAnalyst", session_name="caller")
     oidc = dataclasses.replace(iam, token="token", issuer="https://login.example.com", audience="aws-data-mcp")
-    printed = [json.loads(trust_statement(Settings(function_role_arn="<FunctionRoleArn>"), claim))
-               for claim in (iam, oidc)]
+    admin = dataclasses.replace(oidc, role_arn="arn:aws:iam::<account>:role/DataAdmin")
+    by_subject = dataclasses.replace(README_OIDC, oidc_role_claim="sub",
+                                     oidc_role_map=(("00u1a2b3c4", admin.role_arn),))
+    printed = [json.loads(trust_statement(settings, claim)) for settings, claim in (
+        (Settings(function_role_arn="<FunctionRoleArn>"), iam), (README_OIDC, admin), (README_OIDC, oidc),
+        (by_subject, admin))]
     assert blocks == printed

@@ -194,7 +194,8 @@ def reference_token(issuer: DemoIssuer) -> str:
     reference = load_event("http-api-v2/oidc-auth-status.json")["requestContext"]["authorizer"]["jwt"]["claims"]
     now = int(time.time())
     values = {"iss": issuer.url, "aud": issuer.audience, "sub": "dana", "iat": now, "exp": now + 600,
-              "groups": ["analysts"]}
+              "groups": ["analysts"], "https://aws.amazon.com/tags": {
+                  "principal_tags": {"aws-data-mcp-role": ["analysts"]}, "transitive_tag_keys": []}}
     assert set(values) == set(reference)
     return jwt.encode({"alg": "RS256", "kid": "demo"}, values, issuer.key)
 

@@ -20,6 +20,7 @@ import pytest
 from cfnlint.api import ManualArgs, lint_file
 from cfnlint.decode import decode
 from cfnlint.helpers import REGIONS
+from template_rules import deploy_refusals
 
 from aws_data_mcp.workflows.table import TABLE_ACTIONS
 
@@ -161,28 +162,8 @@ OIDC_READY = {"AuthMode": "oidc", "OidcIssuer": "https://login.example.com", "Oi
               "OidcRoleArn": "arn:aws:iam::111122223333:role/DataAnalyst"}
 
 
-def _value(expression: Any, parameters: dict[str, str]) -> Any:
-    """A Rules expression evaluated as CloudFormation does, for the functions this template's rules use."""
-    if not isinstance(expression, dict):
-        return expression
-    ((function, args),) = expression.items()
-    if function == "Ref":
-        return parameters[args]
-    values = [_value(arg, parameters) for arg in args]
-    return {"Fn::Equals": lambda: values[0] == values[1], "Fn::Not": lambda: not values[0],
-            "Fn::Or": lambda: any(values), "Fn::And": lambda: all(values)}[function]()
-
-
-def _refusals(template: dict[str, Any], **given: str) -> list[str]:
-    """The AssertDescriptions CloudFormation would stop a deploy with, for these parameter values."""
-    parameters = {name: str(p.get("Default", "")) for name, p in template["Parameters"].items()} | given
-    return [assertion["AssertDescription"] for rule in template["Rules"].values()
-            if _value(rule.get("RuleCondition", True), parameters)
-            for assertion in rule["Assertions"] if not _value(assertion["Assert"], parameters)]
-
-
 @pytest.mark.parametrize(("given", "missing"), [
-    ({}, []),  # iam, the default, needs none of them
+    ({"CallerRoleArnPattern": "arn:aws:iam::111122223333:role/data-*"}, []),  # iam needs none of them
     (OIDC_READY, []),
     (OIDC_READY | {"OidcRoleArn": "", "OidcRoleMap": '{"admins": "arn:aws:iam::111122223333:role/Admin"}'}, []),
     (OIDC_READY | {"OidcIssuer": ""}, ["OidcIssuer"]),
@@ -193,7 +174,7 @@ def _refusals(template: dict[str, Any], **given: str) -> list[str]:
 def test_an_oidc_stack_without_issuer_audience_or_role_is_refused_at_deploy(
     template: dict[str, Any], given: dict[str, str], missing: list[str]
 ) -> None:
-    refusals = _refusals(template, **given)
+    refusals = deploy_refusals(template, **given)
     assert len(refusals) == len(missing)
     for refusal, name in zip(refusals, missing, strict=True):
         assert f"needs {name} " in refusal
@@ -242,9 +223,7 @@ def test_function_role_cannot_read_caller_data(function: dict[str, Any], resourc
     # TagSession: the exchange passes no session tags), on this account's roles by default or the operator's pattern.
     (allow,) = allows
     assert set(allow["Action"]) == {"sts:AssumeRole", "sts:SetSourceIdentity"}
-    condition, default, configured = allow["Resource"]["Fn::If"]
-    assert condition == "CallerRolesOfThisAccount" and configured == {"Ref": "CallerRoleArnPattern"}
-    assert "${AWS::AccountId}:role/*" in default["Fn::Sub"]
+    assert allow["Resource"] == {"Ref": "CallerRoleArnPattern"}, "only the operator's pattern: no account-wide default"
     assert seen_templates == set()
     assert resources["WorkflowTable"]["Type"] == "AWS::DynamoDB::Table"
 

@@ -3,21 +3,33 @@
 The function (an IAM user standing in for the function role) may only assume the demo
 roles; each caller is a role whose trust policy allows it. In iam mode each caller signs
 with its own role session's credentials (as after `aws sso login`); in oidc mode the demo
-issuer's tokens map to the roles through their `groups` claim.
+issuer's tokens carry each caller's role tag (the https://aws.amazon.com/tags claim), which
+the function's role map reads and each role's trust checks again, as the README recommends.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from moto.iam.models import iam_backends
 from moto.utilities.utils import get_partition
 
+from aws_data_mcp.config import Settings
+from aws_data_mcp.hosted.trust import TAGS_CLAIM, iam_trust, oidc_trust
+
 from .seed_data import BUCKET_CURATED, caller_read_policy, caller_restrictions_policy, workflow_table_statement
 
 FUNCTION_USER = "aws-data-mcp-function"
+
+
+DEMO_PROVIDER = "demo"
+"""The emulated account's OIDC provider (oidc-provider/demo): the prefix of its condition keys."""
+DEMO_AUDIENCE = "aws-data-mcp"
+ROLE_TAG = "aws-data-mcp-role"
+"""The principal tag that selects a caller's role (the function's AWS_DATA_MCP_OIDC_ROLE_TAG default)."""
 
 
 @dataclass(frozen=True)
@@ -26,7 +38,7 @@ class DemoCaller:
     """The person (session name in iam mode, token subject in oidc mode)."""
     role: str
     group: str
-    """The `groups` claim value their tokens carry (oidc)."""
+    """Their group at the identity provider: the value of the role tag their tokens carry (oidc)."""
     rights: str
 
 
@@ -35,6 +47,30 @@ CALLERS = (
     DemoCaller("bob", "demo-admin-role", "admins", "data estate and IAM read, nothing denied"),
     DemoCaller("carol", "demo-contractor-role", "contractors", f"one bucket ({BUCKET_CURATED}) and nothing else"),
 )
+
+
+def identity_claims(caller: DemoCaller) -> dict[str, Any]:
+    """What the demo identity provider vouches for about `caller`: their subject, groups and role tag, which STS
+    makes a session tag (https://aws.amazon.com/tags) that each role's trust checks."""
+    return {"sub": caller.name, "groups": [caller.group],
+            TAGS_CLAIM: {"principal_tags": {ROLE_TAG: [caller.group]}}}
+
+
+def oidc_settings(roles: Mapping[str, str]) -> Settings:
+    """The function's oidc role map over the demo roles (role name -> ARN): each caller's group to their role."""
+    return Settings(auth_mode="oidc", oidc_role_arn=roles["demo-analyst-role"], oidc_role_tag=ROLE_TAG,
+                    oidc_role_map=tuple((caller.group, roles[caller.role]) for caller in CALLERS))
+
+
+def _role_arns(account_id: str) -> dict[str, str]:
+    return {role: f"arn:aws:iam::{account_id}:role/{role}" for role in {caller.role for caller in CALLERS}}
+
+
+def _trust(role_arn: str, settings: Settings, function_arn: str) -> str:
+    """The function may assume the role (iam); a token of the demo provider only when its role tag maps here."""
+    statements = [iam_trust(replace(settings, function_role_arn=function_arn)),
+                  *oidc_trust(settings, role_arn, DEMO_PROVIDER, DEMO_AUDIENCE)]
+    return json.dumps({"Version": "2012-10-17", "Statement": statements})
 
 
 def _contractor_policy() -> str:
@@ -47,15 +83,12 @@ def _contractor_policy() -> str:
 def seed_hosted_callers(iam: Any, account_id: str, region: str) -> dict[str, str]:
     """The roles and the function identity; returns role name -> ARN. Run before IAM is enforced."""
     function_arn = f"arn:aws:iam::{account_id}:user/{FUNCTION_USER}"
-    trust = json.dumps({"Version": "2012-10-17", "Statement": [
-        {"Effect": "Allow", "Principal": {"AWS": function_arn},
-         "Action": ["sts:AssumeRole", "sts:SetSourceIdentity"]},
-        {"Effect": "Allow", "Principal": {"Federated": f"arn:aws:iam::{account_id}:oidc-provider/demo"},
-         "Action": "sts:AssumeRoleWithWebIdentity"}]})
+    settings = oidc_settings(_role_arns(account_id))
     policies = {"demo-analyst-role": [caller_read_policy(), caller_restrictions_policy(account_id, region)],
                 "demo-admin-role": [caller_read_policy()], "demo-contractor-role": [_contractor_policy()]}
     arns = {}
     for role, documents in policies.items():
+        trust = _trust(_role_arns(account_id)[role], settings, function_arn)
         arns[role] = iam.create_role(RoleName=role, AssumeRolePolicyDocument=trust,
                                      Description=f"aws-data-mcp demo caller ({role})")["Role"]["Arn"]
         for index, document in enumerate(documents):

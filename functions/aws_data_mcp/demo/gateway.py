@@ -217,9 +217,13 @@ class DemoIssuer:
     key: RSAKey = field(default_factory=lambda: RSAKey.generate_key(2048, parameters={"kid": "demo", "use": "sig"}))
 
     def token(self, subject: str, groups: list[str], lifetime: int = 3600, not_before: float | None = None) -> str:
+        return self.sign({"sub": subject, "groups": groups}, lifetime, not_before)
+
+    def sign(self, identity: Mapping[str, Any], lifetime: int = 3600, not_before: float | None = None) -> str:
+        """A token vouching for `identity` (subject and attributes), from this issuer, for its audience."""
         now = int(time.time())
-        claims = {"iss": self.url, "aud": self.audience, "sub": subject, "iat": now, "exp": now + lifetime,
-                  "nbf": int(not_before if not_before is not None else now), "groups": groups}
+        claims = {**identity, "iss": self.url, "aud": self.audience, "iat": now, "exp": now + lifetime,
+                  "nbf": int(not_before if not_before is not None else now)}
         return jwt.encode({"alg": "RS256", "kid": "demo"}, claims, self.key)
 
     def jwks(self) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from aws_data_mcp.transport import local_server
 
 from .account import CONFLICTING_ENVIRONMENT, DemoAccount
 from .authorization_server import ACCESS_TOKEN_LIFETIME_SECONDS, DemoAuthorizationServer, with_sign_in
-from .callers import CALLERS, FUNCTION_USER, DemoCaller
+from .callers import CALLERS, FUNCTION_USER, DemoCaller, identity_claims
 from .gateway import API_ID, ApiGatewayFront, DemoIssuer
 from .seed_data import QUERY_WORKGROUPS
 
@@ -33,7 +33,7 @@ TOKEN_LIFETIME_SECONDS = 12 * 3600
 
 def caller_token(issuer: DemoIssuer, caller: DemoCaller, lifetime: int = TOKEN_LIFETIME_SECONDS) -> str:
     """The demo issuer's token for a caller: the banner's static tokens and every signed-in user's, alike."""
-    return issuer.token(caller.name, [caller.group], lifetime=lifetime)
+    return issuer.sign(identity_claims(caller), lifetime=lifetime)
 
 
 @dataclass(frozen=True)

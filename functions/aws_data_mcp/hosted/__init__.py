@@ -1,16 +1,18 @@
 """Hosted callers: who API Gateway vouches for, exchanged with STS for credentials that act as exactly them.
 
 - `iam`: API Gateway's AWS_IAM authorizer verified the SigV4 signature and names the
-  caller's ARN in requestContext. An assumed-role caller is assumed into *that same role*
-  with its session name as SourceIdentity, so the function acts with exactly the caller's
-  permissions (and CloudTrail shows who). IAM users and federated users act through a
-  configured principal-to-role map, or are refused.
+  caller's ARN in requestContext. An assumed-role caller is assumed into *that same role*,
+  so the function acts with exactly the role's permissions; its session name counts as a
+  person (SourceIdentity, workflows of its own) only where the role's trust pins it. IAM
+  users act through a configured principal-to-role map, or are refused.
 - `oidc`: API Gateway's JWT authorizer validated the bearer token (issuer, audience,
   expiry); the token, issued for this server, is exchanged with AssumeRoleWithWebIdentity
-  for the role its claims map to. A token exchange, not a passthrough.
+  for the role its role tag (or subject) maps to, which each role's trust checks again
+  (`trust`). A token exchange, not a passthrough.
 
 One module a step: `iam` and `oidc` read each mode's `claim` from the request, `exchange` trades
-it with STS (and caches the caller it gets), `refusals` tells the caller what to fix when STS will not.
+it with STS (and caches the caller it gets), `refusals` tells the caller what to fix when STS will not,
+and `trust` writes the trust statements that make AWS enforce what the function chose.
 
 Identity comes only from requestContext (and, in oidc, the bearer token that the
 authorizer validated); never from other client-set headers. The STS calls are the only

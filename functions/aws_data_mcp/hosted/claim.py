@@ -16,13 +16,21 @@ from aws_data_mcp.errors import ResourceFailure, authentication_required
 
 Headers = Mapping[str, Any]
 # ASCII only, as STS means \w: a Unicode letter (josé) would pass and STS would refuse the name.
+_SESSION_NAME = re.compile(r"[\w+=,.@-]{2,64}", re.ASCII)
 _SESSION_NAME_UNSAFE = re.compile(r"[^\w+=,.@-]", re.ASCII)
+_DIGEST_CHARS = 8
 
 
-def sts_name(value: str, fallback: str = "caller") -> str:
-    """A RoleSessionName / SourceIdentity STS accepts: [\\w+=,.@-], 2 to 64 characters."""
-    cleaned = _SESSION_NAME_UNSAFE.sub("-", value)[:64]
-    return cleaned if len(cleaned) >= 2 else fallback
+def sts_name(value: str) -> str:
+    """A RoleSessionName / SourceIdentity STS accepts ([\\w+=,.@-], 2 to 64 characters), distinct per `value`.
+
+    A name STS accepts is kept as it is; any other is cleaned and cut, then ends in a digest of the original, so
+    two people never share a session name (renée and renee, 张伟 and 李娜, two subjects alike in their first 64).
+    """
+    if _SESSION_NAME.fullmatch(value):
+        return value
+    digest = hashlib.sha256(value.encode()).hexdigest()[:_DIGEST_CHARS]
+    return f"{_SESSION_NAME_UNSAFE.sub('-', value)[:64 - _DIGEST_CHARS - 1]}-{digest}"
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,11 @@ class Claim:
     token_expiry: float | None = None
     issuer: str | None = None
     audience: str | None = None
+    session_pinned: bool | None = None
+    """iam: whether the role's trust pins the session name to the person (None where the caller names no session)."""
+    owner: str | None = None
+    """Who per-person state (workflows) is stored under, as AWS vouches for it; the principal unless narrower
+    (an unpinned session's caller is their role)."""
 
     @property
     def cache_key(self) -> str:

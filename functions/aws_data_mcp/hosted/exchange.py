@@ -133,8 +133,8 @@ def _exchange(claim: Claim, settings: Settings) -> tuple[dict[str, Any], dict[st
                                                    WebIdentityToken=claim.token,
                                                    DurationSeconds=settings.session_duration_seconds)
     else:
-        answer = sts.assume_role(RoleArn=claim.role_arn, RoleSessionName=claim.session_name,
-                                 SourceIdentity=claim.source_identity or claim.session_name,
+        source = {"SourceIdentity": claim.source_identity} if claim.source_identity else {}
+        answer = sts.assume_role(RoleArn=claim.role_arn, RoleSessionName=claim.session_name, **source,
                                  DurationSeconds=min(settings.session_duration_seconds, ROLE_CHAINING_MAX_SECONDS))
     return answer["Credentials"], answer["AssumedRoleUser"]
 
@@ -188,6 +188,8 @@ def caller_of(claim: Claim, settings: Settings) -> Caller:
         arn = user["Arn"]
         caller = Caller(settings.auth_mode, session, settings.region, principal_arn=arn,
                         account=arn.split(":")[4] or None, user_id=user.get("AssumedRoleId"),
-                        credential_expiry=expiry, identity_key=f"{claim.principal}\0{claim.role_arn}")
+                        credential_expiry=expiry, identity_key=f"{claim.principal}\0{claim.role_arn}",
+                        owner_key=f"{claim.owner or claim.principal}\0{claim.role_arn}",
+                        session_name_pinned=claim.session_pinned)
         exchanges.put(claim.cache_key, caller, cached_until(expiry, claim.token_expiry))
         return caller

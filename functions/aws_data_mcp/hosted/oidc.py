@@ -2,7 +2,9 @@
 
 The token, issued for this server, is what STS exchanges (AssumeRoleWithWebIdentity): a token
 exchange, not a passthrough. Everything here is checked before STS is asked, so a request
-that is refused makes no AWS call.
+that is refused makes no AWS call. The role map reads only what each role's trust checks again
+(the principal tag STS sets from the token, or the subject: see `trust`), so the map chooses a
+role and AWS enforces the same choice on anyone who calls STS with the token directly.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import jwt as pyjwt  # PyJWT, a dependency of the MCP SDK
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.hosted.claim import Claim, Headers, json_object, refuse, sts_name
+from aws_data_mcp.hosted.trust import TAGS_CLAIM
 
 MAX_TOKEN_CHARS = 16_384
 """Far above any real token (the HTTP edge refuses a header over 8 KiB anyway): the seam bounds what it decodes."""
@@ -87,10 +90,29 @@ def _same_token(token: Mapping[str, Any], validated: Mapping[str, Any]) -> None:
                      _BEARER_HELP)
 
 
-def _claim_values(value: Any) -> list[str]:
-    """A claim's values as the issuer wrote them: each entry of an array, or one string (never split)."""
-    values = value if isinstance(value, list) else [value]
-    return [str(v) for v in values if isinstance(v, str | int) and not isinstance(v, bool) and str(v)]
+def _role_selector(claims: Mapping[str, Any], settings: Settings) -> str | None:
+    """What the role map reads, exactly as STS will set the value the role's trust checks: the principal tag's one
+    value (or the subject); None when the token carries none. A tags claim STS would read otherwise is refused."""
+    if settings.oidc_role_claim == "sub":
+        return str(claims["sub"])
+    if settings.oidc_role_claim != "tag":  # no map (a map on another claim is refused at start): the default role
+        return None
+    if TAGS_CLAIM not in claims:
+        return None
+    tags = claims[TAGS_CLAIM]
+    principal_tags = tags.get("principal_tags") if isinstance(tags, Mapping) else None
+    if not isinstance(principal_tags, Mapping):
+        raise refuse(f"the bearer token's {TAGS_CLAIM} claim holds no principal_tags object",
+                     "The identity provider writes {\"principal_tags\": {\"<tag>\": [\"<value>\"]}} in it.")
+    wanted = settings.oidc_role_tag.lower()  # IAM compares tag keys regardless of case
+    found = [value for key, value in principal_tags.items() if str(key).lower() == wanted]
+    if not found:
+        return None
+    values = found[0] if isinstance(found[0], list) and len(found) == 1 else found
+    if len(values) != 1 or not isinstance(values[0], str) or not values[0]:
+        raise refuse(f"the bearer token's principal tag {settings.oidc_role_tag!r} is not one text value",
+                     "A session tag has exactly one value: the identity provider sends one role tag per token.")
+    return values[0]
 
 
 def _token_expiry(token: Mapping[str, Any]) -> float:
@@ -106,10 +128,11 @@ def claim_oidc(context: Mapping[str, Any], headers: Headers, settings: Settings)
     token = _bearer_token(headers)
     claims = _token_claims(token)
     _same_token(claims, validated)
-    held = set(_claim_values(claims.get(settings.oidc_role_claim)))
-    role = next((arn for value, arn in settings.oidc_role_map if value in held), None) or settings.oidc_role_arn
+    selector = _role_selector(claims, settings)
+    role = dict(settings.oidc_role_map).get(selector) if selector is not None else None
+    role = role or settings.oidc_role_arn
     if not role:
-        raise refuse(f"no role is configured for this token's {settings.oidc_role_claim!r} claim",
+        raise refuse("no role is configured for this token",
                      "Ask the operator to set AWS_DATA_MCP_OIDC_ROLE_ARN or AWS_DATA_MCP_OIDC_ROLE_MAP.")
     subject, issuer = str(claims["sub"]), str(claims["iss"])
     return Claim(principal=f"{issuer}#{subject}", role_arn=role, session_name=sts_name(subject), token=token,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from botocore.exceptions import (
     BotoCoreError,
@@ -24,6 +23,7 @@ from aws_data_mcp.caller import retry_later
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, from_aws_error
 from aws_data_mcp.hosted.claim import Claim, refuse
+from aws_data_mcp.hosted.trust import iam_trust, oidc_trust
 from aws_data_mcp.observability import logger
 
 Refusal = Callable[[str, Claim, Settings], ResourceFailure]
@@ -31,19 +31,11 @@ Refusal = Callable[[str, Claim, Settings], ResourceFailure]
 
 
 def trust_statement(settings: Settings, claim: Claim) -> str:
-    """The trust-policy statement a caller's role needs so the function may act as its caller."""
+    """What the trust policy of a caller's role needs so the function may act as its caller: the function role's
+    statement (iam), or the statements that admit exactly the tokens the role map sends to the role (oidc)."""
     if claim.token is not None:
-        parts = claim.role_arn.split(":")
-        partition, account = (parts[1], parts[4]) if len(parts) > 4 else ("aws", "<account>")
-        provider = (claim.issuer or "<issuer>").removeprefix("https://").rstrip("/")
-        statement: dict[str, Any] = {
-            "Effect": "Allow", "Principal": {"Federated": f"arn:{partition}:iam::{account}:oidc-provider/{provider}"},
-            "Action": "sts:AssumeRoleWithWebIdentity",
-            "Condition": {"StringEquals": {f"{provider}:aud": claim.audience or "<audience>"}}}
-    else:
-        statement = {"Effect": "Allow", "Principal": {"AWS": settings.function_role_arn or "<FunctionRoleArn output>"},
-                     "Action": ["sts:AssumeRole", "sts:SetSourceIdentity"]}
-    return json.dumps(statement)
+        return json.dumps(oidc_trust(settings, claim.role_arn, claim.issuer, claim.audience))
+    return json.dumps(iam_trust(settings))
 
 
 def _action(claim: Claim) -> str:
@@ -55,11 +47,11 @@ def _not_exchanged(reason: str, *details: str) -> ResourceFailure:
 
 
 def _untrusted(code: str, claim: Claim, settings: Settings) -> ResourceFailure:
-    details = [f"Add this statement to the trust policy of {claim.role_arn}: {trust_statement(settings, claim)}"]
+    what = "these statements" if claim.token is not None else "this statement"
+    details = [f"Add {what} to the trust policy of {claim.role_arn}: {trust_statement(settings, claim)}"]
     if claim.token is None:  # AssumeRole also needs the function's own grant, which CallerRoleArnPattern scopes
         details.append(f"If the trust policy has it already, {claim.role_arn} is outside the roles the server may "
-                       "assume: the operator adds it to the stack's CallerRoleArnPattern parameter (by default "
-                       "only roles of the deployment's own account).")
+                       "assume: the operator adds it to the stack's CallerRoleArnPattern parameter.")
     return ResourceFailure(ErrorCode.ACCESS_DENIED,
                            f"This server may not act as {claim.principal} through {claim.role_arn}",
                            details=[*details, "Then retry."], action=_action(claim))

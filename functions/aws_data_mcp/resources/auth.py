@@ -6,7 +6,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import data_catalogs
@@ -24,6 +24,12 @@ class AuthStatus(TypedDict):
     identity_digest: str | None
     """A stable hash of who the caller is (never of a secret): what this server's caches are keyed on. The same
     person shows the same digest across credential refreshes; two callers never share one."""
+    session_name_pinned: bool | None
+    """iam: whether the caller's role pins the session name to the person (PINNED_SESSION_ROLES). Only then is the
+    session name who they are here: their own workflows, SourceIdentity, a session-keyed role map entry. None where
+    the caller names no session (oidc: the issuer's subject; local: your own credentials)."""
+    workflows_scope: Literal["caller", "role"] | None
+    """Whose workflows this caller reads and writes: their own, or (an unpinned session) every caller of their role."""
     reason: str | None
 
 
@@ -32,7 +38,8 @@ class AuthStatus(TypedDict):
     name="auth-status",
     title="Authentication status",
     description="Whether caller credentials were resolved: principal ARN, account, user id, auth mode, "
-    "credential expiry and region. Never a secret; reports 'not authenticated' cleanly.",
+    "credential expiry, region, whether the session name is pinned and whose workflows the caller sees. Never a "
+    "secret; reports 'not authenticated' cleanly.",
     aws_calls=["sts:GetCallerIdentity"],
 )
 def auth_status(request: ResourceRequest) -> AuthStatus:
@@ -52,6 +59,9 @@ def auth_status(request: ResourceRequest) -> AuthStatus:
         user_id=caller.user_id,
         credential_expiry=expiry.isoformat() if expiry else None,
         identity_digest=caller.identity_digest,
+        session_name_pinned=caller.session_name_pinned,
+        workflows_scope=None if not caller.authenticated else "role" if caller.session_name_pinned is False
+        else "caller",
         reason=caller.unauthenticated_reason,
     )
 

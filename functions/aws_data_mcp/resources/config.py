@@ -68,17 +68,62 @@ class SecurityConfig(TypedDict):
     auth_mode: str
     fail_closed: bool
     policy: list[str]
+    guarantees: list[str]
+    """What this auth mode guarantees by itself."""
+    relies_on_deployment: list[str]
+    """What holds only if the deployment does its part: without it, the guarantees above do not hold."""
     identity_source: str
     redacted: list[str]
     dns_rebinding_protection: bool
     limits: dict[str, int]
 
 
+_HOSTED_RELIES_ON = (
+    "Only this API may invoke the function (its resource policy; no identity policy grants lambda:InvokeFunction): "
+    "a direct invoke can name any caller in its requestContext.",
+    "API Gateway route throttling and the function's reserved concurrency bound what any caller, or the public "
+    "well-known routes, can cost.",
+)
+_GUARANTEES: dict[str, tuple[str, ...]] = {
+    "iam": (
+        "A request acts as the role API Gateway's SigV4 check named (or the role PrincipalRoleMap gives an IAM user), "
+        "assumed again with STS: exactly that role's permissions.",
+        "A role session's name counts as a person only for the roles in PINNED_SESSION_ROLES: only their callers get "
+        "workflows of their own, SourceIdentity and session-keyed PrincipalRoleMap entries. Any other session's "
+        "caller is their role: its workflows are shared by every caller of the role.",
+    ),
+    "oidc": (
+        "A token is exchanged (AssumeRoleWithWebIdentity) for the role the role map gives its principal tag (or "
+        "subject); a token whose tag STS would read otherwise is refused before any AWS call.",
+    ),
+    "local": ("Every AWS call is made with your own credential chain; the HTTP server binds loopback and asks for "
+              "a bearer token.",),
+}
+_RELIES_ON: dict[str, tuple[str, ...]] = {
+    "iam": (
+        *_HOSTED_RELIES_ON,
+        "CallerRoleArnPattern names only the roles callers use: the function may assume any role in it whose trust "
+        "admits the function's role.",
+        "PINNED_SESSION_ROLES names only roles whose trust really pins sts:RoleSessionName to the person.",
+        "A caller's scoped-down session (a session policy, session tags) is not carried over: the function assumes "
+        "the whole role again. Scope the role itself, not the session.",
+    ),
+    "oidc": (
+        *_HOSTED_RELIES_ON,
+        "Each role's trust checks the token's audience and the same principal tag (or subject) the role map reads "
+        "(README, oidc; a refusal prints the statements): otherwise any token holder can call STS directly for it.",
+        "Only the identity provider sets the role tag (users cannot edit the attribute it comes from).",
+    ),
+    "local": ("Nobody else can read your state directory (the token file, the workflow store).",),
+}
+
+
 @registry.resource(
     "config://security",
     name="security-config",
     title="Security posture",
-    description="Auth mode, the fail-closed policy, what is redacted and the size limits. Nothing secret.",
+    description="Auth mode, the fail-closed policy, what the auth mode guarantees and what it relies on the "
+    "deployment for, what is redacted and the size limits. Nothing secret.",
 )
 def security_config(request: ResourceRequest) -> SecurityConfig:
     settings = request.settings
@@ -91,6 +136,8 @@ def security_config(request: ResourceRequest) -> SecurityConfig:
             "Hosted, identity comes only from API Gateway's requestContext, never from client-set headers.",
             "Nothing cached for one caller is served to another.",
         ],
+        guarantees=list(_GUARANTEES[settings.auth_mode]),
+        relies_on_deployment=list(_RELIES_ON[settings.auth_mode]),
         identity_source="api-gateway-request-context" if settings.hosted else "local-credential-chain",
         redacted=["authorization headers", "bearer tokens", "secret access keys", "session tokens", "cookies"],
         dns_rebinding_protection=not settings.hosted,

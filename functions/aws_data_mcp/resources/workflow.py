@@ -19,9 +19,8 @@ from pydantic import Field
 
 from aws_data_mcp.answers import failure_result, tool_result
 from aws_data_mcp.aws import deadline_scope
-from aws_data_mcp.caller import Caller
 from aws_data_mcp.deadlines import request_budget, seconds_to_edge_deadline
-from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required
+from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.observability import logger
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.rendering import to_json
@@ -36,6 +35,7 @@ from aws_data_mcp.workflows.service import (
     MAX_STEPS,
     MAX_WORKFLOW_ID,
     Workflows,
+    owner_of,
     store_for,
 )
 from aws_data_mcp.workflows.table import GET, QUERY
@@ -44,15 +44,8 @@ T = TypeVar("T")
 LIST_URI = "workflow://workflows"
 
 
-def _owner(caller: Caller) -> str:
-    caller.require_session()
-    if caller.identity_digest is None:
-        raise authentication_required("the caller's identity is unknown, so its workflows cannot be found")
-    return caller.identity_digest
-
-
 def workflows_of(request: ResourceRequest) -> Workflows:
-    return Workflows(store_for(request.settings), _owner(request.caller))
+    return Workflows(store_for(request.settings), owner_of(request.caller))
 
 
 @registry.resource(
@@ -114,7 +107,7 @@ async def _as_caller(ctx: Context, operation: Callable[[Workflows], T]) -> T:
     def run() -> T:
         with deadline_scope(deadline):
             caller = server.caller_for(ctx.request_context)
-            return operation(Workflows(store_for(server.config), _owner(caller)))
+            return operation(Workflows(store_for(server.config), owner_of(caller)))
 
     with anyio.fail_after(budget):
         return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)

@@ -12,12 +12,16 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required
 from aws_data_mcp.workflows.failures import GuardedStore
 from aws_data_mcp.workflows.model import STEP_STATUSES, Step, Workflow, now
 from aws_data_mcp.workflows.store import WorkflowStore
+
+if TYPE_CHECKING:  # a Caller holds a boto3 session: importing boto3 here would slow the local server's start
+    from aws_data_mcp.caller import Caller
 
 MAX_NAME = 200
 MAX_DESCRIPTION = 2_000
@@ -81,6 +85,15 @@ def checked_id(workflow_id: str) -> str:
 def _not_found(workflow_id: str) -> ResourceFailure:
     return ResourceFailure(ErrorCode.NOT_FOUND, f"No workflow {workflow_id[:80]!r}",
                            details=["workflow://workflows lists your workflows."])
+
+
+def owner_of(caller: Caller) -> str:
+    """Whom a caller's workflows belong to: who AWS vouches they are. An iam caller whose role lets them choose
+    their session name shares their role's workflows (a session named "alice" must not reach alice's)."""
+    caller.require_session()
+    if caller.owner_digest is None:
+        raise authentication_required("the caller's identity is unknown, so its workflows cannot be found")
+    return caller.owner_digest
 
 
 class Workflows:

@@ -1,0 +1,62 @@
+"""The trust each caller role needs, as AWS evaluates it: one source for the refusal advice, the README and the demo.
+
+oidc: AssumeRoleWithWebIdentity needs no AWS credentials, so a role's trust policy is all that stands between any
+holder of a token for this audience and that role. Each role therefore checks again, in its trust, the very value
+the function's role map read: the token's principal tag (`aws:RequestTag/<tag>`, which STS sets from the token's
+https://aws.amazon.com/tags claim and which needs `sts:TagSession`) or its subject (`<provider>:sub`). The default
+role admits only tokens the map sends nowhere else. AWS, not the function, then grants each user exactly the roles
+the map gives them.
+
+iam: the function's own role, which assumes the caller's role again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_data_mcp.config import Settings
+
+TAGS_CLAIM = "https://aws.amazon.com/tags"
+"""The claim STS reads session tags from: {"principal_tags": {key: [value]}, "transitive_tag_keys": [...]}."""
+
+Statement = dict[str, Any]
+
+
+def provider_of(issuer: str) -> str:
+    """The IAM OIDC provider's name for `issuer` (its URL without the scheme): the prefix of its condition keys."""
+    return issuer.removeprefix("https://").rstrip("/")
+
+
+def role_selector_key(settings: Settings, provider: str) -> str:
+    """The condition key under which AWS sees what the role map reads."""
+    return f"aws:RequestTag/{settings.oidc_role_tag}" if settings.oidc_role_claim == "tag" else f"{provider}:sub"
+
+
+def oidc_trust(settings: Settings, role_arn: str, issuer: str | None, audience: str | None) -> list[Statement]:
+    """The trust statements `role_arn` needs so that AWS admits exactly the tokens the role map sends to it."""
+    parts = role_arn.split(":")
+    partition, account = (parts[1], parts[4]) if len(parts) > 4 else ("aws", "<account>")
+    provider = provider_of(issuer or "<issuer>")
+    actions: str | list[str] = ["sts:AssumeRoleWithWebIdentity", "sts:TagSession"] \
+        if settings.oidc_role_claim == "tag" else "sts:AssumeRoleWithWebIdentity"
+    base: Statement = {"Effect": "Allow",
+                       "Principal": {"Federated": f"arn:{partition}:iam::{account}:oidc-provider/{provider}"},
+                       "Action": actions}
+    for_audience = {f"{provider}:aud": audience or "<audience>"}
+    selector = role_selector_key(settings, provider)
+    statements: list[Statement] = []
+    mapped = [value for value, arn in settings.oidc_role_map if arn == role_arn]
+    if mapped:
+        statements.append({**base, "Condition": {"StringEquals": {**for_audience, selector: mapped}}})
+    if role_arn == settings.oidc_role_arn:
+        condition: dict[str, Any] = {"StringEquals": for_audience}
+        if settings.oidc_role_map:  # a token the map sends elsewhere must not get the default role either
+            condition["StringNotEquals"] = {selector: [value for value, _ in settings.oidc_role_map]}
+        statements.append({**base, "Condition": condition})
+    return statements
+
+
+def iam_trust(settings: Settings) -> Statement:
+    """The statement a caller's role needs so the function's role may assume it for its callers."""
+    return {"Effect": "Allow", "Principal": {"AWS": settings.function_role_arn or "<FunctionRoleArn output>"},
+            "Action": ["sts:AssumeRole", "sts:SetSourceIdentity"]}
