@@ -2,8 +2,8 @@
 
 Module init builds only what every caller shares (settings, registry, app) and
 creates no credentials, clients or randomness, so a SnapStart snapshot is safe. Where no request waits on the
-init phase (SnapStart's, provisioned concurrency's), it also parses the AWS service models every caller's
-clients are built from, so no first read pays for them.
+init phase (SnapStart's, provisioned concurrency's), it also builds the tools' models and parses the AWS service
+models every caller's clients are built from, so no first request pays for them.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ INIT_PHASES_AHEAD_OF_REQUESTS = frozenset({"snap-start", "provisioned-concurrenc
 settings = Settings.from_env(default_mode="lambda")
 app = create_http_app(settings)
 if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE") in INIT_PHASES_AHEAD_OF_REQUESTS:
+    app.server.prepare_tools()
     warm_up(settings)
 # lifespan "off": the app holds its own session manager open (see transport/http.py).
 asgi_handler = Mangum(app, lifespan="off")

@@ -77,6 +77,9 @@ class ResourceReader:
 
     def resolve(self, raw: str) -> tuple[ResourceSpec, Mapping[str, str], Mapping[str, str]]:
         """The spec, template arguments and query parameters for a URI, or a typed failure."""
+        listed = self.registry.get(raw) if isinstance(raw, str) else None
+        if listed is not None and listed.template is None:  # a static URI sent as listed: nothing to work out
+            return listed, {}, {}
         if not isinstance(raw, str) or not raw.strip():
             raise self._invalid("", ErrorCode.INVALID_URI, "A resource URI is required, e.g. auth://status")
         if len(raw) > MAX_URI_LENGTH:
