@@ -54,7 +54,8 @@ class ResourceReader:
         self.cache: ResultCache[Mapping[str, Any]] = ResultCache(settings.cache_ttl_seconds)
         self._documents: ResultCache[str] = ResultCache(settings.cache_ttl_seconds)
         """Rendered answers of the resources that need no caller and call no AWS (configuration, templates):
-        the same for everyone, so keyed by what was asked alone, and kept as `freshness` tells clients."""
+        the same for everyone, so keyed by what was asked (and the resolver answering it) alone, and kept as
+        `freshness` tells clients."""
 
     def canonical(self, raw: str) -> str:
         """Forgive what is unambiguous (whitespace, scheme case, `auth/status`), never guess."""
@@ -170,7 +171,7 @@ class ResourceReader:
 
         if not (spec.cacheable and self._documents.enabled):
             return render()
-        key = (spec.uri, tuple(sorted(args.items())), tuple(sorted(query.items())))
+        key = (spec.uri, spec.resolver, tuple(sorted(args.items())), tuple(sorted(query.items())))
         return self._documents.get_or_compute(key, render)[0]
 
     async def complete(
