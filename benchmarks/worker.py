@@ -169,6 +169,13 @@ def http(requests: int) -> dict[str, Any]:
     return local_http.measure(requests)
 
 
+def first(samples: int) -> dict[str, Any]:
+    """Measurement 9: first reads vs warm ones, each in a fresh process (see first_read.py)."""
+    import first_read
+
+    return first_read.measure(samples)
+
+
 def query(rounds: int) -> dict[str, Any]:
     """Measurement 8: an Athena result paged through `serve` vs a bare boto3 loop, and the server's RSS (see
     query_paging.py)."""
@@ -194,6 +201,7 @@ WORKERS: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
     "http": (http, 500),
     "query": (query, 5),
     "signin": (signin, 5),
+    "first": (first, 5),
 }
 
 

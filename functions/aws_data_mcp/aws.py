@@ -1,5 +1,10 @@
 """boto3 clients for a caller's session: botocore's standard retry mode, bounded timeouts, and the
-request's deadline enforced on every attempt (none starts after it; each one's read timeout shrinks to it)."""
+request's deadline enforced on every attempt (none starts after it; each one's read timeout shrinks to it).
+
+Every session's clients share one botocore loader: a service's model and endpoint rules are parsed once per
+process, not once per caller's session (hosted, every caller has a session of its own), and `warm_up` can
+parse them in an init phase no request waits on.
+"""
 
 from __future__ import annotations
 
@@ -12,13 +17,21 @@ from contextvars import ContextVar
 from typing import Any
 
 import boto3
+from botocore import UNSIGNED
 from botocore.config import Config
+from botocore.loaders import Loader
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import DeadlineExceeded
 
 _clients: weakref.WeakKeyDictionary[boto3.Session, dict[tuple[str, str], Any]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
+_loader: Loader | None = None
+WORKER_THREADS = 40
+"""anyio's default worker-thread limit: reads and the SDK's synchronous tools call AWS from up to this many threads
+at once, beside the fan-outs' own."""
+SERVICES = ("sts", "s3", "iam", "athena", "glue", "sso-admin")
+"""The services the identity seam, the resolvers and the tools call."""
 _deadline: ContextVar[float | None] = ContextVar("aws_data_mcp_deadline", default=None)
 
 
@@ -78,20 +91,48 @@ def client_config(settings: Settings) -> Config:
         retries={"mode": "standard", "total_max_attempts": settings.max_attempts},  # the first attempt included
         connect_timeout=settings.aws_call_timeout_seconds,
         read_timeout=settings.aws_call_timeout_seconds,
-        max_pool_connections=settings.fanout_width,
+        max_pool_connections=pool_size(settings),
     )
+
+
+def pool_size(settings: Settings) -> int:
+    """Connections kept per client: a full fan-out beside every worker thread's own call, so no connection that a
+    burst opened is discarded (urllib3's "Connection pool is full") only to be opened again."""
+    return settings.fanout_width + WORKER_THREADS
+
+
+def _share_loader(session: boto3.Session) -> None:
+    """Give `session` the process's loader (the first session's own), so it parses no model another already did."""
+    global _loader
+    if _loader is None:
+        _loader = session._session.get_component("data_loader")
+    else:
+        session._session.register_component("data_loader", _loader)
+
+
+def warm_up(settings: Settings) -> None:
+    """Parse every service's model and endpoint rules now (an init phase: SnapStart's, provisioned concurrency's),
+    so that no first read pays for it. Unsigned clients: no credential is looked up or created."""
+    session = boto3.Session(region_name=settings.region)
+    with _lock:
+        _share_loader(session)
+    for service in SERVICES:
+        session.client(service, config=Config(signature_version=UNSIGNED))
 
 
 def client(session: boto3.Session, service: str, settings: Settings, region: str | None = None) -> Any:
     """A client for `service` under `session`, reused per session and region: clients are thread-safe and
-    slow to build.
+    slow to build (the models they are built from are parsed once per process, see `_share_loader`).
 
     The region is `region` when given (a bucket's own), else the session's (profile or environment),
     else the server's default.
     """
     region = region or session.region_name or settings.region
     with _lock:
-        per_session = _clients.setdefault(session, {})
+        per_session = _clients.get(session)
+        if per_session is None:
+            _share_loader(session)
+            per_session = _clients[session] = {}
         found = per_session.get((service, region))
         if found is None:
             found = session.client(service, region_name=region, config=client_config(settings))

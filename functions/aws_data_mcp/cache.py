@@ -1,7 +1,8 @@
 """Resource results cached per (caller identity, URI) for a short TTL.
 
 The key starts with the caller's identity digest (a hash of the principal, from
-the identity seam), so nothing cached for one caller can be served to another.
+the identity seam), so nothing cached for one caller can be served to another
+(documents that are the same for everyone are cached under their URI alone, see `reader.py`).
 Bounded in size (least recently used out first) and thread-safe: reads run in
 worker threads. A result that holds a retryable per-item error (an item throttled or
 cut off by the deadline) is not stored, so retrying really retries.
@@ -12,10 +13,11 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable
 from contextvars import ContextVar
-from typing import Any
+from typing import Generic, TypeVar
 
+V = TypeVar("V")
 MAX_ENTRIES = 512
 
 _transient: ContextVar[list[bool] | None] = ContextVar("aws_data_mcp_transient_result", default=None)
@@ -28,19 +30,18 @@ def mark_transient() -> None:
         flag[0] = True
 
 
-class ResultCache:
+class ResultCache(Generic[V]):
     def __init__(self, ttl_seconds: float, max_entries: int = MAX_ENTRIES) -> None:
         self.ttl_seconds = ttl_seconds
         self.max_entries = max_entries
-        self._entries: OrderedDict[Hashable, tuple[float, Mapping[str, Any]]] = OrderedDict()
+        self._entries: OrderedDict[Hashable, tuple[float, V]] = OrderedDict()
         self._lock = threading.Lock()
 
     @property
     def enabled(self) -> bool:
         return self.ttl_seconds > 0
 
-    def get_or_compute(self, key: Hashable,
-                       compute: Callable[[], Mapping[str, Any]]) -> tuple[Mapping[str, Any], float]:
+    def get_or_compute(self, key: Hashable, compute: Callable[[], V]) -> tuple[V, float]:
         """The cached result for `key` if still fresh, else `compute()` (outside the lock), stored; with how many
         seconds it stays fresh here (0: not stored, a retry recomputes it)."""
         now = time.monotonic()

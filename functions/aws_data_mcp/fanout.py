@@ -1,15 +1,19 @@
 """One bounded, deadline-aware fan-out for per-item AWS calls (per bucket, workgroup, user, database).
 
 Every resolver that calls AWS once per item goes through `fan_out`, so the width
-(which matches botocore's connection pool, see `aws.client_config`), the deadline
+(which botocore's connection pool covers, see `aws.pool_size`), the deadline
 and the per-item error vocabulary are decided in one place. An item that fails keeps
 its own error beside it; an item still running at the deadline is reported as
 `timeout` and the read answers with everything else.
+
+The workers are one process-wide pool's, kept between fan-outs: starting 32 threads per fan-out cost more CPU
+than a read's own work once AWS answers fast, and each start waits for the new thread to be scheduled.
 """
 
 from __future__ import annotations
 
 import contextvars
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -24,8 +28,14 @@ WORKER_MARGIN_SECONDS = 0.1
 """A worker's own deadline comes this much before the wait for it ends: a worker that answers with a partial
 result of its own (a nested fan-out, a chain of checks cut short) is then heard, not reported late."""
 
+POOL_THREADS = 512
+"""Workers of all fan-outs at once, at most (each fan-out is held to its width): room for concurrent reads' fan-outs
+and one level of nesting (recommendations reading discover), whose outer items wait on inner ones."""
+
 I = TypeVar("I")  # noqa: E741  (item)
 T = TypeVar("T")
+
+_workers = ThreadPoolExecutor(max_workers=POOL_THREADS, thread_name_prefix="fan-out")
 
 
 @dataclass(frozen=True)
@@ -73,14 +83,50 @@ def fan_out(fn: Callable[[I], T], items: Iterable[I], *, action: str | Callable[
     if not todo:
         return []
     worker_deadline = None if deadline is None else deadline - WORKER_MARGIN_SECONDS
-    pool = ThreadPoolExecutor(max_workers=min(width, len(todo)), thread_name_prefix="fan-out")
+    feed = _Feed(fn, todo, worker_deadline)
+    for _ in range(min(width, len(todo))):
+        feed.start_next()
     try:
-        futures = [pool.submit(contextvars.copy_context().run, _by, worker_deadline, fn, item) for item in todo]
-        done, _ = wait(futures, timeout=left)
+        done, _ = wait(feed.futures, timeout=left)
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)  # answer now; stragglers end by the deadline (aws.py)
+        feed.stop()  # answer now: nothing more starts; stragglers end by the deadline (aws.py)
     return [_outcome(item, future if future in done else None, name(item))
-            for item, future in zip(todo, futures, strict=True)]
+            for item, future in zip(todo, feed.futures, strict=True)]
+
+
+class _Feed(Generic[I, T]):
+    """One fan-out's items, started on the shared workers as earlier ones finish, so at most `width` run at once.
+
+    Each item runs in a copy of the caller's context taken here (the request's deadline and log keys reach it),
+    and answers through its own future, which stays pending if the fan-out stops before the item starts.
+    """
+
+    def __init__(self, fn: Callable[[I], T], items: list[I], deadline: float | None) -> None:
+        self.futures: list[Future[T]] = [Future() for _ in items]
+        self._fn, self._deadline = fn, deadline
+        self._queue = iter([(item, future, contextvars.copy_context())
+                            for item, future in zip(items, self.futures, strict=True)])
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    def start_next(self) -> None:
+        with self._lock:
+            queued = None if self._stopped else next(self._queue, None)
+        if queued is not None:
+            item, future, context = queued
+            _workers.submit(context.run, self._run, item, future)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+
+    def _run(self, item: I, future: Future[T]) -> None:
+        if future.set_running_or_notify_cancel():
+            try:
+                future.set_result(_by(self._deadline, self._fn, item))
+            except BaseException as exc:  # the item's outcome, reported by `_outcome`
+                future.set_exception(exc)
+        self.start_next()
 
 
 def _by(deadline: float | None, fn: Callable[[I], T], item: I) -> T:

@@ -1,12 +1,15 @@
 """The Lambda entry point: API Gateway event -> Mangum -> the MCP ASGI app.
 
 Module init builds only what every caller shares (settings, registry, app) and
-creates no credentials, clients or randomness, so a SnapStart snapshot is safe.
+creates no credentials, clients or randomness, so a SnapStart snapshot is safe. Where no request waits on the
+init phase (SnapStart's, provisioned concurrency's), it also builds the tools' models and parses the AWS service
+models every caller's clients are built from, so no first request pays for them.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -15,11 +18,19 @@ from mangum.protocols.http import HTTPCycle
 from mcp_types import INVALID_REQUEST
 
 from aws_data_mcp.app import create_http_app
+from aws_data_mcp.aws import warm_up
 from aws_data_mcp.config import Settings
 from aws_data_mcp.observability import lambda_invocation, logger
 from aws_data_mcp.transport.json_errors import error_body
 
-app = create_http_app(Settings.from_env(default_mode="lambda"))
+INIT_PHASES_AHEAD_OF_REQUESTS = frozenset({"snap-start", "provisioned-concurrency"})
+"""Lambda's AWS_LAMBDA_INITIALIZATION_TYPE values whose init no request waits on ("on-demand" is a cold start's)."""
+
+settings = Settings.from_env(default_mode="lambda")
+app = create_http_app(settings)
+if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE") in INIT_PHASES_AHEAD_OF_REQUESTS:
+    app.server.prepare_tools()
+    warm_up(settings)
 # lifespan "off": the app holds its own session manager open (see transport/http.py).
 asgi_handler = Mangum(app, lifespan="off")
 

@@ -51,7 +51,11 @@ class ResourceReader:
         self.registry = registry
         self.settings = settings
         self._categories = {spec.category for spec in registry}
-        self.cache = ResultCache(settings.cache_ttl_seconds)
+        self.cache: ResultCache[Mapping[str, Any]] = ResultCache(settings.cache_ttl_seconds)
+        self._documents: ResultCache[str] = ResultCache(settings.cache_ttl_seconds)
+        """Rendered answers of the resources that need no caller and call no AWS (configuration, templates):
+        the same for everyone, so keyed by what was asked (and the resolver answering it) alone, and kept as
+        `freshness` tells clients."""
 
     def canonical(self, raw: str) -> str:
         """Forgive what is unambiguous (whitespace, scheme case, `auth/status`), never guess."""
@@ -74,6 +78,9 @@ class ResourceReader:
 
     def resolve(self, raw: str) -> tuple[ResourceSpec, Mapping[str, str], Mapping[str, str]]:
         """The spec, template arguments and query parameters for a URI, or a typed failure."""
+        listed = self.registry.get(raw) if isinstance(raw, str) else None
+        if listed is not None and listed.template is None:  # a static URI sent as listed: nothing to work out
+            return listed, {}, {}
         if not isinstance(raw, str) or not raw.strip():
             raise self._invalid("", ErrorCode.INVALID_URI, "A resource URI is required, e.g. auth://status")
         if len(raw) > MAX_URI_LENGTH:
@@ -89,7 +96,7 @@ class ResourceReader:
         match = self.registry.match(base)
         if match is None:
             raise self._invalid(base, ErrorCode.NOT_FOUND, f"No resource at {echo(base)!r}")
-        query = dict(parse_qsl(query_text, keep_blank_values=True))
+        query = dict(parse_qsl(query_text, keep_blank_values=True)) if query_text else {}
         unknown = sorted(set(query) - set(match.spec.accepted_query))
         if unknown:
             accepted = ", ".join(match.spec.accepted_query) or "none"
@@ -140,7 +147,7 @@ class ResourceReader:
                     result = await anyio.to_thread.run_sync(self._resolve_by, spec, args, query, resolve_caller,
                                                             deadline, abandon_on_cancel=True)
             else:
-                result = self._resolve(spec, args, query, self._nobody())
+                return self._document(spec, args, query, base_uri), None
             return self._render(spec, result.value, base_uri, query), result.fresh_seconds
         except ResourceFailure:
             raise
@@ -155,6 +162,17 @@ class ResourceReader:
             logger.exception("resolver failed", extra={"resource": spec.uri})
             raise ResourceFailure(ErrorCode.INTERNAL, f"Internal error while reading {spec.uri}",
                                   details=["This is a server bug; the logs carry the details."]) from exc
+
+    def _document(self, spec: ResourceSpec, args: Mapping[str, str], query: Mapping[str, str], base_uri: str) -> str:
+        """A resource that needs no caller and no AWS, rendered once per cache TTL (every warm read of it would
+        otherwise rebuild and re-encode the same document)."""
+        def render() -> str:
+            return self._render(spec, self._resolve(spec, args, query, self._nobody()).value, base_uri, query)
+
+        if not (spec.cacheable and self._documents.enabled):
+            return render()
+        key = (spec.uri, spec.resolver, tuple(sorted(args.items())), tuple(sorted(query.items())))
+        return self._documents.get_or_compute(key, render)[0]
 
     async def complete(
         self,

@@ -8,14 +8,16 @@ uses of the SDK is public API. If an upgrade renames a private member, only this
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from mcp.server.connection import Connection
 from mcp.server.context import HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import ListenHandler
@@ -34,6 +36,7 @@ from mcp_types import (
     ServerCapabilities,
     ToolAnnotations,
 )
+from mcp_types import Tool as ToolInfo
 from pydantic import BaseModel, ConfigDict
 
 RequestHandler = Callable[[ServerRequestContext[Any, Any], Any], Awaitable[HandlerResult]]
@@ -49,10 +52,11 @@ def client_connection(ctx: ServerRequestContext[Any, Any]) -> Connection:
 
 def _refuse_unknown_arguments(tool: Tool) -> None:
     """The SDK's arguments model drops arguments it does not know, so a misspelt one would silently do nothing:
-    forbid them, which also makes the advertised schema say `additionalProperties: false`."""
+    forbid them, and say so in the advertised schema (`additionalProperties: false`, what pydantic's schema of the
+    strict model says, in the same place: written in, not generated again)."""
     model = tool.fn_metadata.arg_model
     tool.fn_metadata.arg_model = type(model.__name__, (model,), {"model_config": ConfigDict(extra="forbid")})
-    tool.parameters = tool.fn_metadata.arg_model.model_json_schema(by_alias=True)
+    tool.parameters = {"additionalProperties": False, **tool.parameters}
 
 
 class SdkServer(MCPServer[Any], ABC):
@@ -63,6 +67,9 @@ class SdkServer(MCPServer[Any], ABC):
         super().__init__(**options)
         # The SDK's HTTP and stdio runners ask the lowlevel server for `initialize`'s options.
         self._lowlevel_server.create_initialization_options = self._initialization_options  # type: ignore[method-assign]
+        self._unregistered_tools: list[Callable[[], None]] = []
+        self._tools_ready = False
+        self._tools_lock = threading.Lock()
 
     def _initialization_options(self, *args: Any, **kwargs: Any) -> InitializationOptions:
         """What `initialize` answers on every transport: the SDK's options with `capabilities`."""
@@ -87,12 +94,51 @@ class SdkServer(MCPServer[Any], ABC):
 
     def add_strict_tool(self, fn: Callable[..., Any], *, name: str, title: str, description: str,
                         annotations: ToolAnnotations) -> None:
-        """Register a tool that refuses arguments it does not take (see `_refuse_unknown_arguments`)."""
+        """Register a tool that refuses arguments it does not take (see `_refuse_unknown_arguments`).
+
+        Registered when a request first needs the SDK's tools (or `prepare_tools`): building each tool's pydantic
+        models and schemas is most of a cold start's own work, and a container that only serves reads never
+        needs them."""
+        register = partial(self._register_strict_tool, fn, name=name, title=title, description=description,
+                           annotations=annotations)
+        with self._tools_lock:
+            if not self._tools_ready:
+                self._unregistered_tools.append(register)
+                return
+        register()
+
+    def _register_strict_tool(self, fn: Callable[..., Any], *, name: str, title: str, description: str,
+                              annotations: ToolAnnotations) -> None:
         _refuse_unknown_arguments(self._tool_manager.add_tool(
             fn, name=name, title=title, description=description, annotations=annotations))
 
+    def prepare_tools(self) -> None:
+        """Register the tools added so far, once (an init phase no request waits on calls it ahead of time)."""
+        if self._tools_ready:
+            return
+        with self._tools_lock:
+            for register in self._unregistered_tools:
+                register()
+            self._unregistered_tools.clear()
+            self._tools_ready = True
+
     def tool_input_schema(self, name: str) -> dict[str, Any] | None:
         return self._tool_input_schema(name)
+
+    # Every way into the SDK's tools registers them first.
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        self.prepare_tools()
+        return super()._tool_input_schema(name)
+
+    async def list_tools(self) -> list[ToolInfo]:
+        self.prepare_tools()
+        return await super().list_tools()
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+                        ) -> CallToolResult | InputRequiredResult:
+        self.prepare_tools()
+        return await super().call_tool(name, arguments, context)
 
     def listen_handler(self) -> ListenHandler:
         """A `subscriptions/listen` handler streaming from the SDK's subscription bus."""

@@ -14,8 +14,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from aws_data_mcp.aws import seconds_to_aws_deadline
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required
+from aws_data_mcp.observability import logger
 from aws_data_mcp.workflows.failures import GuardedStore
 from aws_data_mcp.workflows.model import STEP_STATUSES, Step, Workflow, now
 from aws_data_mcp.workflows.store import WorkflowStore
@@ -37,8 +39,11 @@ MAX_WORKFLOW_ID = 100
 """Characters of a workflow id (a UUID, 36): at most 400 bytes in UTF-8, well inside DynamoDB's 1,024-byte key
 limit, so a longer id is refused alike by both stores instead of reaching GetItem (a ValidationException there
 reads as a misconfigured store)."""
-CONFLICT_RETRIES = 20
+CONFLICT_RETRIES = 40
+"""Attempts of one update under contention, at most: the request's deadline usually ends them first."""
 CONFLICT_BACKOFF_SECONDS = 0.005
+"""The first backoff's ceiling; each later one's doubles (full jitter: a random wait up to it), to the cap."""
+CONFLICT_BACKOFF_CAP_SECONDS = 0.25
 
 
 def _invalid(message: str, *details: str) -> ResourceFailure:
@@ -125,10 +130,19 @@ class Workflows:
         return workflow
 
     def change(self, workflow_id: str, apply: Callable[[Workflow], None]) -> Workflow:
-        """Read, apply, write back only if nobody wrote in between; re-read and retry a bounded number of times."""
+        """Read, apply, write back only if nobody wrote in between; re-read and retry, backing off with full
+        jitter (so many writers spread out instead of colliding again in step), while the request's deadline
+        leaves time for the wait and CONFLICT_RETRIES is not spent. A give-up is logged: it is retryable, but a
+        workflow that keeps losing is a hot spot worth seeing."""
+        started, attempts = time.monotonic(), 0
         for attempt in range(CONFLICT_RETRIES):
             if attempt:  # another writer won the last round: step aside for a random moment, then re-read
-                time.sleep(random.uniform(0, CONFLICT_BACKOFF_SECONDS * attempt))
+                wait = random.uniform(0, min(CONFLICT_BACKOFF_CAP_SECONDS, CONFLICT_BACKOFF_SECONDS * 2 ** attempt))
+                left = seconds_to_aws_deadline()
+                if left is not None and wait >= left:
+                    break
+                time.sleep(wait)
+            attempts += 1
             current = self.get(workflow_id)
             changed = copy.deepcopy(current)
             apply(changed)  # raises invalid_argument before anything is written
@@ -136,6 +150,8 @@ class Workflows:
             _fits(changed)
             if self.store.replace(changed, current.version):
                 return changed
+        logger.warning("workflow update gave up: other writers kept winning", extra={
+            "attempts": attempts, "seconds": round(time.monotonic() - started, 3)})
         raise ResourceFailure(ErrorCode.UPSTREAM_UNAVAILABLE, "The workflow changed too often to apply this update",
                               details=["Retry: the update was not applied."])
 
