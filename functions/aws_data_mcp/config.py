@@ -93,8 +93,8 @@ class Settings:
                                   "character budget ends first.", "LIST_PAGE_SIZE", minimum=1)
     cache_ttl_seconds: float = setting(30.0, "Seconds a caller's AWS results are reused for the same URI; 0 turns "
                                        "the cache off.", "CACHE_TTL", minimum=0)
-    fanout_width: int = setting(32, "Concurrent AWS calls per fan-out (per bucket, workgroup, user...); also "
-                                "botocore's connection pool size.", "FANOUT_WIDTH", minimum=1)
+    fanout_width: int = setting(32, "Concurrent AWS calls per fan-out (per bucket, workgroup, user...); "
+                                "botocore's connection pool holds this many plus one per worker thread.", "FANOUT_WIDTH", minimum=1)
     query_history_default: int = 50
     query_history_max: int = 500
     tabulator_databases: tuple[str, ...] = setting((), "The Glue databases in scope for table queries, "
