@@ -94,7 +94,8 @@ class Settings:
     cache_ttl_seconds: float = setting(30.0, "Seconds a caller's AWS results are reused for the same URI; 0 turns "
                                        "the cache off.", "CACHE_TTL", minimum=0)
     fanout_width: int = setting(32, "Concurrent AWS calls per fan-out (per bucket, workgroup, user...); "
-                                "botocore's connection pool holds this many plus one per worker thread.", "FANOUT_WIDTH", minimum=1)
+                                "botocore's connection pool holds this many plus one per worker thread.",
+                                "FANOUT_WIDTH", minimum=1)
     query_history_default: int = 50
     query_history_max: int = 500
     tabulator_databases: tuple[str, ...] = setting((), "The Glue databases in scope for table queries, "

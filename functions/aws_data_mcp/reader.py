@@ -103,6 +103,8 @@ class ResourceReader:
             raise ResourceFailure(ErrorCode.INVALID_ARGUMENT,
                                   f"{match.spec.uri} takes no query parameter {echo(', '.join(unknown))!r}",
                                   details=[f"Query parameters accepted here: {accepted}."])
+        for argument, check in match.spec.argument_checks.items():
+            check(match.args[argument])
         return match.spec, match.args, query
 
     async def read(

@@ -62,6 +62,8 @@ class ResourceRequest:
 
 Resolver = Callable[[ResourceRequest], Mapping[str, Any]]
 Completer = Callable[[ResourceRequest, str], Sequence[str]]
+ArgumentCheck = Callable[[str], object]
+"""Raises `ResourceFailure` for a template argument no resource could have; runs before the caller is resolved."""
 """Offers values for one template argument, given the request (its `args` are the arguments already
 chosen, from the completion context) and the typed prefix."""
 
@@ -87,6 +89,8 @@ class ResourceSpec:
     query_params: tuple[str, ...] = ()
     """Query parameters the resolver reads (`?limit=`); `cursor` is implied for a paged list. Any other is
     refused as `invalid_argument`."""
+    argument_checks: Mapping[str, ArgumentCheck] = field(default_factory=dict)
+    """Checks of template arguments that need no AWS: a bad argument is refused before any call, STS's included."""
 
     @property
     def accepted_query(self) -> tuple[str, ...]:
@@ -166,11 +170,12 @@ class Registry:
         example: str | None = None,
         query_params: Sequence[str] = (),
         cacheable: bool = True,
+        argument_checks: Mapping[str, ArgumentCheck] | None = None,
     ) -> Callable[[Resolver], Resolver]:
         def register(resolver: Resolver) -> Resolver:
             self.add(ResourceSpec(uri, name, title, description, requires, resolver, tuple(aws_calls),
                                   dict(completions or {}), list_field, example, cacheable=cacheable,
-                                  query_params=tuple(query_params)))
+                                  query_params=tuple(query_params), argument_checks=dict(argument_checks or {})))
             return resolver
 
         return register
@@ -182,9 +187,9 @@ class Registry:
         if template is not None:
             if spec.example is None or template.match(spec.example) is None:
                 raise ValueError(f"template {spec.uri!r} needs an example URI that it matches")
-            unknown = set(spec.completions) - set(template.variable_names)
+            unknown = (set(spec.completions) | set(spec.argument_checks)) - set(template.variable_names)
             if unknown:
-                raise ValueError(f"completions for unknown arguments {sorted(unknown)} of {spec.uri!r}")
+                raise ValueError(f"completions or checks for unknown arguments {sorted(unknown)} of {spec.uri!r}")
             self._templates[spec.uri] = template
         self._resources[spec.uri] = spec
 

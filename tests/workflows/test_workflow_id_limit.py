@@ -1,4 +1,4 @@
-"""An id no workflow can have is `invalid_argument` before any store call, whichever store keeps the workflows.
+"""An id no workflow can have is `invalid_argument` before any AWS call, whichever store keeps the workflows.
 
 A workflow id is a UUID; the tools take at most 100 characters, but a status URI carries any length. One over
 DynamoDB's 1,024-byte key limit reached GetItem, whose ValidationException is logged at ERROR as a
@@ -38,10 +38,9 @@ def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
                     allowed_hosts=(HOST,))
 
 
-def test_a_workflow_id_no_workflow_can_have_is_invalid_before_any_store_call(
+def test_a_workflow_id_no_workflow_can_have_is_invalid_before_any_aws_call(
         settings: Settings, aws_calls: Counter[str]) -> None:
-    read_status(settings, "0" * 36)  # the caller's identity resolved (the one AWS call any read of theirs makes)
-    aws_calls.clear()
+    # No read before: not even the caller's identity (STS) is resolved for an id that cannot exist.
     for workflow_id in (TOO_LONG, "é" * 513):  # 1,025 and 1,026 bytes: over DynamoDB's key limit
         error = read_status(settings, workflow_id)["error"]
         assert error["code"] == -32602 and error["data"]["error"] == "invalid_argument", error

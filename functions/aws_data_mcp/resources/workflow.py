@@ -35,6 +35,7 @@ from aws_data_mcp.workflows.service import (
     MAX_STEPS,
     MAX_WORKFLOW_ID,
     Workflows,
+    checked_id,
     owner_of,
     store_for,
 )
@@ -77,6 +78,7 @@ def complete_workflow_id(request: ResourceRequest, prefix: str) -> list[str]:
     requires="auth",
     aws_calls=[GET],
     completions={"workflow_id": complete_workflow_id},
+    argument_checks={"workflow_id": checked_id},
     example="workflow://workflows/3f2b7c1e-4d3a-4f5b-9c6d-2e1f0a9b8c7d/status",
     cacheable=False,
 )
