@@ -34,7 +34,13 @@ from aws_data_mcp.identity import local_chain  # noqa: E402
 from support.events import load_event  # noqa: E402
 from support.faults import AwsFaults  # noqa: E402
 from support.logs import RecordKeeper  # noqa: E402
+from support.scheduling import ModuleScheduling  # noqa: E402
 from support.servers import ServerThread, free_port, in_container, lambda_container  # noqa: E402
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> ModuleScheduling:
+    """Whole modules (and groups of modules) to each worker: see `support.scheduling`."""
+    return ModuleScheduling(config, log)
 
 
 @pytest.fixture
@@ -140,9 +146,12 @@ def local_lambda_handler() -> Callable[[dict[str, Any]], dict[str, Any]]:
 # --- Faults and call counting, injected into the caller's own boto3 session --------------------
 
 @pytest.fixture
-def aws_faults() -> AwsFaults:
-    """Faults and call counts for the local credential chain's session (the one every local read uses)."""
-    return AwsFaults(local_chain.session())
+def aws_faults() -> Iterator[AwsFaults]:
+    """Faults and call counts for the local credential chain's session (the one every local read uses); the calls
+    it holds are let go at the end of the test."""
+    faults = AwsFaults(local_chain.session())
+    yield faults
+    faults.release()
 
 
 @pytest.fixture

@@ -137,10 +137,9 @@ async def test_athenas_own_refusal_names_the_line_and_column(server: ServerThrea
 
 async def test_a_long_query_answers_a_link_then_the_rows(server: ServerThread, demo_caller: DemoAccount) -> None:
     sql = f"/* demo:running_seconds=3 */ {THREE_DAYS}"
-    started = time.monotonic()
     result = await query(server, "2026-07-28", sql=sql, wait_seconds=0.5)
-    assert time.monotonic() - started < 3
     got = answer(result)
+    # Still queued or running: answered at its 0.5 s wait, not when the 3 s query ended.
     assert got["state"] in ("QUEUED", "RUNNING") and "results" not in got and got["uri"] in got["next_step"]
     link = result.content[1]
     assert isinstance(link, ResourceLink)
