@@ -102,21 +102,24 @@ def no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AWS_SECRET_ACCESS_KEY", raising=False)
 
 
-@pytest.fixture(scope="session")
+# The servers and the Lambda container are per module: each caches a caller's reads for 30 s, and every module
+# reads as the same caller, so a module's answers must not come from what another module read before it.
+
+@pytest.fixture(scope="module")
 def http_server() -> Iterator[ServerThread]:
-    """One local-mode server for the session (the default credential chain: the test's env)."""
+    """One local-mode server for the module (the default credential chain: the test's env)."""
     with ServerThread(Settings(mode="local", port=free_port())) as server:
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def paged_http_server() -> Iterator[ServerThread]:
     """A server with a tiny page size, so cursors are exercised."""
     with ServerThread(Settings(mode="local", port=free_port(), list_page_size=3)) as server:
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def budget_http_server() -> Iterator[ServerThread]:
     """A server with a small character budget, so large lists are cut into pages."""
     with ServerThread(Settings(mode="local", port=free_port(), response_char_budget=12_000)) as server:
@@ -133,9 +136,10 @@ def lambda_handler() -> Callable[[Any], dict[str, Any]]:
     return in_container(handler)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def local_lambda_handler() -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """The event -> Mangum -> app path with the local credential chain, for resources that read AWS.
+    """The event -> Mangum -> app path with the local credential chain, for resources that read AWS, one warm
+    container per module.
 
     Hosted mode refuses every AWS read until a caller is resolved from API Gateway's context.
     """
