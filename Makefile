@@ -8,24 +8,30 @@ PROXY := .venv-proxy/bin/mcp-proxy-for-aws
 
 .PHONY: install demo demo-iam demo-oidc serve test lint bench build clean
 
+# `make demo PORT=8001` (or any target that serves): another port than 8000.
+PORT ?=
+PORT_OPTION := $(if $(PORT),--port $(PORT))
+
 $(STAMP): pyproject.toml
+	@echo "== Installing aws-data-mcp and what it runs on (MCP SDK, boto3, moto, DuckDB, pytest, ruff, cfn-lint)"
+	@echo "== into $(VENV)/: once, and again only when pyproject.toml changes (about 40 s on a fresh clone) =="
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	$(PY) -m pip install --disable-pip-version-check --progress-bar on -e ".[dev]"
 	touch $(STAMP)
 
 install: $(STAMP)
 
-demo: install  ## serve http://127.0.0.1:8000/mcp against an embedded emulated AWS account
-	$(PY) -m aws_data_mcp demo
+demo: install  ## serve http://127.0.0.1:8000/mcp (PORT=... for another) against an embedded emulated AWS account
+	$(PY) -m aws_data_mcp demo $(PORT_OPTION)
 
 demo-iam: install  ## the hosted path on one machine: SigV4 through a local API Gateway front, several callers
-	$(PY) -m aws_data_mcp demo --auth iam
+	$(PY) -m aws_data_mcp demo --auth iam $(PORT_OPTION)
 
 demo-oidc: install  ## the same with bearer tokens from a demo issuer
-	$(PY) -m aws_data_mcp demo --auth oidc
+	$(PY) -m aws_data_mcp demo --auth oidc $(PORT_OPTION)
 
 serve: install  ## serve http://127.0.0.1:8000/mcp with your own AWS credentials
-	$(PY) -m aws_data_mcp serve
+	$(PY) -m aws_data_mcp serve $(PORT_OPTION)
 
 $(PROXY):
 	$(PYTHON) -m venv .venv-proxy

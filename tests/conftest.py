@@ -34,7 +34,13 @@ from aws_data_mcp.identity import local_chain  # noqa: E402
 from support.events import load_event  # noqa: E402
 from support.faults import AwsFaults  # noqa: E402
 from support.logs import RecordKeeper  # noqa: E402
+from support.scheduling import ModuleScheduling  # noqa: E402
 from support.servers import ServerThread, free_port, in_container, lambda_container  # noqa: E402
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> ModuleScheduling:
+    """Whole modules (and groups of modules) to each worker: see `support.scheduling`."""
+    return ModuleScheduling(config, log)
 
 
 @pytest.fixture
@@ -96,21 +102,24 @@ def no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AWS_SECRET_ACCESS_KEY", raising=False)
 
 
-@pytest.fixture(scope="session")
+# The servers and the Lambda container are per module: each caches a caller's reads for 30 s, and every module
+# reads as the same caller, so a module's answers must not come from what another module read before it.
+
+@pytest.fixture(scope="module")
 def http_server() -> Iterator[ServerThread]:
-    """One local-mode server for the session (the default credential chain: the test's env)."""
+    """One local-mode server for the module (the default credential chain: the test's env)."""
     with ServerThread(Settings(mode="local", port=free_port())) as server:
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def paged_http_server() -> Iterator[ServerThread]:
     """A server with a tiny page size, so cursors are exercised."""
     with ServerThread(Settings(mode="local", port=free_port(), list_page_size=3)) as server:
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def budget_http_server() -> Iterator[ServerThread]:
     """A server with a small character budget, so large lists are cut into pages."""
     with ServerThread(Settings(mode="local", port=free_port(), response_char_budget=12_000)) as server:
@@ -127,9 +136,10 @@ def lambda_handler() -> Callable[[Any], dict[str, Any]]:
     return in_container(handler)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def local_lambda_handler() -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """The event -> Mangum -> app path with the local credential chain, for resources that read AWS.
+    """The event -> Mangum -> app path with the local credential chain, for resources that read AWS, one warm
+    container per module.
 
     Hosted mode refuses every AWS read until a caller is resolved from API Gateway's context.
     """
@@ -140,9 +150,12 @@ def local_lambda_handler() -> Callable[[dict[str, Any]], dict[str, Any]]:
 # --- Faults and call counting, injected into the caller's own boto3 session --------------------
 
 @pytest.fixture
-def aws_faults() -> AwsFaults:
-    """Faults and call counts for the local credential chain's session (the one every local read uses)."""
-    return AwsFaults(local_chain.session())
+def aws_faults() -> Iterator[AwsFaults]:
+    """Faults and call counts for the local credential chain's session (the one every local read uses); the calls
+    it holds are let go at the end of the test."""
+    faults = AwsFaults(local_chain.session())
+    yield faults
+    faults.release()
 
 
 @pytest.fixture

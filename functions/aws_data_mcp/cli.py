@@ -60,15 +60,16 @@ def _with_demo_workgroups(settings: Settings) -> Settings:
     return settings if settings.query_workgroups else dataclasses.replace(settings, query_workgroups=QUERY_WORKGROUPS)
 
 
-def client_configurations(url: str, token: str | None, stdio_args: list[str],
-                          stdio_env: dict[str, str]) -> dict[str, Any]:
-    """Ready-to-paste configuration for the common MCP clients: HTTP ones with the token's header, if any."""
+def client_configurations(url: str, token: str | None, stdio_args: list[str], stdio_env: dict[str, str],
+                          python: str = sys.executable) -> dict[str, Any]:
+    """Ready-to-paste configuration for the common MCP clients: HTTP ones with the token's header, if any. The
+    banners print it; the README's client table is it with placeholders (`client_table`)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     remote: dict[str, Any] = {"url": url, **({"headers": headers} if headers else {})}
     claude_code = f"claude mcp add --transport http aws-data-mcp {url}"
     if token:
         claude_code += f' --header "Authorization: Bearer {token}"'
-    stdio: dict[str, Any] = {"command": sys.executable, "args": ["-m", "aws_data_mcp", "stdio", *stdio_args]}
+    stdio: dict[str, Any] = {"command": python, "args": ["-m", "aws_data_mcp", "stdio", *stdio_args]}
     if stdio_env:
         stdio["env"] = stdio_env
     return {
@@ -94,9 +95,11 @@ def _serve_banner(settings: Settings, token: str | None) -> str:
 
     url = f"http://{settings.host}:{settings.port}/mcp"
     if token:
+        lasting = ("It stays the same at every start: AWS_DATA_MCP_TOKEN sets it."
+                   if os.environ.get("AWS_DATA_MCP_TOKEN") == token else
+                   "It changes at every start unless AWS_DATA_MCP_TOKEN sets it.")
         notes = [f"Access token (also in {token_file(settings.port)}, readable by you only): {token}",
-                 "HTTP clients send it as: Authorization: Bearer <token>. It changes at every start unless "
-                 "AWS_DATA_MCP_TOKEN sets it."]
+                 f"HTTP clients send it as: Authorization: Bearer <token>. {lasting}"]
     else:
         notes = [NO_TOKEN_WARNING]
     profile = {"AWS_PROFILE": os.environ["AWS_PROFILE"]} if os.environ.get("AWS_PROFILE") else \
@@ -119,6 +122,9 @@ def _demo_banner(settings: Settings, inventory: Any, token_ignored: bool) -> str
     return banner(f"aws-data-mcp demo: serving {url} against an emulated AWS account", notes,
                   client_configurations(url, None, ["--demo"], {}))
 
+
+STDIO_DEMO_READY = ("aws-data-mcp stdio --demo: ready, serving MCP on stdin/stdout against an emulated AWS account "
+                    "(an MCP client starts this command; Ctrl+C stops it).")
 
 NO_TOKEN_WARNING = ("WARNING: --no-token: any user or process on this machine can call this server and read AWS "
                     "as you. Use it only on a single-user machine.")
@@ -153,11 +159,25 @@ def _invoke(event_file: Path) -> dict[str, Any]:
 
 
 DOC_TABLES = {"resource-table": "resource table, from the live registry",
-              "settings-table": "settings table, from the settings the server reads"}
+              "settings-table": "settings table, from the settings the server reads",
+              "client-table": "client configuration table, as `serve` prints it"}
+
+
+def client_table() -> str:
+    """What `serve` prints for each client, with placeholders for the token, the profile and the venv's path."""
+    configurations = client_configurations("http://127.0.0.1:8000/mcp", "<token>", [], {"AWS_PROFILE": "analytics"},
+                                           python="/abs/path/.venv/bin/python")
+    rows = ["| client | configuration |", "|---|---|"]
+    for client, config in configurations.items():
+        rows.append(f"| {client} | `{config if isinstance(config, str) else json.dumps(config)}` |")
+    return "\n".join(rows) + "\n"
 
 
 def doc_table(name: str) -> str:
-    """A generated README table: the registry's resources and tools, or every setting of config.py."""
+    """A generated README table: the registry's resources and tools, every setting of config.py, or the client
+    configurations."""
+    if name == "client-table":
+        return client_table()
     if name == "resource-table":
         from aws_data_mcp.resources import registry
 
@@ -241,6 +261,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     demo = dataclasses.replace(settings, local_token="")
                     _serve_http(demo, _demo_banner(demo, account.inventory, token_ignored=bool(settings.local_token)))
                 else:
+                    print(STDIO_DEMO_READY, file=sys.stderr, flush=True)  # stdout is the protocol's
                     _serve_stdio(settings)
     except (SettingError, PortUnavailable) as refused:
         parser.exit(2, f"aws-data-mcp: error: {refused}\n")

@@ -8,12 +8,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
+from aws_data_mcp.cli import STDIO_DEMO_READY
 from support.servers import free_port
 
 pytestmark = pytest.mark.anyio
@@ -111,11 +114,16 @@ async def test_demo_banner_prints_the_url_and_client_configurations(
     assert "aws_secret_access_key" not in stderr.lower()
 
 
-async def test_stdio_demo_answers_as_the_demo_caller() -> None:
+async def test_stdio_demo_answers_as_the_demo_caller_and_says_once_on_stderr_that_it_is_ready(
+        tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     params = StdioServerParameters(command=sys.executable, args=["-m", "aws_data_mcp", "stdio", "--demo"], env=env)
-    async with Client(params, mode="legacy") as client:
-        status = json.loads((await client.read_resource("auth://status")).contents[0].text)
+    with (tmp_path / "stderr").open("w+") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:  # stdout: the protocol
+            status = json.loads((await client.read_resource("auth://status")).contents[0].text)
+        errlog.seek(0)
+        said = errlog.read()
     assert status["authenticated"] is True
     assert status["account"]
+    assert [line for line in said.splitlines() if "ready" in line] == [STDIO_DEMO_READY], said
 

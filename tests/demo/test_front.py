@@ -7,6 +7,7 @@ import os
 import re
 import time
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 from typing import Any
 
 import boto3
@@ -22,9 +23,11 @@ from mcp.shared.exceptions import MCPError
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.gateway import ApiGatewayFront, DemoIssuer
+from aws_data_mcp.demo.hosted_front import PROXY_VERSION, banner
 from support.events import ROOT, http_api_event, load_event
 from support.servers import lambda_container
 
+pytestmark = pytest.mark.xdist_group("hosted-demos")  # one worker starts the session's demos (demo/conftest.py)
 PROXY = ROOT / ".venv-proxy" / "bin" / "mcp-proxy-for-aws"
 
 
@@ -86,12 +89,13 @@ def test_oidc_front_refuses_what_the_jwt_authorizer_refuses(oidc_demo: tuple[str
 @pytest.mark.anyio
 @pytest.mark.skipif(not PROXY.exists(), reason="mcp-proxy-for-aws is installed by `make test` into .venv-proxy")
 async def test_iam_callers_through_mcp_proxy_for_aws_over_stdio(iam_demo: tuple[str, str]) -> None:
-    """Each caller connects exactly as the banner says (the pinned proxy standing in for `uvx ...@latest`)."""
+    """Each caller connects exactly as the banner says (the proxy installed in .venv-proxy standing in for `uvx`)."""
     url, banner = iam_demo
     seen = {}
     for name in ("alice", "carol"):
         section = banner.split(f"== {name}:", 1)[1]
-        settings, command = re.search(r"^(\S+=.*) \\\n  uvx mcp-proxy-for-aws@latest (.*)$", section, re.M).groups()
+        settings, command = re.search(rf"^(\S+=.*) \\\n  uvx mcp-proxy-for-aws@{PROXY_VERSION} (.*)$", section,
+                                      re.M).groups()
         env = dict(pair.split("=", 1) for pair in settings.split()) | {
             "PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")}
         assert command.split()[0] == url and f"--profile demo-{name}" in command
@@ -104,6 +108,17 @@ async def test_iam_callers_through_mcp_proxy_for_aws_over_stdio(iam_demo: tuple[
     assert carol.endswith("assumed-role/demo-contractor-role/carol") and carol_users.is_error is True
     assert_denied(carol_users.structured_content, "iam:ListUsers", "demo-contractor-role/carol")
     assert json.loads(carol_users.content[0].text) == carol_users.structured_content  # the same error, as text
+
+
+def test_the_iam_banner_pins_the_tested_proxy_and_says_what_runs_it() -> None:
+    demo = SimpleNamespace(auth_mode="iam", url="http://127.0.0.1:8000/mcp",
+                           account=SimpleNamespace(region="us-east-1"),
+                           profile_environment=lambda: {"AWS_CONFIG_FILE": "/state/demo-iam/config"})
+    text = banner(demo)  # type: ignore[arg-type]
+    commands = re.findall(r"^  uvx (\S+) ", text, re.M)
+    assert commands and set(commands) == {f"mcp-proxy-for-aws@{PROXY_VERSION}"}, text
+    assert "`uvx` from uv" in text and "@latest" not in text
+    assert f"mcp-proxy-for-aws=={PROXY_VERSION}" in (ROOT / "Makefile").read_text(), "the suite runs the version named"
 
 
 # --------------------------------------------------------------------------- the front alone, before any handler

@@ -51,6 +51,7 @@ def slow_endpoint() -> Iterator[SlowEndpoint]:
     endpoint = SlowEndpoint(os.environ["AWS_ENDPOINT_URL"])
     endpoint.thread.start()
     yield endpoint
+    endpoint.release()
     endpoint.server.shutdown()
     endpoint.server.server_close()
 

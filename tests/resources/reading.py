@@ -3,9 +3,9 @@ reader (timed against its calls made one after another), and a clean moto."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
-import time
 import urllib.request
 from collections.abc import Callable
 from typing import Any
@@ -45,10 +45,16 @@ async def read_everywhere(server_url: str, handler: Callable[[dict[str, Any]], d
     texts.append(legacy["result"]["contents"][0]["text"])
     current = body_json(handler(http_api_event(modern("resources/read", {"uri": uri}), revision=REVISION_2026)))
     texts.append(current["result"]["contents"][0]["text"])
-    assert len(set(texts)) == 1, f"{uri}: the paths disagree"
+    assert len(set(texts)) == 1, f"{uri}: the paths disagree:\n{disagreement(texts)}"
     return json.loads(texts[0])
 
 
+
+
+def disagreement(texts: list[str]) -> str:
+    """Where the first two different answers part, line by line."""
+    first, other = (json.dumps(json.loads(text), indent=1).splitlines() for text in list(dict.fromkeys(texts))[:2])
+    return "\n".join(list(difflib.unified_diff(first, other, lineterm="", n=2))[:40])
 
 
 def direct_read(uri: str, settings: Settings | None = None, caller: Callable[[], Caller] | None = None) -> Any:
@@ -59,17 +65,14 @@ def direct_read(uri: str, settings: Settings | None = None, caller: Callable[[],
     return json.loads(reading.text)
 
 
-def timed_read(uri: str, aws_faults: AwsFaults, delay: float, service: str = "athena",
-               settings: Settings | None = None) -> float:
-    """Seconds one read takes with `delay` added to every call of `service` ("glue", or one operation such as
-    "iam.GetAccessKeyLastUsed"), its clients and caller already warm; asserts it is well under the same calls
-    made one after another."""
-    aws_faults.delay(service, delay)
+def parallel_read(uri: str, aws_faults: AwsFaults, meetings: dict[str, int], settings: Settings | None = None) -> Any:
+    """One read whose calls of each operation in `meetings` ("athena.GetWorkGroup", or a bare service) must be
+    that many in flight together (held until they meet, see `AwsFaults.overlap`), its clients and caller already
+    warm. Returns the read's answer."""
     direct_read(uri, settings)  # builds the clients and resolves the caller
     aws_faults.calls.clear()
-    started = time.monotonic()
-    direct_read(uri, settings)
-    elapsed = time.monotonic() - started
-    sequential = aws_faults.total(service) * delay
-    assert elapsed < sequential / 2, (uri, elapsed, dict(aws_faults.calls))
-    return elapsed
+    met = {operation: aws_faults.overlap(operation, at_once=at_once) for operation, at_once in meetings.items()}
+    answer = direct_read(uri, settings)
+    assert {operation: meeting.peak >= meeting.at_once for operation, meeting in met.items()} == \
+        dict.fromkeys(meetings, True), (uri, {operation: meeting.peak for operation, meeting in met.items()})
+    return answer

@@ -4,7 +4,6 @@ IAM pages of 20 and 25 (moto answers ListUsers in one page whatever is asked: `s
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +18,7 @@ from aws_data_mcp.resources import registry
 from aws_data_mcp.resources.admin import trust_summary
 from support.faults import AwsFaults
 
-from .reading import read_everywhere, reset_moto, timed_read
+from .reading import parallel_read, read_everywhere, reset_moto
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("small_pages")]
 USERS, ROLES = 50, 60
@@ -95,7 +94,7 @@ def test_users_carry_groups_and_keys_without_the_key_id(account: dict[str, str])
 
 @pytest.mark.usefixtures("account")
 def test_every_keys_last_use_is_looked_up_at_once_not_user_by_user(aws_faults: AwsFaults) -> None:
-    timed_read("admin://users", aws_faults, 0.5, service="iam.GetAccessKeyLastUsed", settings=WIDE)
+    parallel_read("admin://users", aws_faults, {"iam.GetAccessKeyLastUsed": len(KEYED)}, WIDE)
     assert aws_faults.calls["iam.GetAccessKeyLastUsed"] == len(KEYED)
     assert aws_faults.calls["iam.ListGroupsForUser"] == aws_faults.calls["iam.ListAccessKeys"] == USERS
 
@@ -149,11 +148,10 @@ def test_sso_sections_answer_independently(aws_faults: Any) -> None:
 @pytest.mark.usefixtures("account")
 def test_sso_sections_are_read_side_by_side(aws_faults: AwsFaults) -> None:
     read("admin://config/sso")  # builds the clients and resolves the caller
-    for operation in ("sso-admin.ListInstances", "iam.ListSAMLProviders", "iam.ListOpenIDConnectProviders"):
-        aws_faults.delay(operation, 0.4)
-    started = time.monotonic()
+    sections = aws_faults.overlap("sso-admin.ListInstances", "iam.ListSAMLProviders",
+                                  "iam.ListOpenIDConnectProviders", at_once=3)
     sso = read("admin://config/sso")
-    assert time.monotonic() - started < 0.8  # one after another: 1.2 s
+    assert sections.peak == 3  # the three sections' calls in flight together
     assert sso["identity_center_region"] == "us-east-1" and len(sso["oidc_providers"]) == 1
 
 

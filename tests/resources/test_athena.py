@@ -38,7 +38,7 @@ from support.events import REVISION_2026, body_json, http_api_event, modern
 from support.faults import AwsFaults
 from support.servers import ServerThread, free_port
 
-from .reading import direct_read, read_everywhere, reset_moto, timed_read
+from .reading import direct_read, parallel_read, read_everywhere, reset_moto
 
 pytestmark = pytest.mark.anyio
 
@@ -52,6 +52,7 @@ BIG_TABLES = 250
 FORMATS = {"orders_parquet": "parquet", "events_csv": "csv", "logs_json": "json", "metrics_orc": "orc",
            "ice": "iceberg", "recent_orders": "view", "raw_tsv": "tsv", "trips_hudi": "hudi"}
 EXECUTIONS = 300
+WIDTH = Settings(mode="local").fanout_width
 LONG_SQL = "SELECT " + ", ".join(f"column_{n:04d}" for n in range(200)) + " FROM lake_01.orders_parquet"
 
 
@@ -277,7 +278,7 @@ async def test_workgroups_lists_every_page_with_their_settings(server: ServerThr
 
 
 def test_workgroups_follow_every_page_then_describe_in_parallel(estate: Estate, aws_faults: AwsFaults) -> None:
-    timed_read("athena://workgroups", aws_faults, 0.05)
+    parallel_read("athena://workgroups", aws_faults, {"athena.GetWorkGroup": WIDTH})  # as wide as the fan-out
     assert aws_faults.calls["athena.ListWorkGroups"] == 3  # 45 workgroups, 20 a page
     assert aws_faults.calls["athena.GetWorkGroup"] == 45
 
@@ -318,10 +319,9 @@ def test_a_throttled_top_level_call_is_a_throttled_read(estate: Estate, aws_faul
 def test_an_endpoint_slower_than_the_deadline_times_out_those_items_only(estate: Estate,
                                                                          aws_faults: AwsFaults) -> None:
     direct_read("athena://workgroups")  # the caller and its clients are built before the clock starts, as warm
-    aws_faults.delay("athena.GetWorkGroup", 6.0)
-    started = time.monotonic()
+    slow = aws_faults.hold("athena.GetWorkGroup")  # answers only once the test is over
     result = direct_read("athena://workgroups", Settings(mode="local", request_timeout_seconds=3.0))
-    assert time.monotonic() - started < 3.5
+    assert slow.held == WIDTH and slow.passed == 0, "answered at the deadline, without waiting for the endpoint"
     assert result["count"] == 45 and {w["error"]["error"] for w in result["workgroups"]} == {"timeout"}
     assert all(w["error"]["retryable"] for w in result["workgroups"])
 
@@ -364,7 +364,8 @@ def test_history_reads_only_as_far_as_the_limit(estate: Estate, aws_faults: AwsF
 
 def test_history_of_200_follows_only_the_busy_workgroup_deeper_and_only_as_far_as_needed(
         estate: Estate, aws_faults: AwsFaults) -> None:
-    timed_read("athena://query/history?limit=200", aws_faults, 0.05)
+    parallel_read("athena://query/history?limit=200", aws_faults,
+                  {"athena.ListQueryExecutions": WIDTH, "athena.BatchGetQueryExecution": 5})
     # Round one: every workgroup's newest page (230 ids, 5 BatchGet calls). Only the busy one's oldest listed
     # execution is still among the newest 200 (50 are at least as new): it may add 150 more, and has 70.
     assert aws_faults.calls["athena.ListQueryExecutions"] == 45 + 2
@@ -510,7 +511,7 @@ async def test_databases_per_catalog_with_table_counts(server: ServerThread, est
 
 
 def test_databases_count_tables_in_parallel_following_pages(estate: Estate, aws_faults: AwsFaults) -> None:
-    timed_read("athena://databases", aws_faults, 0.2, service="glue")  # 6 of its 17 Glue calls are dependent
+    parallel_read("athena://databases", aws_faults, {"glue.GetTables": len(DATABASES)})  # every first page at once
     assert aws_faults.calls["glue.GetDatabases"] == 3  # 12 databases, 5 a page
     assert aws_faults.calls["glue.GetTables"] == 11 + 3  # one page each; 250 tables take 3
     assert aws_faults.calls["athena.ListDataCatalogs"] == 1 and aws_faults.calls["athena.ListDatabases"] == 1

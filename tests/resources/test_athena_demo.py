@@ -7,6 +7,7 @@ One DemoAccount per process (it switches moto's IAM enforcement on process-wide)
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -29,10 +30,15 @@ def demo_server(demo: DemoAccount) -> Iterator[ServerThread]:
         yield server
 
 
+def unsigned(text: str) -> str:
+    """`text` with each presigned URL's signature and expiry left out: both come from the second it was signed in."""
+    return re.sub(r"(Signature|Expires)=[^&\"]*", r"\1=...", text)
+
+
 async def read(client: Client, uri: str) -> Any:
     text = (await client.read_resource(uri)).contents[0].text
     tool = await client.call_tool("get_resource", {"uri": uri})
-    assert not tool.is_error and tool.content[0].text == text, uri
+    assert not tool.is_error and unsigned(tool.content[0].text) == unsigned(text), uri
     return json.loads(text)
 
 

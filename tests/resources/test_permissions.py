@@ -5,7 +5,6 @@ results to another account's bucket."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +13,7 @@ import boto3
 import pytest
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.identity import Caller, local_chain, resolve_caller
+from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
 from aws_data_mcp.resources.permissions.discover import simulation_principal
@@ -154,8 +153,8 @@ def test_throttling_retried_throttling_forever_kept_per_bucket_slow_endpoint_tim
     settings = Settings(mode="local", max_attempts=2, cache_ttl_seconds=0, response_char_budget=1_000_000)
     throttled = [b for b in all_buckets("permissions://discover", settings) if b["errors"]]
     assert throttled and {b["errors"][0]["error"] for b in throttled} == {"throttled"}
-    aws_faults.delay("s3.ListObjectsV2", 3.0)
-    slow = Settings(mode="local", request_timeout_seconds=1.5, aws_call_timeout_seconds=1, max_attempts=1,
+    aws_faults.hold("s3.ListObjectsV2")  # slower than the deadline: answers once the test is over
+    slow = Settings(mode="local", request_timeout_seconds=3.0, aws_call_timeout_seconds=1, max_attempts=1,
                     response_char_budget=1_000_000)
     timed_out = all_buckets("permissions://discover", slow)
     assert len(timed_out) == 120 and {b["errors"][0]["error"] for b in timed_out} == {"timeout"}
@@ -284,11 +283,6 @@ def test_recommendations_claim_nothing_of_buckets_that_could_not_be_checked_or_a
 
 @pytest.mark.usefixtures("account")
 def test_recommendations_read_discover_workgroups_and_tables_side_by_side(aws_faults: AwsFaults) -> None:
-    calls: list[tuple[float, str]] = []
-    local_chain.session().events.register(
-        "before-send", lambda event_name, **_: calls.append((time.monotonic(), event_name.split(".", 1)[1])))
-    aws_faults.delay("s3", 0.05)  # discover takes several waves of 50 ms
+    first_calls = aws_faults.overlap("s3.ListBuckets", "athena.ListWorkGroups", "glue.GetDatabases", at_once=3)
     read("permissions://recommendations")  # a fresh reader: every cache is cold
-    last_s3 = max(at for at, operation in calls if operation.startswith("s3."))
-    first = {operation: at for at, operation in reversed(calls)}
-    assert first["athena.ListWorkGroups"] < last_s3 and first["glue.GetDatabases"] < last_s3
+    assert first_calls.peak == 3  # discover's, athena://workgroups' and tabulator://buckets' first calls together

@@ -50,6 +50,7 @@ class AwsFaults:
         self.calls: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._rules: list[tuple[str, Callable[[Any], AWSResponse | None]]] = []
+        self.gates: list[Gate] = []
         session.events.register("before-send", self._dispatch)
 
     def _dispatch(self, event_name: str, request: Any, **_: Any) -> AWSResponse | None:
@@ -95,3 +96,68 @@ class AwsFaults:
             time.sleep(seconds)
 
         self._rules.append((operation, wait))
+
+    def overlap(self, *operations: str, at_once: int, patience: float = 30.0) -> Overlap:
+        """Hold each call of `operations` until `at_once` of them are held together, then let every call through:
+        a deterministic proof that they run side by side, where a timer only suggests it. Calls made one after
+        another never meet: the first waits out `patience`, the rest pass, and `peak` stays below `at_once`."""
+        meeting = Overlap(at_once, patience)
+        for operation in operations:
+            self._rules.append((operation, meeting.arrive))
+        return meeting
+
+    def hold(self, operation: str) -> Gate:
+        """Hold every call of `operation` until `release()` (the fixture releases them at the end of the test): an
+        endpoint that has not answered yet, however long the caller waits, so "answered before it" is a fact."""
+        gate = Gate()
+        self.gates.append(gate)
+        self._rules.append((operation, gate.enter))
+        return gate
+
+    def release(self) -> None:
+        for gate in self.gates:
+            gate.release()
+
+
+class Overlap:
+    """Calls meeting until `at_once` are in flight together (see `AwsFaults.overlap`)."""
+
+    def __init__(self, at_once: int, patience: float) -> None:
+        self.at_once = at_once
+        self.peak = 0
+        self._patience = patience
+        self._waiting = 0
+        self._open = False
+        self._condition = threading.Condition()
+
+    def arrive(self, request: Any) -> None:
+        with self._condition:
+            self._waiting += 1
+            self.peak = max(self.peak, self._waiting)
+            if self._waiting >= self.at_once:
+                self._open = True
+                self._condition.notify_all()
+            if not self._condition.wait_for(lambda: self._open, self._patience):
+                self._open = True  # one call waited in vain: they are not side by side, let the rest pass
+            self._waiting -= 1
+
+
+class Gate:
+    """Calls held until `release()` (see `AwsFaults.hold`): `held` counts those that arrived, `passed` those let
+    through."""
+
+    def __init__(self) -> None:
+        self.held = 0
+        self.passed = 0
+        self._released = threading.Event()
+        self._lock = threading.Lock()
+
+    def enter(self, request: Any) -> None:
+        with self._lock:
+            self.held += 1
+        self._released.wait(120)
+        with self._lock:
+            self.passed += 1
+
+    def release(self) -> None:
+        self._released.set()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import http.client
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlparse
@@ -14,7 +13,9 @@ import pytest
 
 
 class SlowEndpoint:
-    """A proxy to moto's server that holds the requests of chosen operations `seconds` before relaying them.
+    """A proxy to moto's server that holds the requests of chosen operations `seconds` (or until `release()`)
+    before relaying them; `answered` counts the held requests it has relayed, so "the caller did not wait for the
+    endpoint" is a count, not a timer.
 
     Point one service at it with `AWS_ENDPOINT_URL_<SERVICE>` (see `route`). An operation is recognised by its
     JSON target header (Athena, Glue, SSO Admin) or its query-protocol `Action=` (IAM, STS).
@@ -24,6 +25,8 @@ class SlowEndpoint:
         self.target = urlparse(target)
         self.delays: dict[str, float] = {}
         self.held = 0
+        self.answered = 0
+        self.released = threading.Event()
         self._lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Relay)
         self.server.daemon_threads = True
@@ -50,6 +53,14 @@ class SlowEndpoint:
                 return seconds
         return 0.0
 
+    def release(self) -> None:
+        """Relay every held request now (and the ones still to come without holding them)."""
+        self.released.set()
+
+    def count_answer(self) -> None:
+        with self._lock:
+            self.answered += 1
+
 
 class _Relay(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -57,7 +68,9 @@ class _Relay(BaseHTTPRequestHandler):
     def relay(self) -> None:
         endpoint: SlowEndpoint = self.server.endpoint  # type: ignore[attr-defined]
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        time.sleep(endpoint.delay_for(self.headers, body))
+        delay = endpoint.delay_for(self.headers, body)
+        if delay and not endpoint.released.wait(delay):
+            endpoint.count_answer()
         upstream = http.client.HTTPConnection(endpoint.target.hostname, endpoint.target.port, timeout=30)
         try:
             upstream.request(self.command, self.path, body=body or None, headers=dict(self.headers))

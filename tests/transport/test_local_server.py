@@ -84,6 +84,7 @@ def test_serve_writes_its_token_for_its_owner_only_and_prints_it_in_every_http_c
     assert stat.S_IMODE(served.token_file.stat().st_mode) == 0o600
     assert stat.S_IMODE(served.token_file.parent.stat().st_mode) == 0o700
     assert f"Access token (also in {served.token_file}" in served.banner
+    assert "It changes at every start unless AWS_DATA_MCP_TOKEN sets it." in served.banner
     assert f'--header "Authorization: Bearer {token}"' in served.banner  # Claude Code
     configurations = re.findall(r"^== (Kiro|Cursor|VS Code)[^\n]*==\n(.*?)\n\n", served.banner, re.M | re.S)
     assert len(configurations) == 3
@@ -160,6 +161,8 @@ def test_a_configured_token_keeps_client_configurations_stable(tmp_path: Path) -
     try:
         assert post(server.url, fixed).status_code == 200
         assert server.token_file.read_text().strip() == fixed
+        assert "It stays the same at every start: AWS_DATA_MCP_TOKEN sets it." in server.banner
+        assert "changes at every start" not in server.banner
     finally:
         server.stop()
 

@@ -25,7 +25,8 @@ from support.faults import AwsFaults
 from support.servers import free_port
 
 BUDGET_SECONDS = 1.5
-SLOW_SECONDS = 3.0
+AFTER_RELEASE_SECONDS = 0.5
+"""Long enough for the released worker to have started the write it would make (were the deadline not kept)."""
 
 
 class WithDeadline:
@@ -56,32 +57,35 @@ def slow_dynamodb_server() -> Iterator[tuple[str, Settings, AwsFaults, WithDeadl
     while not server.started:
         time.sleep(0.01)
     yield f"http://127.0.0.1:{settings.port}/mcp", settings, faults, edge
+    faults.release()
     server.should_exit = True
     thread.join(5)
 
 
-def call(url: str, tool: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], float]:
-    started = time.monotonic()
+def call(url: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     answer = httpx2.post(url, json=rpc("tools/call", {"name": tool, "arguments": arguments}), timeout=30,
                          headers={"accept": "application/json, text/event-stream",
                                   "mcp-protocol-version": REVISION_2025}).json()
-    return answer["result"], time.monotonic() - started
+    return answer["result"]
 
 
 def test_a_slow_store_answers_timeout_within_the_deadline_and_writes_nothing_after_it(
         slow_dynamodb_server: tuple[str, Settings, AwsFaults, WithDeadline]) -> None:
     url, settings, faults, edge = slow_dynamodb_server
-    created, _ = call(url, "workflow_create", {"name": "Plan", "steps": ["a"]})
+    created = call(url, "workflow_create", {"name": "Plan", "steps": ["a"]})
     workflow = created["structuredContent"]["workflow"]
     edge.seconds = BUDGET_SECONDS
-    faults.delay("dynamodb.GetItem", SLOW_SECONDS)
-    refused, elapsed = call(url, "workflow_update_step", {"workflow_id": workflow["id"], "step_id": "s1",
-                                                          "status": "completed"})
+    slow = faults.hold("dynamodb.GetItem")  # answers only when released, long after the deadline
+    refused = call(url, "workflow_update_step", {"workflow_id": workflow["id"], "step_id": "s1",
+                                                 "status": "completed"})
     assert refused["isError"] and refused["structuredContent"]["error"] == "timeout", refused
     assert refused["structuredContent"]["retryable"] is True
-    assert elapsed < BUDGET_SECONDS + 0.7, f"answered after {elapsed:.2f} s with {BUDGET_SECONDS} s of budget"
+    assert slow.held == 1 and slow.passed == 0, "answered at the deadline, while the store's read was still held"
     writes_before = faults.calls["dynamodb.PutItem"]
-    time.sleep(SLOW_SECONDS + 0.5)  # the abandoned worker's GetItem has returned by now
+    slow.release()
+    while slow.passed == 0:  # the abandoned worker's GetItem goes on now
+        time.sleep(0.05)
+    time.sleep(AFTER_RELEASE_SECONDS)
     assert faults.calls["dynamodb.PutItem"] == writes_before  # its write would have started past the deadline
     items = boto3.client("dynamodb", region_name="us-east-1").scan(TableName=settings.workflow_table)["Items"]
     assert [item["version"]["N"] for item in items if item["sk"]["S"] == workflow["id"]] == ["1"]

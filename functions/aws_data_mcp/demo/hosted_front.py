@@ -130,9 +130,16 @@ def hosted_demo(auth_mode: str, host: str, port: int, profiles: Path | None = No
         yield HostedDemo(account, front, url, auth_mode, issuer, written, server)
 
 
+PROXY_VERSION = "1.7.0"
+"""The mcp-proxy-for-aws the iam banner names: the version the suite runs end to end (the Makefile pins it too)."""
+
+
 def banner(demo: HostedDemo) -> str:
     lines = [f"aws-data-mcp demo, hosted path ({demo.auth_mode}): API Gateway front at {demo.url}",
              "  -> the Lambda handler, acting as each caller through STS, against an emulated account", ""]
+    if demo.auth_mode == "iam":
+        lines += [f"Each caller connects through mcp-proxy-for-aws {PROXY_VERSION} (the version tested), run by "
+                  "`uvx` from uv (https://docs.astral.sh/uv/).", ""]
     if demo.auth_mode == "oidc":
         lines += ["== Sign in from your client (OAuth) ==",
                   f"Add {demo.url} to your MCP client as an HTTP server and sign in in the browser when it asks:",
@@ -143,7 +150,7 @@ def banner(demo: HostedDemo) -> str:
         lines.append(f"== {caller.name}: role {caller.role}, {caller.rights} ==")
         if demo.auth_mode == "iam":
             env = " ".join(f"{k}={v}" for k, v in demo.profile_environment().items())
-            lines += [f"{env} \\", f"  uvx mcp-proxy-for-aws@latest {demo.url} --service execute-api "
+            lines += [f"{env} \\", f"  uvx mcp-proxy-for-aws@{PROXY_VERSION} {demo.url} --service execute-api "
                       f"--region {demo.account.region} --profile demo-{caller.name}"]
         else:
             token = demo.token(caller)

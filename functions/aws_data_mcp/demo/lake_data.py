@@ -9,11 +9,14 @@ exact aggregates.
 """
 
 import contextlib
+import functools
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import boto3
@@ -89,16 +92,19 @@ def _generation_sql(rows: int, days: int) -> str:
     )
 
 
-def order_files(rows: int = ORDER_ROWS, days: int = ORDER_DAYS) -> dict[str, bytes]:
-    """The table's objects: key (under ``ORDERS_PREFIX``) -> Parquet bytes, one file per day."""
+@functools.cache
+def order_files(rows: int = ORDER_ROWS, days: int = ORDER_DAYS) -> Mapping[str, bytes]:
+    """The table's objects: key (under ``ORDERS_PREFIX``) -> Parquet bytes, one file per day. Generated once per
+    process (every value is a function of the row number): a demo account started again serves the same files
+    without paying for them again."""
     with tempfile.TemporaryDirectory(prefix="aws-data-mcp-orders-") as scratch, duckdb.connect() as connection:
         connection.execute("SET enable_progress_bar = false")
         connection.execute(f"COPY ({_generation_sql(rows, days)}) TO '{scratch}' "
                            "(FORMAT parquet, PARTITION_BY (order_date), COMPRESSION uncompressed)")
-        return {
+        return MappingProxyType({
             f"{ORDERS_PREFIX}{path.parent.name}/part-00000.parquet": path.read_bytes()
             for path in sorted(Path(scratch).glob("order_date=*/*.parquet"))
-        }
+        })
 
 
 def _storage_descriptor(location: str) -> dict[str, Any]:
