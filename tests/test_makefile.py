@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,9 +15,14 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 
 def dry_run(*arguments: str) -> list[str]:
-    """The commands `make -n` would run from the repository root."""
-    return subprocess.run(["make", "-n", *arguments], cwd=ROOT, capture_output=True, text=True,
-                          check=True).stdout.splitlines()
+    """The commands `make -n` would run from the repository root, as a newcomer's own shell runs it.
+
+    Under `make test` the outer make's variables (MAKEFLAGS, MAKELEVEL) would make this one a sub-make, which
+    prints "Entering/Leaving directory" lines around the commands.
+    """
+    environment = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    return subprocess.run(["make", "-n", *arguments], cwd=ROOT, capture_output=True, text=True, check=True,
+                          env=environment).stdout.splitlines()
 
 
 @pytest.mark.parametrize(("target", "command"), [("demo", "demo"), ("demo-iam", "demo --auth iam"),
