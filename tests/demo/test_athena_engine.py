@@ -83,7 +83,10 @@ def table_bytes(session: boto3.Session, prefix: str = ORDERS_PREFIX) -> int:
     return sum(item["Size"] for page in pages for item in page.get("Contents", []))
 
 
-def test_a_query_goes_queued_running_succeeded_and_returns_correct_aggregates(athena: Any) -> None:
+def test_a_query_goes_queued_running_succeeded_and_returns_correct_aggregates(athena: Any,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each state lasts long enough for a poll on a loaded machine to see it (0.1 s was missed under load).
+    monkeypatch.setattr(athena_engine, "PACING", athena_engine.Pacing(queued_seconds=1.0, running_seconds=1.0))
     states: list[str] = []
     execution_id = start(athena, "SELECT count(*) AS orders, sum(total_amount) AS revenue, "
                                  "count(DISTINCT customer_id), max(items_count) AS most_items "
