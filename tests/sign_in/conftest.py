@@ -57,6 +57,6 @@ def pool_fixture(monkeypatch: pytest.MonkeyPatch) -> Iterator[Pool]:
         pool_id = client.create_user_pool(PoolName="aws-data-mcp", UserPoolTier="ESSENTIALS")["UserPool"]["Id"]
         client.create_resource_server(UserPoolId=pool_id, Identifier=MCP_URL, Name="aws-data-mcp",
                                       Scopes=[{"ScopeName": "mcp", "ScopeDescription": "Use the MCP server"}])
-        made = Pool(client, RegistrationPolicy(pool_id, PATTERNS, ("openid", f"{MCP_URL}/mcp")))
+        made = Pool(client, RegistrationPolicy(pool_id, PATTERNS))
         attach_recorder(client, made)
         yield made

@@ -43,7 +43,7 @@ def clients(pool: Pool) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("redirect_uris", [[CLAUDE_CODE], VSCODE, ["https://claude.ai/api/mcp/auth_callback"],
                                            ["cursor://anysphere.cursor-mcp/oauth/callback"]])
 def test_a_client_gets_exactly_the_public_app_client_it_asked_for(pool: Pool, redirect_uris: list[str]) -> None:
-    answer = register(metadata(redirect_uris), pool.policy, pool.client)
+    answer = register(metadata(redirect_uris), pool.policy, pool.client, MCP_URL)
 
     assert answer.status == 201
     registered = OAuthClientInformationFull.model_validate(answer.body)  # as the SDK's client reads it
@@ -88,7 +88,7 @@ def test_a_client_gets_exactly_the_public_app_client_it_asked_for(pool: Pool, re
 ])
 def test_metadata_the_policy_does_not_allow_is_refused_without_a_cognito_call(pool: Pool, body: bytes,
                                                                                error: str) -> None:
-    answer = register(body, pool.policy, pool.client)
+    answer = register(body, pool.policy, pool.client, MCP_URL)
 
     assert answer.status == 400
     assert answer.body["error"] == error and answer.body["error_description"]
@@ -105,7 +105,7 @@ def test_a_client_cognito_refuses_leaves_nothing_behind(pool: Pool) -> None:
             raise ClientError({"Error": {"Code": "LimitExceededException", "Message": "styles"}}, model.name)
 
     pool.client.meta.events.register_first("before-call.cognito-identity-provider", refuse_style)
-    answer = register(metadata([CLAUDE_CODE]), pool.policy, pool.client)
+    answer = register(metadata([CLAUDE_CODE]), pool.policy, pool.client, MCP_URL)
 
     assert answer.status == 503 and answer.body["error"] == "temporarily_unavailable"
     assert "client_id" not in answer.body
@@ -130,7 +130,6 @@ def entry_fixture(pool: Pool, monkeypatch: pytest.MonkeyPatch) -> Pool:
     """The Lambda entry as the template configures it, on the moto pool."""
     monkeypatch.setenv("AWS_DATA_MCP_USER_POOL_ID", pool.policy.user_pool_id)
     monkeypatch.setenv("AWS_DATA_MCP_REGISTRATION_REDIRECT_PATTERNS", ",".join(PATTERNS))
-    monkeypatch.setenv("AWS_DATA_MCP_REGISTRATION_SCOPES", " ".join(pool.policy.scopes))
     lambda_entries.policy.cache_clear()
     lambda_entries.cognito_client.cache_clear()
     attach_recorder(lambda_entries.cognito_client(), pool)
@@ -147,6 +146,7 @@ def test_the_lambda_entry_registers_from_an_api_gateway_event(entry: Pool, encod
     assert answer["headers"]["content-type"] == "application/json"
     assert answer["headers"]["cache-control"] == "no-store"
     registered = json.loads(answer["body"])
+    assert registered["scope"] == f"openid {MCP_URL}/mcp", "the resource server's scope, from the request's domain"
     assert [c["ClientId"] for c in clients(entry)] == [registered["client_id"]]
 
 

@@ -1,5 +1,8 @@
 """The registration function's Lambda entry: an API Gateway (HTTP API, payload 2.0) event in, RFC 7591 JSON out.
 
+The MCP URL (the resource server's identifier, whose scope clients get) is this API's, as the request names it:
+its domain and stage, the way the MCP function derives the URL it publishes in its metadata.
+
 The Cognito client is made once per container, at the first request (no client in the module's init), and the
 body is bounded before it is decoded: API Gateway passes bodies of up to 10 MB, registration metadata is tiny.
 """
@@ -15,6 +18,8 @@ from typing import Any
 import boto3
 
 from aws_data_mcp.sign_in.registration import MAX_BODY_BYTES, Answer, RegistrationPolicy, register
+
+MCP_PATH = "/mcp"
 
 _JSON = {"content-type": "application/json", "cache-control": "no-store"}
 
@@ -45,11 +50,20 @@ def _body(event: dict[str, Any]) -> bytes | None:
         return None
 
 
+def _mcp_url(event: dict[str, Any]) -> str | None:
+    context = event.get("requestContext")
+    domain, stage = (context.get("domainName"), context.get("stage")) if isinstance(context, dict) else (None, None)
+    if not isinstance(domain, str) or not domain or not isinstance(stage, str):
+        return None
+    return f"https://{domain}{'' if stage == '$default' else '/' + stage}{MCP_PATH}"
+
+
 def register_handler(event: Any, context: Any) -> dict[str, Any]:
     """POST /register."""
     body = _body(event) if isinstance(event, dict) else None
-    if body is None:
+    mcp_url = _mcp_url(event) if isinstance(event, dict) else None
+    if body is None or mcp_url is None:
         return _response(Answer(400, {"error": "invalid_client_metadata",
                                       "error_description": f"the body must be JSON client metadata of at most "
                                                            f"{MAX_BODY_BYTES} bytes"}))
-    return _response(register(body, policy(), cognito_client()))
+    return _response(register(body, policy(), cognito_client(), mcp_url))

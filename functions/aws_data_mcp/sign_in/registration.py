@@ -31,6 +31,8 @@ MAX_REDIRECT_URIS = 10
 MAX_REDIRECT_URI_CHARS = 1024
 """Cognito's own limit on one callback URL."""
 MAX_CLIENT_NAME_CHARS = 100
+MCP_SCOPE = "mcp"
+"""The one scope of the pool's resource server, whose identifier is the MCP URL: Cognito names it `<MCP URL>/mcp`."""
 ACCESS_TOKEN_MINUTES = 60
 REFRESH_TOKEN_DAYS = 30
 _CLIENT_NAME_CHARS = re.compile(r"[^\w\s+=,.@-]")
@@ -40,12 +42,11 @@ _CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f]")
 
 @dataclass(frozen=True)
 class RegistrationPolicy:
-    """What the operator decided: the pool, the redirect URIs clients may register, the scopes every client gets."""
+    """What the operator decided: the pool, and the redirect URIs clients may register."""
 
     user_pool_id: str
     redirect_patterns: tuple[str, ...]
     """fnmatch patterns over the whole URI, e.g. `http://localhost:*` or `https://claude.ai/api/mcp/auth_callback`."""
-    scopes: tuple[str, ...]
 
     @classmethod
     def from_env(cls) -> RegistrationPolicy:
@@ -53,8 +54,7 @@ class RegistrationPolicy:
         return cls(user_pool_id=os.environ["AWS_DATA_MCP_USER_POOL_ID"],
                    redirect_patterns=tuple(p.strip() for p in
                                            os.environ["AWS_DATA_MCP_REGISTRATION_REDIRECT_PATTERNS"].split(",")
-                                           if p.strip()),
-                   scopes=tuple(os.environ["AWS_DATA_MCP_REGISTRATION_SCOPES"].split()))
+                                           if p.strip()))
 
 
 @dataclass(frozen=True)
@@ -150,9 +150,15 @@ def _cognito_refused(error: ClientError) -> Answer:
     return Answer(502, {"error": "server_error", "error_description": f"Cognito answered {code or 'an error'}"})
 
 
-def register(body: bytes, policy: RegistrationPolicy, cognito: Any) -> Answer:
+def client_scopes(mcp_url: str) -> tuple[str, ...]:
+    """What every registered client may ask for: the resource server's scope (and openid)."""
+    return "openid", f"{mcp_url}/{MCP_SCOPE}"
+
+
+def register(body: bytes, policy: RegistrationPolicy, cognito: Any, mcp_url: str) -> Answer:
     """Register the client `body` describes as one public app client of the pool, or say why not (a refusal of
-    the metadata makes no AWS call)."""
+    the metadata makes no AWS call). `mcp_url` is the MCP endpoint, the resource server's identifier."""
+    scopes = client_scopes(mcp_url)
     try:
         metadata = _metadata(body)
         redirect_uris = _redirect_uris(metadata, policy.redirect_patterns)
@@ -162,7 +168,7 @@ def register(body: bytes, policy: RegistrationPolicy, cognito: Any) -> Answer:
     try:
         created = cognito.create_user_pool_client(
             UserPoolId=policy.user_pool_id, ClientName=_client_name(metadata), GenerateSecret=False,
-            AllowedOAuthFlowsUserPoolClient=True, AllowedOAuthFlows=["code"], AllowedOAuthScopes=list(policy.scopes),
+            AllowedOAuthFlowsUserPoolClient=True, AllowedOAuthFlows=["code"], AllowedOAuthScopes=list(scopes),
             CallbackURLs=redirect_uris, SupportedIdentityProviders=["COGNITO"],
             ExplicitAuthFlows=["ALLOW_REFRESH_TOKEN_AUTH"], EnableTokenRevocation=True,
             PreventUserExistenceErrors="ENABLED", AccessTokenValidity=ACCESS_TOKEN_MINUTES,
@@ -181,5 +187,5 @@ def register(body: bytes, policy: RegistrationPolicy, cognito: Any) -> Answer:
     return Answer(201, {
         "client_id": client_id, "client_id_issued_at": int(time.time()), "client_name": created["ClientName"],
         "redirect_uris": redirect_uris, "grant_types": ["authorization_code", "refresh_token"],
-        "response_types": ["code"], "token_endpoint_auth_method": "none", "scope": " ".join(policy.scopes),
+        "response_types": ["code"], "token_endpoint_auth_method": "none", "scope": " ".join(scopes),
     })

@@ -21,13 +21,12 @@ from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
 from aws_data_mcp.config import Settings
+from aws_data_mcp.sign_in.registration import client_scopes
 from aws_data_mcp.transport.paths import route_path
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 AUTHORIZATION_SERVER_PATH = "/.well-known/oauth-authorization-server"
 REGISTRATION_PATH = "/register"
-MCP_SCOPE = "mcp"
-"""The scope of the pool's resource server (identifier: the MCP URL); Cognito names it `<MCP URL>/mcp`."""
 _CACHED = {"Cache-Control": "public, max-age=3600"}
 
 
@@ -70,7 +69,7 @@ def authorization_server_metadata(scope: Scope, settings: Settings, mcp_path: st
         "token_endpoint": f"{domain}/oauth2/token",
         "revocation_endpoint": f"{domain}/oauth2/revoke",
         "registration_endpoint": base + REGISTRATION_PATH,
-        "scopes_supported": ["openid", f"{resource_url(scope, mcp_path)}/{MCP_SCOPE}"],
+        "scopes_supported": list(client_scopes(resource_url(scope, mcp_path))),
         "response_types_supported": ["code"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
         "token_endpoint_auth_methods_supported": ["none"],
