@@ -12,8 +12,8 @@ import pytest
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 
 from aws_data_mcp.sign_in import lambda_entries
-from aws_data_mcp.sign_in.registration import MAX_BODY_BYTES, register
-from support.events import load_event
+from aws_data_mcp.sign_in.registration import MAX_BODY_BYTES, RegistrationPolicy, register
+from support.events import ROOT, load_event
 
 from .conftest import MCP_URL, PATTERNS, Pool, attach_recorder
 
@@ -162,3 +162,28 @@ def test_the_lambda_entry_refuses_what_is_no_bounded_json_body(entry: Pool, even
     assert answer["statusCode"] == 400
     assert json.loads(answer["body"])["error"] == "invalid_client_metadata"
     assert entry.calls == []
+
+
+def template_patterns() -> tuple[str, ...]:
+    """RegistrationRedirectPatterns' default, as the template sets it."""
+    from cfnlint.decode import decode
+
+    template, _ = decode(str(ROOT / "template.yaml"))
+    assert template is not None
+    return tuple(template["Parameters"]["RegistrationRedirectPatterns"]["Default"].split(","))
+
+
+@pytest.mark.parametrize("redirect_uris", [
+    [CLAUDE_CODE],  # Claude Code: loopback, a port of its own
+    ["https://claude.ai/api/mcp/auth_callback"],  # Claude.ai and Claude Desktop connectors
+    ["https://claude.com/api/mcp/auth_callback"],
+    VSCODE,  # VS Code: loopback, and VS Code for the Web
+    ["cursor://anysphere.cursor-mcp/oauth/callback", "https://www.cursor.com/agents/mcp/oauth/callback",
+     "http://localhost:8787/callback"],  # Cursor registers all three at once
+    ["http://127.0.0.1:49152/"],  # Kiro: loopback, a random port
+])
+def test_the_templates_default_allowlist_admits_each_documented_client(pool: Pool, redirect_uris: list[str]) -> None:
+    policy = RegistrationPolicy(pool.policy.user_pool_id, template_patterns())
+    answer = register(metadata(redirect_uris), policy, pool.client, MCP_URL)
+    assert answer.status == 201, answer.body
+    assert clients(pool)[0]["CallbackURLs"] == redirect_uris
