@@ -100,9 +100,10 @@ def test_the_pool_signs_in_only_the_users_an_administrator_made(resources: dict[
     assert password["MinimumLength"] >= 12
     assert all(password[rule] for rule in ("RequireLowercase", "RequireUppercase", "RequireNumbers", "RequireSymbols"))
     assert props["MfaConfiguration"] in ("OPTIONAL", "ON")
-    assert props["LambdaConfig"] == {"PreTokenGenerationConfig": {"LambdaArn": {"Fn::GetAtt": ["RoleTagFunction",
-                                                                                                "Arn"]},
-                                                                  "LambdaVersion": "V2_0"}}
+    condition, trigger, none = props["LambdaConfig"]["Fn::If"]  # OidcRoleClaim=sub needs no role tag
+    assert (condition, none) == ("MapsRoleTags", {"Ref": "AWS::NoValue"})
+    assert trigger == {"PreTokenGenerationConfig": {"LambdaArn": {"Fn::GetAtt": ["RoleTagFunction", "Arn"]},
+                                                    "LambdaVersion": "V2_0"}}
     domain = resources["UserPoolDomain"]["Properties"]
     assert domain["ManagedLoginVersion"] == 2 and domain["UserPoolId"] == {"Ref": "UserPool"}
 
