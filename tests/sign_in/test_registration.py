@@ -128,8 +128,8 @@ def registration_event(body: bytes, *, encoded: bool = False) -> dict[str, Any]:
 @pytest.fixture(name="entry")
 def entry_fixture(pool: Pool, monkeypatch: pytest.MonkeyPatch) -> Pool:
     """The Lambda entry as the template configures it, on the moto pool."""
-    monkeypatch.setenv("AWS_DATA_MCP_USER_POOL_ID", pool.policy.user_pool_id)
-    monkeypatch.setenv("AWS_DATA_MCP_REGISTRATION_REDIRECT_PATTERNS", ",".join(PATTERNS))
+    monkeypatch.setenv("REGISTRATION_USER_POOL_ID", pool.policy.user_pool_id)
+    monkeypatch.setenv("REGISTRATION_REDIRECT_PATTERNS", ",".join(PATTERNS))
     lambda_entries.policy.cache_clear()
     lambda_entries.cognito_client.cache_clear()
     attach_recorder(lambda_entries.cognito_client(), pool)

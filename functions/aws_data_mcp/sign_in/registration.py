@@ -50,10 +50,11 @@ class RegistrationPolicy:
 
     @classmethod
     def from_env(cls) -> RegistrationPolicy:
-        """The policy the template sets in the function's environment."""
-        return cls(user_pool_id=os.environ["AWS_DATA_MCP_USER_POOL_ID"],
+        """The policy the template sets in the registration function's environment (not the MCP server's settings:
+        this function reads nothing else)."""
+        return cls(user_pool_id=os.environ["REGISTRATION_USER_POOL_ID"],
                    redirect_patterns=tuple(p.strip() for p in
-                                           os.environ["AWS_DATA_MCP_REGISTRATION_REDIRECT_PATTERNS"].split(",")
+                                           os.environ["REGISTRATION_REDIRECT_PATTERNS"].split(",")
                                            if p.strip()))
 
 
