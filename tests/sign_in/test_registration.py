@@ -82,7 +82,6 @@ def test_a_client_gets_exactly_the_public_app_client_it_asked_for(pool: Pool, re
     (b"[]", "invalid_client_metadata"),
     (b"[" * 100_000, "invalid_client_metadata"),
     (metadata([CLAUDE_CODE], padding="x" * MAX_BODY_BYTES), "invalid_client_metadata"),
-    (metadata([CLAUDE_CODE], token_endpoint_auth_method="client_secret_basic"), "invalid_client_metadata"),
     (metadata([CLAUDE_CODE], grant_types=["client_credentials"]), "invalid_client_metadata"),
     (metadata([CLAUDE_CODE], response_types=["token"]), "invalid_client_metadata"),
 ])
@@ -187,3 +186,13 @@ def test_the_templates_default_allowlist_admits_each_documented_client(pool: Poo
     answer = register(metadata(redirect_uris), policy, pool.client, MCP_URL)
     assert answer.status == 201, answer.body
     assert clients(pool)[0]["CallbackURLs"] == redirect_uris
+
+
+@pytest.mark.parametrize("method", ["client_secret_post", "client_secret_basic"])
+def test_a_client_asking_for_a_secret_is_registered_public_and_told_so(pool: Pool, method: str) -> None:
+    """RFC 7591 lets the server replace a value: no secret is ever made, and the answer says `none`."""
+    answer = register(metadata([CLAUDE_CODE], token_endpoint_auth_method=method), pool.policy, pool.client, MCP_URL)
+
+    assert answer.status == 201 and answer.body["token_endpoint_auth_method"] == "none"
+    assert "client_secret" not in answer.body
+    assert "ClientSecret" not in clients(pool)[0]

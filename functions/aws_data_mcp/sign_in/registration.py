@@ -115,19 +115,19 @@ def _redirect_uris(metadata: Mapping[str, Any], patterns: Sequence[str]) -> list
 
 
 def _check_grants(metadata: Mapping[str, Any]) -> None:
-    """Only what a public client signing a person in needs: the code grant (and refresh), no client secret."""
+    """Only what a client signing a person in needs: the code grant (and refresh) and the code response.
+
+    A client asking for a secret (`token_endpoint_auth_method` client_secret_post or _basic) is not refused: it
+    is registered public, and the answer says `none`, as RFC 7591 section 3.2.1 lets a server replace a value. A
+    secret would sit in every desktop install; PKCE protects the code instead.
+    """
     grants = metadata.get("grant_types", ["authorization_code"])
     responses = metadata.get("response_types", ["code"])
-    method = metadata.get("token_endpoint_auth_method", "none")
     if not isinstance(grants, list) or not set(grants) <= {"authorization_code", "refresh_token"} \
             or "authorization_code" not in grants:
         raise Refusal("invalid_client_metadata", "grant_types must be authorization_code (and refresh_token)")
     if responses != ["code"]:
         raise Refusal("invalid_client_metadata", "response_types must be [\"code\"]")
-    if method != "none":
-        raise Refusal("invalid_client_metadata",
-                      "token_endpoint_auth_method must be none: this server registers public clients (PKCE), "
-                      "never with a secret")
 
 
 def _client_name(metadata: Mapping[str, Any]) -> str:
