@@ -138,8 +138,10 @@ def entry_fixture(pool: Pool, monkeypatch: pytest.MonkeyPatch) -> Pool:
 
 
 @pytest.mark.parametrize("encoded", [False, True])
-def test_the_lambda_entry_registers_from_an_api_gateway_event(entry: Pool, encoded: bool) -> None:
-    answer = lambda_entries.register_handler(registration_event(metadata(VSCODE), encoded=encoded), None)
+def test_the_lambda_entry_registers_from_an_api_gateway_event(entry: Pool, encoded: bool,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level("INFO", logger="aws_data_mcp.registration"):
+        answer = lambda_entries.register_handler(registration_event(metadata(VSCODE), encoded=encoded), None)
 
     assert answer["statusCode"] == 201
     assert answer["headers"]["content-type"] == "application/json"
@@ -147,6 +149,9 @@ def test_the_lambda_entry_registers_from_an_api_gateway_event(entry: Pool, encod
     registered = json.loads(answer["body"])
     assert registered["scope"] == f"openid {MCP_URL}/mcp", "the resource server's scope, from the request's domain"
     assert [c["ClientId"] for c in clients(entry)] == [registered["client_id"]]
+    (logged,) = [json.loads(record.getMessage()) for record in caplog.records]  # for the operator: who registered
+    assert logged == {"registration": 201, "error": None, "client_id": registered["client_id"],
+                      "redirect_uris": VSCODE}, "the outcome, never the body"
 
 
 @pytest.mark.parametrize("event", [

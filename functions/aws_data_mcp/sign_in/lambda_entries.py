@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import logging
 from functools import cache
 from typing import Any
 
@@ -22,6 +23,8 @@ from aws_data_mcp.sign_in.registration import MAX_BODY_BYTES, Answer, Registrati
 MCP_PATH = "/mcp"
 
 _JSON = {"content-type": "application/json", "cache-control": "no-store"}
+logger = logging.getLogger("aws_data_mcp.registration")
+logger.setLevel(logging.INFO)
 
 
 @cache
@@ -35,6 +38,10 @@ def policy() -> RegistrationPolicy:
 
 
 def _response(answer: Answer) -> dict[str, Any]:
+    # Who registered what, for the operator: the outcome, the client id and its redirect URIs, never the body.
+    logged = {"registration": answer.status, **{key: answer.body.get(key) for key in
+                                                ("error", "client_id", "redirect_uris")}}
+    logger.info(json.dumps(logged))
     return {"statusCode": answer.status, "headers": _JSON, "isBase64Encoded": False, "body": json.dumps(answer.body)}
 
 
