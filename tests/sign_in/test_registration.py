@@ -149,7 +149,8 @@ def test_the_lambda_entry_registers_from_an_api_gateway_event(entry: Pool, encod
     registered = json.loads(answer["body"])
     assert registered["scope"] == f"openid {MCP_URL}/mcp", "the resource server's scope, from the request's domain"
     assert [c["ClientId"] for c in clients(entry)] == [registered["client_id"]]
-    (logged,) = [json.loads(record.getMessage()) for record in caplog.records]  # for the operator: who registered
+    (logged,) = [json.loads(record.getMessage()) for record in caplog.records  # for the operator: who registered
+                 if record.name == "aws_data_mcp.registration"]
     assert logged == {"registration": 201, "error": None, "client_id": registered["client_id"],
                       "redirect_uris": VSCODE}, "the outcome, never the body"
 
