@@ -202,3 +202,29 @@ def test_a_client_asking_for_a_secret_is_registered_public_and_told_so(pool: Poo
     assert answer.status == 201 and answer.body["token_endpoint_auth_method"] == "none"
     assert "client_secret" not in answer.body
     assert "ClientSecret" not in clients(pool)[0]
+
+
+def test_a_callback_cognito_refuses_is_the_clients_metadata_error(pool: Pool) -> None:
+    """The allowlist may admit a URI Cognito will not take (its rules differ): the client hears Cognito's reason."""
+    from botocore.exceptions import ClientError
+
+    def refuse_callback(model: Any, **_: Any) -> None:
+        if model.name == "CreateUserPoolClient":
+            raise ClientError({"Error": {"Code": "InvalidParameterException",
+                                         "Message": "callbackURLs must use HTTPS"}}, model.name)
+
+    pool.client.meta.events.register_first("before-call.cognito-identity-provider", refuse_callback)
+    answer = register(metadata([CLAUDE_CODE]), pool.policy, pool.client, MCP_URL)
+
+    assert answer.status == 400 and answer.body["error"] == "invalid_client_metadata"
+    assert "callbackURLs must use HTTPS" in answer.body["error_description"]
+    assert clients(pool) == [] and pool.brandings == []
+
+
+def test_a_named_stage_is_part_of_the_scope_the_entry_registers(entry: Pool) -> None:
+    event = registration_event(metadata([CLAUDE_CODE]))
+    event["requestContext"]["stage"] = "prod"
+
+    answer = lambda_entries.register_handler(event, None)
+
+    assert json.loads(answer["body"])["scope"] == f"openid {MCP_URL.removesuffix('/mcp')}/prod/mcp/mcp"
