@@ -145,6 +145,11 @@ class Settings:
         "OIDC_ROLE_ARN.", "OIDC_ROLE_MAP")
     oidc_issuer: str = setting("", "oidc mode: the issuer API Gateway's JWT authorizer trusts, published in the "
                                "protected-resource metadata.", "OIDC_ISSUER")
+    sign_in_domain: str = setting(
+        "", "oidc mode with the template's Cognito user pool (IdentityProvider=cognito): the pool's sign-in domain, "
+        "`https://<prefix>.auth.<region>.amazoncognito.com`. Set, this API publishes RFC 8414 authorization-server "
+        "metadata (the domain's authorize, token and revoke endpoints, and this API's `/register`) and names itself "
+        "the authorization server in the protected-resource metadata (set by the template).", "SIGN_IN_DOMAIN")
     workflow_store: WorkflowStoreKind = setting(
         "sqlite", "Where workflows live: dynamodb (any container reads them) or sqlite (one machine).",
         "WORKFLOW_STORE", default_doc="`sqlite` locally, `dynamodb` on Lambda and in the demo")

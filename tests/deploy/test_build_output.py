@@ -59,12 +59,16 @@ def artifacts(function_resource: dict[str, Any], code_uri: Path, tmp_path_factor
     assert metadata.get("BuildMethod") == "makefile", "a plain CodeUri copy would ship the demo"
     # No ContextPath: SAM runs the Makefile in CodeUri, with the scratch copy of CodeUri as working directory.
     assert "ContextPath" not in metadata
-    base = tmp_path_factory.mktemp("sam-build")
-    scratch, output = base / "scratch", base / FUNCTION
+    return sam_build(make, FUNCTION, code_uri, tmp_path_factory.mktemp("sam-build"))
+
+
+def sam_build(make: str, function: str, code_uri: Path, base: Path) -> Path:
+    """`make build-<function>` as SAM runs it: from a scratch copy of CodeUri, ARTIFACTS_DIR in the environment."""
+    scratch, output = base / "scratch", base / function
     shutil.copytree(code_uri, scratch, ignore=shutil.ignore_patterns(*SAM_COPY_EXCLUDES))
     output.mkdir()
     result = subprocess.run(
-        [make, "--makefile", str(code_uri / "Makefile"), f"build-{FUNCTION}"],
+        [make, "--makefile", str(code_uri / "Makefile"), f"build-{function}"],
         env={**os.environ, "ARTIFACTS_DIR": str(output)},
         cwd=scratch,
         capture_output=True,
@@ -179,9 +183,8 @@ with open(sys.argv[2], "w") as out:
 """
 
 
-def test_the_handler_imports_from_the_output_without_the_demo_or_moto(
-    artifacts: Path, function_resource: dict[str, Any], tmp_path: Path
-) -> None:
+def import_handler(artifacts: Path, handler: str, tmp_path: Path) -> dict[str, Any]:
+    """HANDLER_IMPORT's report of `handler` imported from `artifacts` and called with `{}`."""
     # -S: no site-packages .pth processing, so the venv's editable install of functions/ is not on the path.
     # Lambda's order: the function (/var/task), then the layer and the runtime (boto3): here the venv's packages.
     site_packages = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
@@ -202,7 +205,7 @@ def test_the_handler_imports_from_the_output_without_the_demo_or_moto(
     }
     report_path = tmp_path / "report.json"
     result = subprocess.run(
-        [sys.executable, "-S", "-c", HANDLER_IMPORT, function_resource["Properties"]["Handler"], str(report_path)],
+        [sys.executable, "-S", "-c", HANDLER_IMPORT, handler, str(report_path)],
         env=env,
         cwd=tmp_path,
         capture_output=True,
@@ -210,10 +213,37 @@ def test_the_handler_imports_from_the_output_without_the_demo_or_moto(
         timeout=120,
     )
     assert result.returncode == 0, result.stderr[-4000:]
-    report = json.loads(report_path.read_text())
+    return json.loads(report_path.read_text())
+
+
+def test_the_handler_imports_from_the_output_without_the_demo_or_moto(
+    artifacts: Path, function_resource: dict[str, Any], tmp_path: Path
+) -> None:
+    report = import_handler(artifacts, function_resource["Properties"]["Handler"], tmp_path)
     assert Path(report["package"]).resolve().is_relative_to(artifacts.resolve()), report["package"]
     assert report["status"] == 400
     loaded = [m for m in report["modules"] if _is_forbidden(m)]
     assert not loaded, f"the Lambda path loaded {loaded}"
     assert "aws_data_mcp.handler" in report["modules"]
     assert not list(artifacts.rglob("__pycache__")), "the import must leave the output as built"
+
+
+def test_the_registration_function_runs_without_the_layer(tmp_path: Path) -> None:
+    """IdentityProvider=cognito's POST /register: its own build target, and nothing of the MCP server or its layer
+    (the SDK, Mangum, Powertools) is imported, so it runs on the runtime's boto3 alone."""
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make not installed")
+    template, _ = decode(str(TEMPLATE))
+    assert template is not None
+    function = template["Resources"]["RegistrationFunction"]
+    assert function["Metadata"]["BuildMethod"] == "makefile" and "Layers" not in function["Properties"]
+    output = sam_build(make, "RegistrationFunction", ROOT / function["Properties"]["CodeUri"], tmp_path / "build")
+
+    report = import_handler(output, function["Properties"]["Handler"], tmp_path)
+
+    assert report["status"] == 400  # {} is no registration: refused before Cognito is called
+    assert Path(report["package"]).resolve().is_relative_to(output.resolve())
+    layer = [m for m in report["modules"] if m.split(".")[0] in ("mcp", "mcp_types", "mangum", "aws_lambda_powertools",
+                                                                 "pydantic", "starlette")]
+    assert not layer, f"the registration function loaded {layer[:5]}"

@@ -69,7 +69,11 @@ def resources(template: dict[str, Any]) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def function(resources: dict[str, Any]) -> dict[str, Any]:
     functions = {k: v for k, v in resources.items() if v["Type"] == "AWS::Serverless::Function"}
-    assert list(functions) == ["McpFunction"], "exactly one function, McpFunction"
+    always = [name for name, function in functions.items() if "Condition" not in function]
+    assert always == ["McpFunction"], "exactly one function in every stack, McpFunction"
+    # IdentityProvider=cognito: client registration and the pool's trigger (tests/deploy/test_template_cognito)
+    assert {name: f["Condition"] for name, f in functions.items() if name != "McpFunction"} == {
+        "RegistrationFunction": "IsCognito", "RoleTagFunction": "IsCognito"}
     return functions["McpFunction"]["Properties"]
 
 
@@ -249,20 +253,29 @@ def test_every_mcp_route_needs_a_caller_api_gateway_verified(resources: dict[str
         if key.endswith(" /mcp"):
             assert props["AuthorizationType"] == {"Fn::If": ["IsOidc", "JWT", "AWS_IAM"]}
             assert "Condition" not in route
-        else:  # only the oidc mode's RFC 9728 metadata is public
-            assert key.startswith("GET /.well-known/oauth-protected-resource")
+        elif key.startswith("GET /.well-known/oauth-protected-resource"):  # the oidc mode's RFC 9728 metadata
             assert props["AuthorizationType"] == "NONE" and route["Condition"] == "IsOidc"
+        else:  # the Cognito pool's RFC 8414 metadata: nothing else is public
+            assert key == "GET /.well-known/oauth-authorization-server"
+            assert props["AuthorizationType"] == "NONE" and route["Condition"] == "IsCognito"
     authorizer = resources["OidcAuthorizer"]
     assert authorizer["Condition"] == "IsOidc" and authorizer["Properties"]["AuthorizerType"] == "JWT"
-    assert authorizer["Properties"]["JwtConfiguration"] == {"Issuer": {"Ref": "OidcIssuer"},
-                                                            "Audience": [{"Ref": "OidcAudience"}]}
+    jwt = authorizer["Properties"]["JwtConfiguration"]
+    ((condition, _, external_issuer),) = jwt["Issuer"].values()
+    ((audience,),) = [[value["Fn::If"]] for value in jwt["Audience"]]
+    assert condition == "IsCognito" and external_issuer == {"Ref": "OidcIssuer"}  # the pool's: test_template_cognito
+    assert audience[0] == "IsCognito" and audience[2] == {"Ref": "OidcAudience"}
     assert resources["HttpApi"]["Properties"]["StageName"] == {"Ref": "Stage"}
 
 
 def test_only_this_api_may_invoke_the_function(function: dict[str, Any], resources: dict[str, Any]) -> None:
     """The defence against a forged requestContext is who may invoke: the resource policy admits only this API.
     The API id check (AWS_DATA_MCP_API_ID) refuses events meant for another API, not forgeries: the id is public."""
-    (permission,) = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::Lambda::Permission"]
+    permissions = {name: r for name, r in resources.items() if r["Type"] == "AWS::Lambda::Permission"}
+    # and the Cognito pool its own trigger only (IdentityProvider=cognito: tests/deploy/test_template_cognito.py)
+    assert set(permissions) == {"ApiInvokesFunction", "PoolInvokesRoleTagFunction"}
+    permission = permissions["ApiInvokesFunction"]["Properties"]
+    assert permission["FunctionName"] == {"Ref": "McpFunctionAliaslive"}
     assert permission["Principal"] == "apigateway.amazonaws.com"
     assert "${HttpApi}/*" in permission["SourceArn"]["Fn::Sub"]
     assert "Events" not in function  # routes are declared explicitly, with conditional authorizers

@@ -145,7 +145,7 @@ class McpHttpApp:
             self._loop = None
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.settings.auth_mode == "oidc" and self.settings.oidc_issuer and is_metadata_request(scope, MCP_PATH):
+        if is_metadata_request(scope, self.settings, MCP_PATH):
             await serve_metadata(scope, receive, send, self.settings, MCP_PATH)
             return
         on_endpoint = scope["type"] == "http" and route_path(scope).rstrip("/") == MCP_PATH

@@ -1,27 +1,52 @@
-"""RFC 9728 protected-resource metadata for the oidc mode: how an MCP client finds who issues its tokens.
+"""The oidc mode's discovery documents: how an MCP client finds who issues its tokens, and how to get one.
 
-Built per request with the SDK's model, because the resource is the URL this request came
+- RFC 9728 protected-resource metadata: this resource and its authorization server (the issuer).
+- With the template's Cognito user pool (`sign_in_domain` set), RFC 8414 authorization-server metadata too. Cognito
+  publishes OpenID discovery but no registration endpoint, which clients need, so this API names itself the
+  authorization server: its metadata lists Cognito's authorize, token and revoke endpoints and this API's own
+  /register. The issuer is this API's base URL, the URL clients derive the metadata's address from and compare
+  its `issuer` with (RFC 8414 section 3.3); the tokens themselves are still Cognito's (API Gateway checks their iss).
+
+Built per request with the SDK's models, because the URLs are the ones this request came
 through (API Gateway's host and stage), which the function learns only from the request.
-Served without authorization (the routes have none in the template): a client reads it
+Served without authorization (the routes have none in the template): a client reads them
 before it has a token.
 """
 
 from __future__ import annotations
 
 from mcp.server.auth.json_response import PydanticJSONResponse
-from mcp.shared.auth import ProtectedResourceMetadata
+from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
 from aws_data_mcp.config import Settings
+from aws_data_mcp.sign_in.registration import client_scopes
 from aws_data_mcp.transport.paths import route_path
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
+AUTHORIZATION_SERVER_PATH = "/.well-known/oauth-authorization-server"
+REGISTRATION_PATH = "/register"
+_CACHED = {"Cache-Control": "public, max-age=3600"}
 
 
-def is_metadata_request(scope: Scope, mcp_path: str) -> bool:
+def _paths(settings: Settings, mcp_path: str) -> tuple[str, ...]:
+    if settings.auth_mode != "oidc" or not settings.oidc_issuer:
+        return ()
+    resource = (METADATA_PATH, METADATA_PATH + mcp_path)
+    return (*resource, AUTHORIZATION_SERVER_PATH) if settings.sign_in_domain else resource
+
+
+def is_metadata_request(scope: Scope, settings: Settings, mcp_path: str) -> bool:
+    """A GET of one of the discovery documents this deployment publishes (none outside the oidc mode)."""
     return scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and \
-        route_path(scope).rstrip("/") in (METADATA_PATH, METADATA_PATH + mcp_path)
+        route_path(scope).rstrip("/") in _paths(settings, mcp_path)
+
+
+def api_base_url(scope: Scope) -> str:
+    """This API as the client reached it (scheme, host, stage): the issuer it is told to ask for its metadata."""
+    scheme = "http" if scope.get("scheme") == "http" else "https"
+    return f"{scheme}://{Headers(scope=scope).get('host', 'localhost')}{scope.get('root_path', '')}"
 
 
 def resource_url(scope: Scope, mcp_path: str) -> str:
@@ -31,18 +56,40 @@ def resource_url(scope: Scope, mcp_path: str) -> str:
     every request: deployed, the resource is always https). Only an explicit http, as the local demo front
     sends, gives an http URL; anything else stays https, so a client is never told a weaker scheme by mistake.
     """
-    scheme = "http" if scope.get("scheme") == "http" else "https"
-    host = Headers(scope=scope).get("host", "localhost")
-    return f"{scheme}://{host}{scope.get('root_path', '')}{mcp_path}"
+    return api_base_url(scope) + mcp_path
+
+
+def authorization_server_metadata(scope: Scope, settings: Settings, mcp_path: str) -> OAuthMetadata:
+    """RFC 8414 metadata of the Cognito pool's sign-in, with this API's registration endpoint: public clients, PKCE
+    (S256), the code grant and refresh, the resource server's scope (and openid)."""
+    base, domain = api_base_url(scope), settings.sign_in_domain.rstrip("/")
+    return OAuthMetadata.model_validate({
+        "issuer": base,
+        "authorization_endpoint": f"{domain}/oauth2/authorize",
+        "token_endpoint": f"{domain}/oauth2/token",
+        "revocation_endpoint": f"{domain}/oauth2/revoke",
+        "registration_endpoint": base + REGISTRATION_PATH,
+        "scopes_supported": list(client_scopes(resource_url(scope, mcp_path))),
+        "response_types_supported": ["code"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "token_endpoint_auth_methods_supported": ["none"],
+        "revocation_endpoint_auth_methods_supported": ["none"],
+        "code_challenge_methods_supported": ["S256"],
+    })
 
 
 async def serve_metadata(scope: Scope, receive: Receive, send: Send, settings: Settings, mcp_path: str) -> None:
-    # Validated by the model, whose URLs keep an empty path: `AnyHttpUrl(issuer)` alone made `http://host` into
-    # `http://host/`, another issuer to a client comparing them as RFC 8414 says (exact strings).
-    metadata = ProtectedResourceMetadata.model_validate({
-        "resource": resource_url(scope, mcp_path),
-        "authorization_servers": [settings.oidc_issuer],
-        "resource_name": "aws-data-mcp",
-    })
-    response = PydanticJSONResponse(content=metadata, headers={"Cache-Control": "public, max-age=3600"})
+    if route_path(scope).rstrip("/") == AUTHORIZATION_SERVER_PATH:
+        metadata: OAuthMetadata | ProtectedResourceMetadata = authorization_server_metadata(scope, settings, mcp_path)
+    else:
+        # Validated by the model, whose URLs keep an empty path: `AnyHttpUrl(issuer)` alone made `http://host` into
+        # `http://host/`, another issuer to a client comparing them as RFC 8414 says (exact strings). With the
+        # Cognito pool, the authorization server is this API (its metadata above), not the pool's issuer.
+        server = api_base_url(scope) if settings.sign_in_domain else settings.oidc_issuer
+        metadata = ProtectedResourceMetadata.model_validate({
+            "resource": resource_url(scope, mcp_path),
+            "authorization_servers": [server],
+            "resource_name": "aws-data-mcp",
+        })
+    response = PydanticJSONResponse(content=metadata, headers=_CACHED)
     await response(scope, receive, send)

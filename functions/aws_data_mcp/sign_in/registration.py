@@ -1,0 +1,192 @@
+"""RFC 7591 dynamic client registration for a Cognito user pool, which has none of its own.
+
+An MCP client (Claude Code, VS Code, Cursor...) posts its metadata here before its first sign-in; this creates
+exactly one public Cognito app client for it: no secret, the authorization-code grant only, the pool's fixed
+scopes, and the redirect URIs it asked for, each of which must match the operator's allowlist. Everything is
+checked before Cognito is called, so a refused request makes no AWS call. The only AWS permission this needs is
+`cognito-idp:CreateUserPoolClient` (and `CreateManagedLoginBranding`, `DeleteUserPoolClient` for the client it
+just made) on the one pool.
+
+What a client gets is no more than a name for itself: signing in still takes a user of the pool (admin-created
+only), and the token it gets is still validated by API Gateway (issuer, audience) and exchanged with STS.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from botocore.exceptions import ClientError
+
+MAX_BODY_BYTES = 16_384
+"""Client metadata is a few hundred bytes; anything far larger is refused before it is parsed."""
+MAX_REDIRECT_URIS = 10
+MAX_REDIRECT_URI_CHARS = 1024
+"""Cognito's own limit on one callback URL."""
+MAX_CLIENT_NAME_CHARS = 100
+MCP_SCOPE = "mcp"
+"""The one scope of the pool's resource server, whose identifier is the MCP URL: Cognito names it `<MCP URL>/mcp`."""
+ACCESS_TOKEN_MINUTES = 60
+REFRESH_TOKEN_DAYS = 30
+_CLIENT_NAME_CHARS = re.compile(r"[^\w\s+=,.@-]")
+"""What Cognito accepts in a ClientName: everything else of a client's chosen name is dropped."""
+_CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f]")
+
+
+@dataclass(frozen=True)
+class RegistrationPolicy:
+    """What the operator decided: the pool, and the redirect URIs clients may register."""
+
+    user_pool_id: str
+    redirect_patterns: tuple[str, ...]
+    """fnmatch patterns over the whole URI, e.g. `http://localhost:*` or `https://claude.ai/api/mcp/auth_callback`."""
+
+    @classmethod
+    def from_env(cls) -> RegistrationPolicy:
+        """The policy the template sets in the registration function's environment (not the MCP server's settings:
+        this function reads nothing else)."""
+        return cls(user_pool_id=os.environ["REGISTRATION_USER_POOL_ID"],
+                   redirect_patterns=tuple(p.strip() for p in
+                                           os.environ["REGISTRATION_REDIRECT_PATTERNS"].split(",")
+                                           if p.strip()))
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An HTTP status and the JSON body RFC 7591 prescribes for it."""
+
+    status: int
+    body: Mapping[str, Any]
+
+
+class Refusal(Exception):
+    """Client metadata this endpoint will not register, as RFC 7591 section 3.2.2 names the error."""
+
+    def __init__(self, error: str, description: str) -> None:
+        super().__init__(description)
+        self.answer = Answer(400, {"error": error, "error_description": description})
+
+
+def _metadata(body: bytes) -> Mapping[str, Any]:
+    if len(body) > MAX_BODY_BYTES:
+        raise Refusal("invalid_client_metadata", f"the client metadata exceeds {MAX_BODY_BYTES} bytes")
+    try:
+        metadata = json.loads(body)
+    except (ValueError, RecursionError):
+        raise Refusal("invalid_client_metadata", "the body is not JSON client metadata") from None
+    if not isinstance(metadata, dict):
+        raise Refusal("invalid_client_metadata", "the client metadata must be a JSON object")
+    return metadata
+
+
+def _well_formed(uri: str) -> bool:
+    """An absolute URI without userinfo, fragment, spaces or a non-numeric port: `http://localhost:*` must not match
+    `http://localhost:80@evil.example/` (a user name before another host) or `http://localhost:1.evil.example/`."""
+    if len(uri) > MAX_REDIRECT_URI_CHARS or _CONTROL_OR_SPACE.search(uri):
+        return False
+    try:
+        parts = urlsplit(uri)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError:
+        return False
+    return bool(parts.scheme and parts.netloc) and "@" not in parts.netloc and not parts.fragment \
+        and "#" not in uri and "\\" not in uri
+
+
+def _redirect_uris(metadata: Mapping[str, Any], patterns: Sequence[str]) -> list[str]:
+    uris = metadata.get("redirect_uris")
+    if not isinstance(uris, list) or not uris or not all(isinstance(uri, str) for uri in uris):
+        raise Refusal("invalid_redirect_uri", "redirect_uris must be a non-empty array of URIs")
+    if len(uris) > MAX_REDIRECT_URIS:
+        raise Refusal("invalid_redirect_uri", f"at most {MAX_REDIRECT_URIS} redirect_uris")
+    for uri in uris:
+        if not _well_formed(uri) or not any(fnmatch.fnmatchcase(uri, pattern) for pattern in patterns):
+            raise Refusal("invalid_redirect_uri",
+                          f"redirect URI {uri[:200]!r} is not one this server allows (ask its operator: "
+                          "RegistrationRedirectPatterns)")
+    return list(dict.fromkeys(uris))
+
+
+def _check_grants(metadata: Mapping[str, Any]) -> None:
+    """Only what a client signing a person in needs: the code grant (and refresh) and the code response.
+
+    A client asking for a secret (`token_endpoint_auth_method` client_secret_post or _basic) is not refused: it
+    is registered public, and the answer says `none`, as RFC 7591 section 3.2.1 lets a server replace a value. A
+    secret would sit in every desktop install; PKCE protects the code instead.
+    """
+    grants = metadata.get("grant_types", ["authorization_code"])
+    responses = metadata.get("response_types", ["code"])
+    if not isinstance(grants, list) or not set(grants) <= {"authorization_code", "refresh_token"} \
+            or "authorization_code" not in grants:
+        raise Refusal("invalid_client_metadata", "grant_types must be authorization_code (and refresh_token)")
+    if responses != ["code"]:
+        raise Refusal("invalid_client_metadata", "response_types must be [\"code\"]")
+
+
+def _client_name(metadata: Mapping[str, Any]) -> str:
+    name = metadata.get("client_name")
+    chosen = _CLIENT_NAME_CHARS.sub("", name).strip() if isinstance(name, str) else ""
+    return f"mcp {chosen or 'client'}"[:MAX_CLIENT_NAME_CHARS]
+
+
+def _cognito_refused(error: ClientError) -> Answer:
+    """What Cognito's refusal means for the client: its metadata (400), the pool's app-client quota (503), a
+    throttle (429); Cognito's own message says which value, and never holds a secret."""
+    code = error.response.get("Error", {}).get("Code", "")
+    message = str(error.response.get("Error", {}).get("Message", ""))[:300]
+    if code == "InvalidParameterException":
+        return Answer(400, {"error": "invalid_client_metadata", "error_description": f"Cognito refused it: {message}"})
+    if code == "LimitExceededException":
+        return Answer(503, {"error": "temporarily_unavailable", "error_description":
+                            "the user pool holds as many app clients as Cognito allows: ask the operator"})
+    if code in ("TooManyRequestsException", "ThrottlingException"):
+        return Answer(429, {"error": "temporarily_unavailable", "error_description": "too many registrations: retry"})
+    return Answer(502, {"error": "server_error", "error_description": f"Cognito answered {code or 'an error'}"})
+
+
+def client_scopes(mcp_url: str) -> tuple[str, ...]:
+    """What every registered client may ask for: the resource server's scope (and openid)."""
+    return "openid", f"{mcp_url}/{MCP_SCOPE}"
+
+
+def register(body: bytes, policy: RegistrationPolicy, cognito: Any, mcp_url: str) -> Answer:
+    """Register the client `body` describes as one public app client of the pool, or say why not (a refusal of
+    the metadata makes no AWS call). `mcp_url` is the MCP endpoint, the resource server's identifier."""
+    scopes = client_scopes(mcp_url)
+    try:
+        metadata = _metadata(body)
+        redirect_uris = _redirect_uris(metadata, policy.redirect_patterns)
+        _check_grants(metadata)
+    except Refusal as refusal:
+        return refusal.answer
+    try:
+        created = cognito.create_user_pool_client(
+            UserPoolId=policy.user_pool_id, ClientName=_client_name(metadata), GenerateSecret=False,
+            AllowedOAuthFlowsUserPoolClient=True, AllowedOAuthFlows=["code"], AllowedOAuthScopes=list(scopes),
+            CallbackURLs=redirect_uris, SupportedIdentityProviders=["COGNITO"],
+            ExplicitAuthFlows=["ALLOW_REFRESH_TOKEN_AUTH"], EnableTokenRevocation=True,
+            PreventUserExistenceErrors="ENABLED", AccessTokenValidity=ACCESS_TOKEN_MINUTES,
+            IdTokenValidity=ACCESS_TOKEN_MINUTES, RefreshTokenValidity=REFRESH_TOKEN_DAYS,
+            TokenValidityUnits={"AccessToken": "minutes", "IdToken": "minutes", "RefreshToken": "days"},
+        )["UserPoolClient"]
+    except ClientError as error:
+        return _cognito_refused(error)
+    client_id = created["ClientId"]
+    try:  # managed login (version 2) shows a client its pages only with a style of its own
+        cognito.create_managed_login_branding(UserPoolId=policy.user_pool_id, ClientId=client_id,
+                                              UseCognitoProvidedValues=True)
+    except ClientError as error:
+        cognito.delete_user_pool_client(UserPoolId=policy.user_pool_id, ClientId=client_id)
+        return _cognito_refused(error)
+    return Answer(201, {
+        "client_id": client_id, "client_id_issued_at": int(time.time()), "client_name": created["ClientName"],
+        "redirect_uris": redirect_uris, "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"], "token_endpoint_auth_method": "none", "scope": " ".join(scopes),
+    })

@@ -1,0 +1,43 @@
+"""The user pool's pre-token-generation trigger (event version V2_0): the role tag STS reads, from the user's group.
+
+The MCP function exchanges a Cognito access token with STS AssumeRoleWithWebIdentity; with OidcRoleClaim=tag the
+role is chosen by a principal tag, which STS sets from the token's https://aws.amazon.com/tags claim and each
+role's trust checks again. Cognito writes no such claim, so this trigger adds it to the access token: the tag
+OidcRoleTag with the name of the user's group as its value (the group `data-admins` selects the role OidcRoleMap
+gives `data-admins`). A user in no group gets no tag (the default role, OidcRoleArn). A session tag holds one
+value, so a user in several groups is refused a token rather than given one of them by chance.
+
+Access-token customization needs the Essentials (or Plus) tier and trigger version V2_0; the claim value is a
+JSON object, which V2_0 accepts for access tokens (README, sign in from the client).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+TAGS_CLAIM = "https://aws.amazon.com/tags"
+
+
+class SeveralGroups(Exception):
+    """Cognito fails the sign-in with this message: the user's groups would select more than one role."""
+
+
+def role_tag_claims(groups: list[str], tag: str) -> dict[str, Any]:
+    """The claims to add to the access token for a user in `groups`."""
+    if not groups:
+        return {}
+    if len(groups) > 1:
+        raise SeveralGroups(f"this user is in {len(groups)} groups, and the group names the role: put each user in "
+                            "one group at most")
+    return {TAGS_CLAIM: {"principal_tags": {tag: [groups[0]]}}}
+
+
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """Cognito's V2_0 event in, the same event with the access token's added claims out."""
+    configuration = event.get("request", {}).get("groupConfiguration") or {}
+    groups = [str(group) for group in configuration.get("groupsToOverride") or []]
+    claims = role_tag_claims(groups, os.environ["AWS_DATA_MCP_OIDC_ROLE_TAG"])
+    event["response"] = {"claimsAndScopeOverrideDetails": {"accessTokenGeneration": {"claimsToAddOrOverride": claims}}
+                         if claims else None}
+    return event
