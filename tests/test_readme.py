@@ -34,3 +34,17 @@ def test_readme_commands_are_make_targets_that_exist() -> None:
     for target in re.findall(r"^make (\w+)", readme, re.M):
         assert re.search(rf"^{target}:", makefile, re.M), target
     assert "make test" in (ROOT / ".ci" / "run").read_text(), "CI must run the README's test command"
+
+
+def test_the_layout_names_every_module_of_the_tree() -> None:
+    """A newcomer finds each module where the README's Layout says it is: a new module goes into that map too."""
+    readme = (ROOT / "README.md").read_text()
+    layout = re.search(r"^## Layout\n(.*?)^## ", readme, re.S | re.M)
+    assert layout is not None
+    package = ROOT / "functions" / "aws_data_mcp"
+    modules = {path.name for path in package.rglob("*.py") if path.name != "__init__.py"}
+    packages = {path.parent.name for path in package.rglob("__init__.py") if path.parent != package}
+    named = set(re.findall(r"[\w.]+", layout.group(1)))
+    missing = {name for name in modules if name not in named} | {name for name in packages
+                                                               if f"{name}/" not in layout.group(1)}
+    assert not missing, f"README's Layout leaves out: {sorted(missing)}"
