@@ -15,12 +15,11 @@ demo's Glue tables have none): one ``Query Plan`` row of JSON naming each table 
 ``"NaN"``. Nothing is read, so nothing is scanned.
 """
 
-import hashlib
 import json
 import operator
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,9 +28,10 @@ import duckdb
 import sqlglot
 from duckdb.sqltypes import DuckDBPyType
 from moto.glue.models import FakeTable, glue_backends
-from moto.s3.models import FakeKey, s3_backends
 from sqlglot import exp
 from sqlglot.errors import ParseError
+
+from .lake_files import Source, create_view, objects_under, sql_string
 
 _CATALOG = "awsdatacatalog"
 _EXPLAIN_IO = re.compile(r"^\s*EXPLAIN\s*\((?P<options>[^()]*)\)(?P<query>.*)$", re.IGNORECASE | re.DOTALL)
@@ -150,35 +150,7 @@ def _engine_failure(error: duckdb.Error, sql: str, tree: exp.Expression) -> Quer
     return QueryFailure(f"GENERIC_INTERNAL_ERROR: {text}", error_type=200, category=1)
 
 
-# --------------------------------------------------------------------------- the catalog and the files
-
-@dataclass(frozen=True)
-class _Source:
-    """One table the query reads: its Glue definition and the objects that survive partition pruning."""
-
-    view: exp.Table
-    definition: dict[str, Any]
-    objects: tuple[tuple[tuple[str, ...], str, FakeKey], ...]  # (partition values, s3 path, object)
-
-    @property
-    def scanned_bytes(self) -> int:
-        return sum(key.size for _, _, key in self.objects)
-
-
-def _split_s3(location: str) -> tuple[str, str]:
-    bucket, _, prefix = location.removeprefix("s3://").partition("/")
-    return bucket, prefix if not prefix or prefix.endswith("/") else f"{prefix}/"
-
-
-def _objects_under(account_id: str, location: str) -> Iterator[tuple[str, FakeKey]]:
-    """Data files under a location, as Athena lists them (no folder markers, no ``_``/``.`` files)."""
-    bucket_name, prefix = _split_s3(location)
-    bucket = s3_backends[account_id]["aws"].get_bucket(bucket_name)
-    for name, key in sorted(bucket.keys.items()):
-        leaf = name.rsplit("/", 1)[-1]
-        if name.startswith(prefix) and isinstance(key, FakeKey) and leaf and leaf[0] not in "_.":
-            yield f"s3://{bucket_name}/{name}", key
-
+# --------------------------------------------------------------------------- the catalog: which table, which partitions
 
 _COMPARISONS: dict[type, Callable[[Any, Any], bool]] = {
     exp.EQ: operator.eq, exp.NEQ: operator.ne, exp.GT: operator.gt, exp.GTE: operator.ge,
@@ -229,7 +201,7 @@ def _typed(value: str, numeric: bool) -> Any:
     return int(value) if numeric else value
 
 
-def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, region: str) -> _Source:
+def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, region: str) -> Source:
     """The Glue table a name in the query means, and the objects the query will read from it."""
     schema = (table.db or database or "default").lower()
     if table.catalog and table.catalog.lower() != _CATALOG:
@@ -248,91 +220,13 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
         objects = tuple(
             (tuple(partition.values), path, key)
             for partition in found.partitions.values() if keep(tuple(partition.values))
-            for path, key in _objects_under(account_id, partition.partition_input["StorageDescriptor"]["Location"])
+            for path, key in objects_under(account_id, partition.partition_input["StorageDescriptor"]["Location"])
         )
     else:
-        objects = tuple(((), path, key) for path, key in _objects_under(
+        objects = tuple(((), path, key) for path, key in objects_under(
             account_id, definition["StorageDescriptor"]["Location"]))
-    return _Source(exp.table_(exp.to_identifier(found.name, quoted=True), db=exp.to_identifier(schema, quoted=True)),
+    return Source(exp.table_(exp.to_identifier(found.name, quoted=True), db=exp.to_identifier(schema, quoted=True)),
                    definition, objects)
-
-
-def _local_copy(cache: Path, path: str, key: FakeKey) -> str:
-    """The object as a local file DuckDB can read (one copy per object version, kept for later queries)."""
-    leaf = path.rsplit("/", 1)[-1]
-    local = cache / hashlib.sha256(f"{path}\0{key.etag}".encode()).hexdigest()[:24] / leaf
-    if not local.exists():
-        local.parent.mkdir(parents=True, exist_ok=True)
-        partial = local.with_suffix(local.suffix + ".partial")
-        partial.write_bytes(key.value)
-        partial.replace(local)
-    return str(local)
-
-
-def _quoted(name: str) -> str:
-    return exp.to_identifier(name, quoted=True).sql("duckdb")
-
-
-def _string(value: str) -> str:
-    return exp.Literal.string(value).sql("duckdb")
-
-
-def _duck_type(hive_type: str) -> str:
-    return exp.DataType.build(hive_type, dialect="hive").sql("duckdb")
-
-
-def _scan(fmt: str, files: list[str], definition: dict[str, Any]) -> str:
-    """A DuckDB table function reading one partition's files in the table's format."""
-    listing = "[" + ", ".join(_string(f) for f in files) + "]"
-    descriptor = definition["StorageDescriptor"]
-    if fmt == "parquet":
-        return f"read_parquet({listing}, union_by_name = true)"
-    columns = "{" + ", ".join(f"{_string(c['Name'])}: "
-                              f"{_string(_duck_type(c['Type']))}"
-                              for c in descriptor["Columns"]) + "}"
-    if fmt == "json":
-        return f"read_json({listing}, format = 'newline_delimited', columns = {columns})"
-    parameters = descriptor.get("SerdeInfo", {}).get("Parameters", {})
-    delimiter = parameters.get("field.delim", ",")
-    header = int((definition.get("Parameters") or {}).get("skip.header.line.count", "0"))
-    return (f"read_csv({listing}, delim = {_string(delimiter)}, header = {bool(header)}, "
-            f"columns = {columns})")
-
-
-def _format(definition: dict[str, Any]) -> str:
-    descriptor = definition["StorageDescriptor"]
-    serde = descriptor.get("SerdeInfo", {}).get("SerializationLibrary", "").lower()
-    if "parquet" in serde or "parquet" in descriptor.get("InputFormat", "").lower():
-        return "parquet"
-    return "json" if "json" in serde else "csv"
-
-
-def _create_view(connection: duckdb.DuckDBPyConnection, source: _Source, cache: Path) -> None:
-    """``schema.table`` as a view: the Glue columns (cast to their types), then the partition keys."""
-    definition, fmt = source.definition, _format(source.definition)
-    columns = definition["StorageDescriptor"]["Columns"]
-    keys = definition.get("PartitionKeys") or []
-    by_partition: dict[tuple[str, ...], list[str]] = {}
-    for values, path, key in source.objects:
-        by_partition.setdefault(values, []).append(_local_copy(cache, path, key))
-    projection = ", ".join(f"CAST({_quoted(c['Name'])} AS "
-                           f"{_duck_type(c['Type'])}) AS {_quoted(c['Name'])}"
-                           for c in columns)
-    parts = [
-        f"SELECT {projection}"
-        + "".join(f", CAST({_string(value)} AS {_duck_type(k['Type'])}) AS "
-                  f"{_quoted(k['Name'])}" for k, value in zip(keys, values, strict=True))
-        + f" FROM {_scan(fmt, files, definition)}"
-        for values, files in by_partition.items()
-    ]
-    if not parts:  # no data: an empty view with the table's columns
-        names = [*columns, *keys]
-        parts = ["SELECT " + ", ".join(f"CAST(NULL AS {_duck_type(c['Type'])}) AS "
-                                       f"{_quoted(c['Name'])}" for c in names)
-                 + " WHERE false"]
-    schema = source.view.args["db"].sql("duckdb")
-    connection.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-    connection.execute(f"CREATE OR REPLACE VIEW {source.view.sql('duckdb')} AS {' UNION ALL '.join(parts)}")
 
 
 # --------------------------------------------------------------------------- results as Athena renders them
@@ -423,7 +317,7 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
                            output=workdir / f"{result_name}.duckdb")
     tree = _parsed_query(sql)
     original = tree.copy()
-    sources: list[_Source] = []
+    sources: list[Source] = []
     for table in _lake_tables(tree):
         source = _resolve(table, sql, database, account_id, region)
         sources.append(source)
@@ -441,12 +335,12 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
         on_connection(connection)
         try:
             for source in sources:
-                _create_view(connection, source, cache)
+                create_view(connection, source, cache)
             relation = connection.sql(transpiled)
             names, types = relation.columns, relation.types
             positional = [f"c{index}" for index in range(len(names))]
             rendered = ", ".join(f"{_rendered(p, t)} AS {p}" for p, t in zip(positional, types, strict=True))
-            connection.execute(f"ATTACH {_string(str(output))} AS result_file")
+            connection.execute(f"ATTACH {sql_string(str(output))} AS result_file")
             connection.execute(
                 f"CREATE TABLE result_file.result AS SELECT {rendered} "
                 f"FROM ({transpiled}) AS q({', '.join(positional)})"
@@ -465,7 +359,7 @@ def result_csv(result: QueryResult) -> bytes:
     csv_path = result.path.with_suffix(".csv")
     with duckdb.connect(str(result.path), read_only=True) as connection:
         connection.execute(f"COPY (SELECT * FROM result ORDER BY rowid) TO "
-                           f"{_string(str(csv_path))} (HEADER false, FORCE_QUOTE *)")
+                           f"{sql_string(str(csv_path))} (HEADER false, FORCE_QUOTE *)")
     body = csv_path.read_bytes()
     csv_path.unlink()
     return f"{header}\n".encode() + body

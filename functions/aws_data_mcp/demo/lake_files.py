@@ -1,0 +1,122 @@
+"""The emulated data lake's files as DuckDB reads them (demo and tests only, never in Lambda).
+
+A table's objects come from moto's S3 backend, are copied once per object version to a local cache, and are
+exposed as one DuckDB view per table: the Glue columns cast to their types, then the partition keys. What the
+query means (which table, which partitions) is ``lake_query.py``'s; this module only reads what it is given.
+"""
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+from moto.s3.models import FakeKey, s3_backends
+from sqlglot import exp
+
+
+@dataclass(frozen=True)
+class Source:
+    """One table the query reads: its Glue definition and the objects that survive partition pruning."""
+
+    view: exp.Table
+    definition: dict[str, Any]
+    objects: tuple[tuple[tuple[str, ...], str, FakeKey], ...]  # (partition values, s3 path, object)
+
+    @property
+    def scanned_bytes(self) -> int:
+        return sum(key.size for _, _, key in self.objects)
+
+
+def _split_s3(location: str) -> tuple[str, str]:
+    bucket, _, prefix = location.removeprefix("s3://").partition("/")
+    return bucket, prefix if not prefix or prefix.endswith("/") else f"{prefix}/"
+
+
+def objects_under(account_id: str, location: str) -> Iterator[tuple[str, FakeKey]]:
+    """Data files under a location, as Athena lists them (no folder markers, no ``_``/``.`` files)."""
+    bucket_name, prefix = _split_s3(location)
+    bucket = s3_backends[account_id]["aws"].get_bucket(bucket_name)
+    for name, key in sorted(bucket.keys.items()):
+        leaf = name.rsplit("/", 1)[-1]
+        if name.startswith(prefix) and isinstance(key, FakeKey) and leaf and leaf[0] not in "_.":
+            yield f"s3://{bucket_name}/{name}", key
+
+
+def _local_copy(cache: Path, path: str, key: FakeKey) -> str:
+    """The object as a local file DuckDB can read (one copy per object version, kept for later queries)."""
+    leaf = path.rsplit("/", 1)[-1]
+    local = cache / hashlib.sha256(f"{path}\0{key.etag}".encode()).hexdigest()[:24] / leaf
+    if not local.exists():
+        local.parent.mkdir(parents=True, exist_ok=True)
+        partial = local.with_suffix(local.suffix + ".partial")
+        partial.write_bytes(key.value)
+        partial.replace(local)
+    return str(local)
+
+
+def _quoted(name: str) -> str:
+    return exp.to_identifier(name, quoted=True).sql("duckdb")
+
+
+def sql_string(value: str) -> str:
+    return exp.Literal.string(value).sql("duckdb")
+
+
+def _duck_type(hive_type: str) -> str:
+    return exp.DataType.build(hive_type, dialect="hive").sql("duckdb")
+
+
+def _scan(fmt: str, files: list[str], definition: dict[str, Any]) -> str:
+    """A DuckDB table function reading one partition's files in the table's format."""
+    listing = "[" + ", ".join(sql_string(f) for f in files) + "]"
+    descriptor = definition["StorageDescriptor"]
+    if fmt == "parquet":
+        return f"read_parquet({listing}, union_by_name = true)"
+    columns = "{" + ", ".join(f"{sql_string(c['Name'])}: "
+                              f"{sql_string(_duck_type(c['Type']))}"
+                              for c in descriptor["Columns"]) + "}"
+    if fmt == "json":
+        return f"read_json({listing}, format = 'newline_delimited', columns = {columns})"
+    parameters = descriptor.get("SerdeInfo", {}).get("Parameters", {})
+    delimiter = parameters.get("field.delim", ",")
+    header = int((definition.get("Parameters") or {}).get("skip.header.line.count", "0"))
+    return (f"read_csv({listing}, delim = {sql_string(delimiter)}, header = {bool(header)}, "
+            f"columns = {columns})")
+
+
+def _format(definition: dict[str, Any]) -> str:
+    descriptor = definition["StorageDescriptor"]
+    serde = descriptor.get("SerdeInfo", {}).get("SerializationLibrary", "").lower()
+    if "parquet" in serde or "parquet" in descriptor.get("InputFormat", "").lower():
+        return "parquet"
+    return "json" if "json" in serde else "csv"
+
+
+def create_view(connection: duckdb.DuckDBPyConnection, source: Source, cache: Path) -> None:
+    """``schema.table`` as a view: the Glue columns (cast to their types), then the partition keys."""
+    definition, fmt = source.definition, _format(source.definition)
+    columns = definition["StorageDescriptor"]["Columns"]
+    keys = definition.get("PartitionKeys") or []
+    by_partition: dict[tuple[str, ...], list[str]] = {}
+    for values, path, key in source.objects:
+        by_partition.setdefault(values, []).append(_local_copy(cache, path, key))
+    projection = ", ".join(f"CAST({_quoted(c['Name'])} AS "
+                           f"{_duck_type(c['Type'])}) AS {_quoted(c['Name'])}"
+                           for c in columns)
+    parts = [
+        f"SELECT {projection}"
+        + "".join(f", CAST({sql_string(value)} AS {_duck_type(k['Type'])}) AS "
+                  f"{_quoted(k['Name'])}" for k, value in zip(keys, values, strict=True))
+        + f" FROM {_scan(fmt, files, definition)}"
+        for values, files in by_partition.items()
+    ]
+    if not parts:  # no data: an empty view with the table's columns
+        names = [*columns, *keys]
+        parts = ["SELECT " + ", ".join(f"CAST(NULL AS {_duck_type(c['Type'])}) AS "
+                                       f"{_quoted(c['Name'])}" for c in names)
+                 + " WHERE false"]
+    schema = source.view.args["db"].sql("duckdb")
+    connection.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+    connection.execute(f"CREATE OR REPLACE VIEW {source.view.sql('duckdb')} AS {' UNION ALL '.join(parts)}")
