@@ -132,9 +132,9 @@ def _budget(scenario: Scenario, calls: int) -> float:
 
 MOTO_SERVER = """
 import sys
-from aws_data_mcp.demo.moto_extensions import install_moto_extensions
+from aws_data_mcp.demo.moto_extensions import BUCKET_REGIONS, install_moto_extensions
 from moto.server import main
-install_moto_extensions()  # BatchGetQueryExecution and Athena's paging: what moto lacks
+install_moto_extensions(BUCKET_REGIONS)  # BatchGetQueryExecution, Athena's paging, ListBuckets' regions: as AWS
 main(["-H", "127.0.0.1", "-p", sys.argv[1]])
 """
 
