@@ -3,7 +3,8 @@ request's deadline enforced on every attempt (none starts after it; each one's r
 
 Every session's clients share one botocore loader: a service's model and endpoint rules are parsed once per
 process, not once per caller's session (hosted, every caller has a session of its own), and `warm_up` can
-parse them in an init phase no request waits on.
+parse them in an init phase no request waits on. Resolved endpoints are kept for more buckets than botocore's
+own cache holds (`ENDPOINT_CACHE_SIZE`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from typing import Any
 import boto3
 from botocore import UNSIGNED
 from botocore.config import Config
+from botocore.endpoint_provider import EndpointProvider
 from botocore.loaders import Loader
+from botocore.utils import lru_cache_weakref
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import DeadlineExceeded
@@ -33,6 +36,23 @@ at once, beside the fan-outs' own."""
 SERVICES = ("sts", "s3", "iam", "athena", "glue", "sso-admin")
 """The services the identity seam, the resolvers and the tools call."""
 _deadline: ContextVar[float | None] = ContextVar("aws_data_mcp_deadline", default=None)
+ENDPOINT_CACHE_SIZE = 4096
+"""Resolved endpoints kept process-wide. botocore keeps 100 for all clients together, and an S3 endpoint is resolved
+per bucket (the bucket is one of its rules' inputs; a bucket's control calls are another): over more than about
+50 buckets (permissions://discover) every call resolved its endpoint anew, a third of an S3 call's CPU."""
+
+
+def _keep_more_endpoints() -> None:
+    """botocore's endpoint resolution, cached for `ENDPOINT_CACHE_SIZE` parameter sets instead of its 100: the same
+    function and the same weakly-held provider key, a larger bound. A botocore whose resolver is shaped otherwise
+    keeps its own cache."""
+    cached = getattr(EndpointProvider, "_resolve_endpoint", None)
+    resolve = getattr(cached, "__wrapped__", None)
+    if resolve is not None:
+        EndpointProvider._resolve_endpoint = lru_cache_weakref(maxsize=ENDPOINT_CACHE_SIZE)(resolve)  # type: ignore[method-assign]
+
+
+_keep_more_endpoints()
 
 
 @contextmanager
