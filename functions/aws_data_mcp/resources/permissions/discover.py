@@ -331,8 +331,7 @@ def discover(request: ResourceRequest) -> Discovery:
         reads=[Call("s3:ListBucket", partial(_check_reads, request, name, located[name].region)) for name in names])
     writes = next((o.value for o in checked["writes"] if o.ok), _Writes(checked["writes"], {}, {}))
     reads = dict(zip(names, map(_found, checked["reads"]), strict=True))
-    entries = [_access(name, [located[name], reads[name], *([writes.policies[name]] if name in writes.policies
-                                                             else [])],
+    entries = [_access(name, [part for part in (located[name], reads[name], writes.policies.get(name)) if part],
                        writes.identity.get(name)) for name in names]
     levels = {level: sum(e["level"] == level for e in entries) for level in LEVELS}
     return Discovery(principal_arn=caller.principal_arn, account=caller.account,
