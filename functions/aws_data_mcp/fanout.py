@@ -30,7 +30,8 @@ result of its own (a nested fan-out, a chain of checks cut short) is then heard,
 
 POOL_THREADS = 512
 """Workers of all fan-outs at once, at most (each fan-out is held to its width): room for concurrent reads' fan-outs
-and one level of nesting (recommendations reading discover), whose outer items wait on inner ones."""
+and their nesting (recommendations reading discover, whose write checks fan out beside its reads), whose outer items
+wait on inner ones."""
 
 I = TypeVar("I")  # noqa: E741  (item)
 T = TypeVar("T")

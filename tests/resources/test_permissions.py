@@ -13,11 +13,14 @@ import boto3
 import pytest
 
 from aws_data_mcp.config import Settings
+from aws_data_mcp.demo.moto_extensions import BUCKET_REGIONS
 from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
 from aws_data_mcp.resources.permissions.discover import simulation_principal
+from support.events import load_event
 from support.faults import AwsFaults
+from support.servers import ServerThread, free_port, lambda_container
 
 from .reading import read_everywhere, reset_moto
 
@@ -132,6 +135,34 @@ def test_every_bucket_checked_in_its_own_region_without_modifying_anything(aws_f
     assert operations == {"ListBuckets", "GetBucketLocation", "ListObjectsV2", "HeadObject"}
     assert aws_faults.calls["s3.ListBuckets"] == 3  # 50 a page
     assert not any(op.startswith(MUTATING_PREFIXES) for name in aws_faults.calls for op in [name.split(".")[1]])
+
+
+@pytest.mark.usefixtures("account")
+async def test_a_region_named_by_the_listing_is_not_asked_again(aws_faults: AwsFaults,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    for extension in BUCKET_REGIONS:  # S3 names each bucket's region in a listing asked in pages; moto does not
+        monkeypatch.setattr(extension.owner, extension.name, extension.replacement)
+    host = load_event("http-api-v2/resources-read-static.json")["headers"]["host"]
+    # A server and a container of their own: nothing cached by the module's other reads.
+    with ServerThread(Settings(mode="local", port=free_port(), response_char_budget=1_000_000)) as server:
+        container = lambda_container(Settings(mode="local", allowed_hosts=(host,), response_char_budget=1_000_000))
+        result = await read_everywhere(server.url, container, "permissions://discover")
+    buckets = {b["bucket"]: b for b in result["buckets"]}
+    assert len(buckets) == 120 and {name for name, b in buckets.items() if b["region"] == "eu-west-1"} == EU
+    assert {b["region_from"] for b in buckets.values()} == {"s3:ListBuckets"}
+    assert {(b["evidence"]["location"], b["evidence"]["list"]) for b in buckets.values()} == {("ok", "ok")}
+    assert buckets["lake-001"]["level"] == "read" and buckets["lake-007"]["level"] == "list"  # every other check kept
+    assert "s3.GetBucketLocation" not in aws_faults.calls and aws_faults.calls["s3.HeadObject"] > 0
+
+
+@pytest.mark.usefixtures("account")
+def test_a_region_the_listing_does_not_name_is_located(aws_faults: AwsFaults) -> None:
+    buckets = all_buckets("permissions://discover")
+    assert {b["region_from"] for b in buckets} == {"s3:GetBucketLocation"}
+    assert aws_faults.calls["s3.GetBucketLocation"] == 120
+    aws_faults.fail("s3.GetBucketLocation", "AccessDenied", status=403, when=lambda r: "lake-009" in r.url)
+    denied = {b["bucket"]: b for b in all_buckets("permissions://discover")}["lake-009"]
+    assert denied["evidence"]["location"] == "denied" and denied["region"] is None and "region_from" not in denied
 
 
 @pytest.mark.usefixtures("account")

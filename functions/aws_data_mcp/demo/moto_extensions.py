@@ -21,7 +21,8 @@ test. Each extension replaces one attribute of one moto class (see ``Extension``
 
 ``EXTENSIONS`` are installed wherever moto serves the product (``install_moto_extensions``; ``DemoAccount``
 saves and restores them). ``LISTING_PAGES`` (IAM ListUsers, S3 ListBuckets in pages) are opt-in: tests that
-follow those paginators install them for one test. Adding one more gap-fill: write the replacement beside its
+follow those paginators install them for one test; so is ``BUCKET_REGIONS`` (ListBuckets in pages naming each
+bucket's region, as S3 does). Adding one more gap-fill: write the replacement beside its
 service's and add an ``Extension`` row to the service's tuple.
 """
 
@@ -359,8 +360,9 @@ def _iam_list_users_in_pages(self: IamResponse) -> ActionResult:
     return ActionResult({"Users": users[start:end], "IsTruncated": more, **({"Marker": str(end)} if more else {})})
 
 
-def _s3_list_buckets_in_pages(self: S3Response) -> Any:
-    """ListBuckets with MaxBuckets/ContinuationToken, as S3 pages it."""
+def _s3_list_buckets_in_pages(self: S3Response, regions: bool = False) -> Any:
+    """ListBuckets with MaxBuckets/ContinuationToken, as S3 pages it; with `regions`, each bucket's BucketRegion, as
+    S3 names it in a listing asked with a parameter (MaxBuckets is one)."""
     self.data["Action"] = "ListAllMyBuckets"
     self._authenticate_and_authorize_s3_action()
     buckets = self.backend.list_buckets(prefix=self._get_param("prefix"), bucket_region=None, max_buckets=None)
@@ -370,8 +372,13 @@ def _s3_list_buckets_in_pages(self: S3Response) -> Any:
     self.data["Action"] = "ListBuckets"
     return self.serialized(ActionResult({
         "Owner": {"ID": "bcaf1ffd86f41161ca5fb16fd081034f", "DisplayName": "webfile"},
-        "Buckets": [{"Name": b.name, "CreationDate": b.creation_date_ISO8601} for b in buckets[start:end]],
+        "Buckets": [{"Name": b.name, "CreationDate": b.creation_date_ISO8601,
+                     **({"BucketRegion": b.region_name} if regions else {})} for b in buckets[start:end]],
         **token}))
+
+
+def _s3_list_buckets_naming_regions(self: S3Response) -> Any:
+    return _s3_list_buckets_in_pages(self, regions=True)
 
 
 # --------------------------------------------------------------------------- what gets installed
@@ -408,11 +415,18 @@ LISTING_PAGES: tuple[Extension, ...] = (
 """Opt-in: IAM ListUsers and S3 ListBuckets in pages (moto answers them in one page whatever is asked), for the
 tests that follow those paginators."""
 
+BUCKET_REGIONS: tuple[Extension, ...] = (
+    Extension(S3Response, "all_buckets", _s3_list_buckets_naming_regions),
+)
+"""Opt-in: S3 ListBuckets in pages naming each bucket's region, as S3 answers a listing asked with MaxBuckets
+(moto names none), for the benchmarks and the tests that place buckets by it."""
 
-def install_moto_extensions() -> None:
-    """Install ``EXTENSIONS``, for a process that runs moto for tests or benchmarks (IAM not enforced).
+
+def install_moto_extensions(opted_in: tuple[Extension, ...] = ()) -> None:
+    """Install ``EXTENSIONS`` and those `opted_in` (e.g. ``BUCKET_REGIONS``), for a process that runs moto for tests
+    or benchmarks (IAM not enforced).
 
     A DemoAccount started later saves and restores them like any other process state.
     """
-    for extension in EXTENSIONS:
+    for extension in (*EXTENSIONS, *opted_in):
         setattr(extension.owner, extension.name, extension.replacement)

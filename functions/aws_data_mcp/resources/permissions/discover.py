@@ -4,6 +4,10 @@ Access is established only by checks that cannot change data: the bucket's locat
 a listing, the head of a listed object, and IAM's policy simulator for writes, weighing
 the bucket's own policy where the caller may read it. A level is never guessed: write
 access that the simulator cannot settle is "unknown", with the reason beside it.
+
+A check is asked once: a bucket's region comes from the listing where S3 names it there (a listing asked in pages
+names each bucket's region), and GetBucketLocation is asked only for the others; each entry says which call
+answered it (`region_from`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.resolving import ItemError, attempt, chunks, side_by_side
 
 Level = Literal["none", "list", "read", "write"]
+RegionSource = Literal["s3:ListBuckets", "s3:GetBucketLocation"]
 Check = Literal["ok", "denied", "error", "not_checked"]
 PolicyCheck = Literal["ok", "none", "denied", "error", "not_checked"]
 """GetBucketPolicy: read, the bucket has none, refused, failed, or not asked (the simulator is unavailable, or
@@ -52,6 +57,9 @@ class Evidence(TypedDict):
 class BucketAccess(TypedDict):
     bucket: str
     region: str | None
+    region_from: NotRequired[RegionSource]
+    """The call whose answer gave `region`: ListBuckets' own entry for the bucket (GetBucketLocation is then not
+    asked, and `evidence.location` reports that answer), else GetBucketLocation."""
     level: Level
     write: Write
     evidence: Evidence
@@ -135,6 +143,7 @@ class _Found:
     errors: list[ItemError] = field(default_factory=list)
     region: str | None = None
     note: str | None = None
+    region_from: RegionSource | None = None
     with_policy: str | None = None
     """The simulator's decision with the bucket policy weighed, when it could be."""
 
@@ -154,8 +163,10 @@ def _locate(request: ResourceRequest, bucket: str) -> _Found:
     errors: list[ItemError] = []
     check, located = _checked("s3:GetBucketLocation", lambda: request.client("s3").get_bucket_location(Bucket=bucket),
                               errors)
-    region = _region(located.get("LocationConstraint")) if located is not None else None
-    return _Found({"location": check}, errors, region=region)
+    if located is None:
+        return _Found({"location": check}, errors)
+    return _Found({"location": check}, errors, region=_region(located.get("LocationConstraint")),
+                  region_from="s3:GetBucketLocation")
 
 
 def _check_reads(request: ResourceRequest, bucket: str, region: str | None) -> _Found:
@@ -245,12 +256,45 @@ def _access(bucket: str, found: Sequence[_Found], identity: str | None) -> Bucke
                     else "list" if checks["list"] == "ok" else "none")
     access = BucketAccess(bucket=bucket, region=next((part.region for part in found if part.region), None),
                           level=level, write=write, evidence=evidence, errors=errors)
+    region_from = next((part.region_from for part in found if part.region_from), None)
+    if region_from:
+        access["region_from"] = region_from
     note = next((part.note for part in found if part.note), None)
     if note:
         access["note"] = note
     if write_note:
         access["write_note"] = write_note
     return access
+
+
+@dataclass(frozen=True)
+class _Writes:
+    """What the write checks found: the identity-only simulations (per chunk of buckets) and each weighed bucket's
+    policy chain."""
+
+    simulated: Sequence[Outcome[Any, Any]]
+    identity: Mapping[str, str]
+    policies: Mapping[str, _Found]
+
+
+def _check_writes(request: ResourceRequest, principal: str, names: Sequence[str],
+                  located: Mapping[str, _Found]) -> _Writes:
+    """The identity-only simulations (50 buckets a call), then, in each bucket's region, its policy -> a simulation
+    with it, except where the identity policies already deny."""
+    iam = request.client("iam")
+    simulated = request.fan_out(lambda chunk: _simulate_writes(iam, principal, chunk),
+                                chunks(names, SIMULATION_CHUNK), action="iam:SimulatePrincipalPolicy")
+    identity = {name: decision for o in simulated if o.ok for name, decision in (o.value or {}).items()}
+    weigh = [name for name in names if identity.get(name) not in (None, "explicitDeny")]
+    policies = request.fan_out(Call.run, [Call("s3:GetBucketPolicy", partial(
+        _check_policy, request, principal, name, located[name].region)) for name in weigh], action=Call.action_of)
+    return _Writes(simulated, identity, dict(zip(weigh, map(_found, policies), strict=True)))
+
+
+def _listed_region(bucket: Mapping[str, Any]) -> _Found | None:
+    """The location check settled by ListBuckets' own entry, where it names the bucket's region."""
+    region = bucket.get("BucketRegion")
+    return _Found({"location": "ok"}, region=region, region_from="s3:ListBuckets") if region else None
 
 
 @registry.resource(
@@ -266,34 +310,32 @@ def _access(bucket: str, found: Sequence[_Found], identity: str | None) -> Bucke
     list_field="buckets",
 )
 def discover(request: ResourceRequest) -> Discovery:
-    """ListBuckets; then every bucket's location beside the identity-only write simulations (50 buckets a call);
-    then, in each bucket's region, its listing -> object head beside its policy -> simulation with it. Two
-    fan-outs, so the slowest chain, not the sum of calls, sets the time."""
+    """ListBuckets (which names each bucket's region when S3 answers it in pages); GetBucketLocation for the buckets
+    it did not place; then, side by side, each bucket's listing -> object head in its region, and the write checks
+    (identity simulations -> each bucket's policy -> a simulation with it), which fan out on their own. The
+    slowest chain, not the sum of calls, sets the time."""
     caller = request.caller
-    names = [b["Name"] for page in request.client("s3").get_paginator("list_buckets").paginate(
+    listed = [b for page in request.client("s3").get_paginator("list_buckets").paginate(
         PaginationConfig={"PageSize": LIST_BUCKETS_PAGE}) for b in page.get("Buckets", [])]
+    names = [b["Name"] for b in listed]
+    located = {b["Name"]: found for b in listed if (found := _listed_region(b)) is not None}
+    unplaced = [name for name in names if name not in located]
+    located.update(zip(unplaced, map(_found, request.fan_out(
+        Call.run, [Call("s3:GetBucketLocation", partial(_locate, request, name)) for name in unplaced],
+        action=Call.action_of)), strict=True))
     principal = simulation_principal(caller)
-    first = side_by_side(
-        request, located=[Call("s3:GetBucketLocation", partial(_locate, request, name)) for name in names],
-        simulated=[Call("iam:SimulatePrincipalPolicy", partial(_simulate_writes, request.client("iam"), principal,
-                                                               chunk))
-                   for chunk in (chunks(names, SIMULATION_CHUNK) if principal else [])])
-    located = dict(zip(names, map(_found, first["located"]), strict=True))
-    simulated = first["simulated"]
-    identity = {name: decision for o in simulated if o.ok for name, decision in (o.value or {}).items()}
-    weigh = [name for name in names if principal and identity.get(name) not in (None, "explicitDeny")]
-    second = side_by_side(
-        request, reads=[Call("s3:ListBucket", partial(_check_reads, request, name, located[name].region))
-                        for name in names],
-        policies=[Call("s3:GetBucketPolicy", partial(_check_policy, request, principal, name, located[name].region))
-                  for name in weigh])
-    reads = dict(zip(names, map(_found, second["reads"]), strict=True))
-    policies = dict(zip(weigh, map(_found, second["policies"]), strict=True))
-    entries = [_access(name, [located[name], reads[name], *([policies[name]] if name in policies else [])],
-                       identity.get(name)) for name in names]
+    writing = ([Call("iam:SimulatePrincipalPolicy", partial(_check_writes, request, principal, names, located))]
+               if principal else [])
+    checked = side_by_side(
+        request, writes=writing,
+        reads=[Call("s3:ListBucket", partial(_check_reads, request, name, located[name].region)) for name in names])
+    writes = next((o.value for o in checked["writes"] if o.ok), _Writes(checked["writes"], {}, {}))
+    reads = dict(zip(names, map(_found, checked["reads"]), strict=True))
+    entries = [_access(name, [part for part in (located[name], reads[name], writes.policies.get(name)) if part],
+                       writes.identity.get(name)) for name in names]
     levels = {level: sum(e["level"] == level for e in entries) for level in LEVELS}
     return Discovery(principal_arn=caller.principal_arn, account=caller.account,
-                     simulation=_simulation(caller, principal, simulated), levels=levels, buckets=entries)
+                     simulation=_simulation(caller, principal, writes.simulated), levels=levels, buckets=entries)
 
 
 def _simulation(caller: Caller, principal: str | None, simulated: Sequence[Outcome[Any, Any]]) -> str:
