@@ -20,7 +20,7 @@ from mcp_types import INVALID_REQUEST
 from aws_data_mcp.app import create_http_app
 from aws_data_mcp.aws import warm_up
 from aws_data_mcp.config import Settings
-from aws_data_mcp.observability import lambda_invocation, logger
+from aws_data_mcp.observability import LambdaInvocation, logger
 from aws_data_mcp.transport.json_errors import error_body
 
 INIT_PHASES_AHEAD_OF_REQUESTS = frozenset({"snap-start", "provisioned-concurrency"})
@@ -53,7 +53,7 @@ def lambda_handler(event: Any, context: LambdaContext) -> dict[str, Any]:
     request_context = event.get("requestContext") if isinstance(event, dict) else None
     # API Gateway's request id (HTTP API and REST alike) is the correlation id.
     request_id = request_context.get("requestId") if isinstance(request_context, dict) else None
-    with lambda_invocation(request_id, context.aws_request_id):
+    with LambdaInvocation(request_id, context.aws_request_id):
         try:
             adapter = asgi_handler.infer(event, context)
             scope, body = adapter.scope, adapter.body
