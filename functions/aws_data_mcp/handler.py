@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import gc
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.utilities.typing import LambdaContext
 from mangum import Mangum
 from mangum.protocols.http import HTTPCycle
 from mcp_types import INVALID_REQUEST
@@ -22,6 +21,9 @@ from aws_data_mcp.aws import warm_up
 from aws_data_mcp.config import Settings
 from aws_data_mcp.observability import LambdaInvocation, logger
 from aws_data_mcp.transport.json_errors import error_body
+
+if TYPE_CHECKING:  # a type only: importing it at run time is a module the cold start would load for nothing
+    from aws_lambda_powertools.utilities.typing import LambdaContext
 
 INIT_PHASES_AHEAD_OF_REQUESTS = frozenset({"snap-start", "provisioned-concurrency"})
 """Lambda's AWS_LAMBDA_INITIALIZATION_TYPE values whose init no request waits on ("on-demand" is a cold start's)."""
