@@ -180,7 +180,7 @@ def test_the_sdk_s_own_warning_is_one_line_in_our_format(
 ) -> None:
     root = cold_start(hosted=hosted, runtime_handler=runtime_handler)
     host = "evil.example" + FORGED
-    with observability.lambda_invocation("rid-sdk-warning", "aws-rid"):  # a correlation id to carry
+    with observability.LambdaInvocation("rid-sdk-warning", "aws-rid"):  # a correlation id to carry
         response = local_lambda_handler(http_api_event(rpc("resources/read", {"uri": "config://server"}),
                                                        headers={"host": host}))
     lines = output_lines(capfd)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import gc
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.utilities.typing import LambdaContext
 from mangum import Mangum
 from mangum.protocols.http import HTTPCycle
 from mcp_types import INVALID_REQUEST
@@ -20,8 +19,11 @@ from mcp_types import INVALID_REQUEST
 from aws_data_mcp.app import create_http_app
 from aws_data_mcp.aws import warm_up
 from aws_data_mcp.config import Settings
-from aws_data_mcp.observability import lambda_invocation, logger
+from aws_data_mcp.observability import LambdaInvocation, logger
 from aws_data_mcp.transport.json_errors import error_body
+
+if TYPE_CHECKING:  # a type only: importing it at run time is a module the cold start would load for nothing
+    from aws_lambda_powertools.utilities.typing import LambdaContext
 
 INIT_PHASES_AHEAD_OF_REQUESTS = frozenset({"snap-start", "provisioned-concurrency"})
 """Lambda's AWS_LAMBDA_INITIALIZATION_TYPE values whose init no request waits on ("on-demand" is a cold start's)."""
@@ -53,7 +55,7 @@ def lambda_handler(event: Any, context: LambdaContext) -> dict[str, Any]:
     request_context = event.get("requestContext") if isinstance(event, dict) else None
     # API Gateway's request id (HTTP API and REST alike) is the correlation id.
     request_id = request_context.get("requestId") if isinstance(request_context, dict) else None
-    with lambda_invocation(request_id, context.aws_request_id):
+    with LambdaInvocation(request_id, context.aws_request_id):
         try:
             adapter = asgi_handler.infer(event, context)
             scope, body = adapter.scope, adapter.body

@@ -8,24 +8,26 @@ EMF metrics flushed by the handler. Locally: human-readable lines on stderr
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
+from types import TracebackType
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging.filters import SuppressFilter
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.metrics.functions import is_metrics_disabled
+from pydantic_core import to_json
 
 SERVICE = "aws-data-mcp"
 NAMESPACE = "AwsDataMcp"
 
 logger = Logger(service=SERVICE, logger_handler=logging.StreamHandler(sys.stderr))
-_json_line = logger.registered_formatter.json_serializer
+_formatter = logger.registered_formatter
+"""Our one handler's formatter, which holds the log keys: `logger.registered_formatter` walks the logger's handlers
+on every call, a third of what appending and removing a request's keys costs."""
+_json_line = _formatter.json_serializer
 metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
 
 # Libraries that log on their own: their loggers write through our handler (same formatter, so the same
@@ -36,9 +38,8 @@ LIBRARY_LOGGERS = ("mcp", "mangum", "uvicorn", "starlette", "sse_starlette", "ht
                    "botocore", "boto3", "urllib3")
 _LOCAL_CONTEXT_KEYS = ("mcp_method", "mcp_uri", "correlation_id")
 _TRACEBACK_INDENT = "    "
+_INVOCATION_KEYS = ("correlation_id", "aws_request_id")
 _in_invocation: ContextVar[bool] = ContextVar("in_lambda_invocation", default=False)
-_emf_line = json.JSONEncoder(separators=(",", ":")).encode
-"""Powertools' own EMF encoding (compact JSON), its encoder built once rather than per flush."""
 _metrics_disabled = is_metrics_disabled()
 """Powertools' own switch (POWERTOOLS_METRICS_DISABLED, POWERTOOLS_DEV), read once: Lambda's environment is set
 before init and never changes in a container."""
@@ -83,7 +84,7 @@ def configure(hosted: bool, level: str = "INFO") -> None:
     has a handler, and `configure` runs before the SDK's server is built (`app.create_server`).
     """
     global _root_handler
-    logger.registered_formatter.json_serializer = _json_line if hosted else _human_line
+    _formatter.json_serializer = _json_line if hosted else _human_line
     logger.setLevel(level)
     # What Powertools' `copy_config_to_registered_loggers` does, with our one Powertools handler only: that
     # function copies whatever handlers our logger holds at the time, so a handler attached for a moment
@@ -115,28 +116,38 @@ def bind_request(method: str | None, uri: str | None) -> None:
     Context-local (a ContextVar), so concurrent requests of the local server never
     label each other's lines.
     """
-    logger.thread_safe_append_keys(mcp_method=method, mcp_uri=uri)
+    _formatter.thread_safe_append_keys(mcp_method=method, mcp_uri=uri)
 
 
-@contextmanager
-def lambda_invocation(request_id: str | None, aws_request_id: str) -> Iterator[None]:
-    """One Lambda invocation: its log context, and its EMF line flushed on the way out.
+class LambdaInvocation:
+    """One Lambda invocation: its log context, and its EMF line flushed on the way out, before the handler
+    returns (nothing is left to print when Lambda freezes or reclaims the container).
 
-    The correlation id is set directly rather than with `inject_lambda_context`, whose
-    per-call context model costs more than the rest of our middleware together; the flush is Powertools'
-    `flush_metrics` without what need not be repeated per invocation (its encoder, its environment lookups).
+    The correlation id is set directly rather than with `inject_lambda_context`, whose per-call context model
+    costs more than the rest of our middleware together. The flush is Powertools' `flush_metrics` without its
+    per-call environment lookups, and with pydantic's JSON encoder writing Powertools' metric set: the same
+    compact JSON document (a number may be spelt differently, 0.00001 for 1e-05) in a third of the time of the
+    standard library's. A class, not a generator-based context manager: half the cost, on every invocation.
     """
-    logger.append_keys(correlation_id=request_id, aws_request_id=aws_request_id)
-    token = _in_invocation.set(True)
-    try:
-        yield
-    finally:
-        _in_invocation.reset(token)
+
+    __slots__ = ("_aws_request_id", "_request_id", "_token")
+
+    def __init__(self, request_id: str | None, aws_request_id: str) -> None:
+        self._request_id = request_id
+        self._aws_request_id = aws_request_id
+
+    def __enter__(self) -> None:
+        _formatter.append_keys(correlation_id=self._request_id, aws_request_id=self._aws_request_id)
+        self._token = _in_invocation.set(True)
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        _in_invocation.reset(self._token)
         # Lines logged between invocations (or by a local server in the same process) carry no stale id.
-        logger.remove_keys(["correlation_id", "aws_request_id"])
+        _formatter.remove_keys(_INVOCATION_KEYS)
         if metrics.metric_set:  # a GET 405 or a parse error records nothing: no empty EMF line
             if not _metrics_disabled:
-                print(_emf_line(metrics.serialize_metric_set()))
+                sys.stdout.write(to_json(metrics.serialize_metric_set()).decode() + "\n")
             metrics.clear_metrics()
 
 

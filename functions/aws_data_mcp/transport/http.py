@@ -25,7 +25,12 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp.server import DataMCPServer
 from aws_data_mcp.transport.json_errors import json_errors, send_error
 from aws_data_mcp.transport.lambda_edge import LambdaEdge
-from aws_data_mcp.transport.limits import BODY_SCOPE_KEY, receive_body_within, refuse_oversized_headers
+from aws_data_mcp.transport.limits import (
+    BODY_SCOPE_KEY,
+    oversized_header,
+    receive_body_within,
+    refuse_oversized_headers,
+)
 from aws_data_mcp.transport.local_token import TokenGate, token_file
 from aws_data_mcp.transport.paths import route_path
 from aws_data_mcp.transport.well_known import is_metadata_request, serve_metadata
@@ -164,7 +169,9 @@ class McpHttpApp:
         if scope["type"] == "lifespan":
             await _accept_lifespan(receive, send)
             return
-        if await refuse_oversized_headers(scope, send):
+        too_large = oversized_header(scope) if scope["type"] == "http" else None
+        if too_large is not None:
+            await refuse_oversized_headers(send, too_large)
             return
         await self._edge(scope, receive, send)
 

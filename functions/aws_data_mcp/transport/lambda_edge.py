@@ -30,27 +30,28 @@ class LambdaEdge:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        await self.app(_with_deadline(_strip_stage(scope)), receive, _with_content_type(send))
+        edged = {**scope, **_deadline(scope), **_stage_root(scope)}  # one copy of the scope, not one per change
+        await self.app(edged, receive, _with_content_type(send))
 
 
-def _strip_stage(scope: Scope) -> Scope:
+def _stage_root(scope: Scope) -> dict[str, str]:
     """Mount the stage as the ASGI root path, so routes see `/mcp` and generated URLs keep the stage."""
     event: dict[str, Any] = scope.get("aws.event") or {}
     stage = (event.get("requestContext") or {}).get("stage")
+    if not stage or stage == "$default":
+        return {}
     prefix = f"/{stage}"
     raw_path: str = event.get("rawPath") or ""
     staged = event.get("version") == "2.0" and (raw_path == prefix or raw_path.startswith(prefix + "/"))
-    if stage and stage != "$default" and staged and scope["path"].startswith(prefix):
-        return {**scope, "root_path": prefix}
-    return scope
+    return {"root_path": prefix} if staged and scope["path"].startswith(prefix) else {}
 
 
-def _with_deadline(scope: Scope) -> Scope:
+def _deadline(scope: Scope) -> dict[str, float]:
     context = scope.get("aws.context")
     if context is None:
-        return scope
+        return {}
     remaining = context.get_remaining_time_in_millis() / 1000 - ANSWER_MARGIN_SECONDS
-    return {**scope, DEADLINE_SCOPE_KEY: time.monotonic() + max(remaining, MIN_BUDGET_SECONDS)}
+    return {DEADLINE_SCOPE_KEY: time.monotonic() + max(remaining, MIN_BUDGET_SECONDS)}
 
 
 def _with_content_type(send: Send) -> Send:

@@ -31,13 +31,9 @@ def oversized_header(scope: Scope) -> str | None:
     return None
 
 
-async def refuse_oversized_headers(scope: Scope, send: Send) -> bool:
-    """Answer 431 if the headers are too large; True when the request was answered."""
-    problem = oversized_header(scope) if scope["type"] == "http" else None
-    if problem is None:
-        return False
+async def refuse_oversized_headers(send: Send, problem: str) -> None:
+    """Answer 431 for headers too large (what `oversized_header` found)."""
     await send_error(send, 431, INVALID_REQUEST, f"Request header fields too large: {problem}")
-    return True
 
 
 BODY_SECONDS = 10.0
