@@ -1,6 +1,7 @@
 """The hosted demo (`aws-data-mcp demo --auth ...`) in a process of its own, started once per session: its callers
 are fixed by the demo, and each test acts as them on state of its own (its own workflow ids, its own reads, its own
-signed-in clients)."""
+signed-in clients). A module using them is named in `support.scheduling.SHARED_PROCESSES`, so that one worker
+starts them."""
 
 from __future__ import annotations
 

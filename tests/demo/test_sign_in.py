@@ -31,8 +31,7 @@ from aws_data_mcp.demo.gateway import ApiGatewayFront, DemoIssuer
 from aws_data_mcp.demo.hosted_front import caller_token
 from support.servers import lambda_container
 
-pytestmark = [pytest.mark.anyio,
-              pytest.mark.xdist_group("hosted-demos")]  # the session's oidc demo (demo/conftest.py), started once
+pytestmark = pytest.mark.anyio
 CALLBACK = "http://127.0.0.1:33418/callback"
 ROLES = {c.name: c.role for c in CALLERS}
 
