@@ -41,7 +41,7 @@ lint: install  ## ruff, and cfn-lint on the template in every region (the suite 
 	$(PY) -m ruff check .
 	$(VENV)/bin/cfn-lint --include-checks I --regions ALL_REGIONS -- template.yaml
 
-test: lint $(PROXY)  ## lint, then the whole test suite on every core (end-to-end through the real SigV4 proxy too)
+test: lint $(PROXY)  ## lint, then the whole test suite on every core and one more worker (end-to-end through the real SigV4 proxy too)
 	$(PY) -m pytest -n auto
 
 bench: install  ## performance ratios against baselines measured in the same run

@@ -43,6 +43,15 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> ModuleSchedu
     return ModuleScheduling(config, log)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` is a worker more than the cores: much of the suite waits (demo processes starting, queries in
+    their states, tokens expiring), and the extra worker runs another module meanwhile. xdist's own rule decides
+    when PYTEST_XDIST_AUTO_NUM_WORKERS is set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return (os.cpu_count() or 1) + 1
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     """Async tests run on asyncio, as the servers under test do."""

@@ -27,7 +27,6 @@ from aws_data_mcp.demo.hosted_front import PROXY_VERSION, banner
 from support.events import ROOT, http_api_event, load_event
 from support.servers import lambda_container
 
-pytestmark = pytest.mark.xdist_group("hosted-demos")  # one worker starts the session's demos (demo/conftest.py)
 PROXY = ROOT / ".venv-proxy" / "bin" / "mcp-proxy-for-aws"
 
 

@@ -16,7 +16,6 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import ResourceTemplateReference
 
-pytestmark = pytest.mark.xdist_group("hosted-demos")  # one worker starts the session's demos (demo/conftest.py)
 STATUS = ResourceTemplateReference(type="ref/resource", uri="workflow://workflows/{workflow_id}/status")
 
 

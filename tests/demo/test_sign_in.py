@@ -29,13 +29,9 @@ from aws_data_mcp.demo.authorization_server import SIGN_IN_PATH, DemoAuthorizati
 from aws_data_mcp.demo.callers import CALLERS
 from aws_data_mcp.demo.gateway import ApiGatewayFront, DemoIssuer
 from aws_data_mcp.demo.hosted_front import caller_token
-from support.servers import lambda_container, start_demo
+from support.servers import lambda_container
 
 pytestmark = pytest.mark.anyio
-
-ACCESS_TOKEN_SECONDS = 8
-"""The signed-in users' token lifetime in the demo these tests start: short enough to wait out, long enough for a
-first read after signing in."""
 CALLBACK = "http://127.0.0.1:33418/callback"
 ROLES = {c.name: c.role for c in CALLERS}
 
@@ -46,13 +42,11 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(scope="module")
-def sign_in_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    process, url, banner = start_demo("oidc", tmp_path_factory.mktemp("sign-in"), ACCESS_TOKEN_SECONDS)
+def sign_in_demo(oidc_demo_banner: tuple[str, str]) -> str:
+    url, banner = oidc_demo_banner
     assert f"Add {url} to your MCP client as an HTTP server and sign in in the browser" in banner
     assert len(re.findall(r"^Authorization: Bearer ", banner, re.M)) == len(CALLERS)  # the static tokens stay
-    yield url
-    process.terminate()
-    process.wait(10)
+    return url
 
 
 class Person:

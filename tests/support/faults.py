@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -34,6 +35,12 @@ def _error_response(protocol: str, status: int, code: str, message: str) -> AWSR
         body = f"<Error><Code>{code}</Code><Message>{message}</Message></Error>".encode()
         headers = {"content-type": "application/xml"}
     return AWSResponse("https://fault.invalid/", status, headers, _RawBody(body))
+
+
+@functools.cache
+def _protocol(service: str) -> str:
+    """The service's wire protocol, from its model: read once per run (a fresh session re-reads every model file)."""
+    return str(botocore.session.get_session().get_service_model(service).protocol)
 
 
 class AwsFaults:
@@ -71,7 +78,7 @@ class AwsFaults:
     def fail(self, operation: str, code: str, *, status: int = 400, message: str = "injected fault",
              when: Callable[[Any], bool] | None = None, times: int | None = None) -> None:
         service = operation.split(".", 1)[0]
-        protocol = botocore.session.get_session().get_service_model(service).protocol
+        protocol = _protocol(service)
         remaining = [times]
 
         def respond(request: Any) -> AWSResponse | None:
