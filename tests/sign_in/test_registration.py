@@ -228,3 +228,27 @@ def test_a_named_stage_is_part_of_the_scope_the_entry_registers(entry: Pool) -> 
     answer = lambda_entries.register_handler(event, None)
 
     assert json.loads(answer["body"])["scope"] == f"openid {MCP_URL.removesuffix('/mcp')}/prod/mcp/mcp"
+
+
+def test_a_client_left_without_its_style_is_deleted_or_named_for_the_operator(
+        pool: Pool, caplog: pytest.LogCaptureFixture) -> None:
+    """Managed login shows a client nothing without its style: a client whose style failed is deleted again, and
+    one Cognito will not delete is named in the log; the registering client hears the first failure either way."""
+    from botocore.exceptions import ClientError
+
+    refused = {"CreateManagedLoginBranding"}
+
+    def refuse(model: Any, **_: Any) -> None:
+        if model.name in refused:
+            raise ClientError({"Error": {"Code": "TooManyRequestsException", "Message": "slow down"}}, model.name)
+
+    pool.client.meta.events.register_first("before-call.cognito-identity-provider", refuse)
+    answer = register(metadata([CLAUDE_CODE]), pool.policy, pool.client, MCP_URL)
+    assert answer.status == 429 and clients(pool) == []
+
+    refused.add("DeleteUserPoolClient")
+    with caplog.at_level("WARNING", logger="aws_data_mcp.registration"):
+        answer = register(metadata([CLAUDE_CODE]), pool.policy, pool.client, MCP_URL)
+    assert answer.status == 429
+    [left] = clients(pool)
+    assert f"app client {left['ClientId']} was left in the pool" in caplog.text
