@@ -13,10 +13,14 @@ than a read's own work once AWS answers fast, and each start waits for the new t
 from __future__ import annotations
 
 import contextvars
+import inspect
 import threading
-from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from collections import deque
+from collections.abc import Callable, Generator, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from aws_data_mcp.aws import current_deadline, deadline_scope, seconds_to_aws_deadline
@@ -75,6 +79,9 @@ def fan_out(fn: Callable[[I], T], items: Iterable[I], *, action: str | Callable[
     `action` names the IAM action an item's failure is about (e.g. "athena:GetWorkGroup"), or gives it per
     item (`Call.action_of` for `Call` items, run with `Call.run`). Workers run in a copy of the caller's
     context, so the request deadline reaches every AWS call they make.
+
+    An item whose `fn` is a generator function is a chain of calls (`Chain`): it holds a slot only while one of
+    its calls runs, not while it waits for the next to start or for the calls it fanned out.
     """
     todo = list(items)
     name = action if callable(action) else lambda _: action
@@ -83,75 +90,154 @@ def fan_out(fn: Callable[[I], T], items: Iterable[I], *, action: str | Callable[
         return [_outcome(item, None, name(item)) for item in todo]
     if not todo:
         return []
-    worker_deadline = None if deadline is None else deadline - WORKER_MARGIN_SECONDS
-    feed = _Feed(fn, todo, worker_deadline)
-    for _ in range(min(width, len(todo))):
-        feed.start_next()
+    tree = _Tree(width, None if deadline is None else deadline - WORKER_MARGIN_SECONDS)
+    items_done = tree.start([Call(name(item), partial(fn, item)) for item in todo])
     try:
-        done, _ = wait(feed.futures, timeout=left)
+        items_done.finished.wait(left)
     finally:
-        feed.stop()  # answer now: nothing more starts; stragglers end by the deadline (aws.py)
-    return [_outcome(item, future if future in done else None, name(item))
-            for item, future in zip(todo, feed.futures, strict=True)]
+        tree.stop()  # answer now: nothing more starts; stragglers end by the deadline (aws.py)
+    return [_outcome(item, found, name(item)) for item, found in zip(todo, items_done.snapshot(), strict=True)]
 
 
-class _Feed(Generic[I, T]):
-    """One fan-out's items, started on the shared workers as earlier ones finish, so at most `width` run at once.
+Step = Call[Any] | list[Call[Any]]
+"""What a chain yields: one call, answered with its `Outcome`, or calls to run side by side (a fan-out of its
+own), answered with their outcomes in the order given."""
+Chain = Generator[Step, Any, T]
+"""A chain of calls, each chosen from the answers before it (a listing, then the head of an object it listed):
+the generator a fan-out item's function returns. It yields every AWS call it needs (`Step`) instead of making it,
+and returns its value; its own code runs between its calls, on whichever worker ran the last one."""
 
-    Each item runs in a copy of the caller's context taken here (the request's deadline and log keys reach it),
-    and answers through its own future, which stays pending if the fan-out stops before the item starts.
+
+class _Join:
+    """Calls started side by side, whose outcomes are awaited together: a fan-out's items, or a chain's `Step`."""
+
+    def __init__(self, size: int, then: Callable[[list[Outcome[Call[Any], Any]]], None] | None,
+                 widens: bool) -> None:
+        self.outcomes: list[Outcome[Call[Any], Any] | None] = [None] * size
+        self.left, self.then, self.widens = size, then, widens
+        self.finished = threading.Event()
+
+    def snapshot(self) -> list[Outcome[Call[Any], Any] | None]:
+        return list(self.outcomes)
+
+
+class _Tree:
+    """One fan-out's calls, its chains' included, started on the shared workers one call at a time as slots free.
+
+    Slots are per call, not per item: a chain waiting for its next call, or for the calls it fanned out, holds
+    none. A chain's fan-out adds `width` slots while it is open, as a nested `fan_out` would, but its slots and the
+    items' are one pool: none idles while a call of the other waits. Calls a chain asks for start before items not
+    started yet, so started chains finish first (at the deadline, whole answers rather than many halves).
     """
 
-    def __init__(self, fn: Callable[[I], T], items: list[I], deadline: float | None) -> None:
-        self.futures: list[Future[T]] = [Future() for _ in items]
-        self._fn, self._deadline = fn, deadline
-        self._queue = iter([(item, future, contextvars.copy_context())
-                            for item, future in zip(items, self.futures, strict=True)])
+    def __init__(self, width: int, deadline: float | None) -> None:
+        self._width, self._slots, self._running = width, width, 0
+        self._deadline = deadline
+        self._context = contextvars.copy_context()
+        self._ready: deque[tuple[Call[Any], _Join, int]] = deque()
         self._lock = threading.Lock()
         self._stopped = False
 
-    def start_next(self) -> None:
-        with self._lock:
-            queued = None if self._stopped else next(self._queue, None)
-        if queued is not None:
-            item, future, context = queued
-            _workers.submit(context.run, self._run, item, future)
+    def start(self, calls: list[Call[Any]]) -> _Join:
+        items = _Join(len(calls), None, widens=False)
+        self._ready.extend((call, items, index) for index, call in enumerate(calls))
+        self._pump()
+        return items
 
     def stop(self) -> None:
         with self._lock:
             self._stopped = True
 
-    def _run(self, item: I, future: Future[T]) -> None:
-        if future.set_running_or_notify_cancel():
+    def _pump(self) -> None:
+        """A ready call for every free slot, each on a worker of its own."""
+        while (entry := self._take()) is not None:
+            _workers.submit(self._work, entry)
+
+    def _take(self) -> tuple[Call[Any], _Join, int] | None:
+        """The next ready call, its slot taken; None when there is none, no slot is free, or the fan-out stopped."""
+        with self._lock:
+            if self._stopped or not self._ready or self._running >= self._slots:
+                return None
+            self._running += 1
+            return self._ready.popleft()
+
+    def _work(self, entry: tuple[Call[Any], _Join, int] | None) -> None:
+        """Ready calls one after another on this worker while there are any (a chain's next call first): handing each
+        to another thread cost more, in wake-ups and the GIL's hand-overs, than a fast call's own work."""
+        while entry is not None:
+            self._context.copy().run(self._run, *entry)
+            entry = self._take()
+            self._pump()
+
+    def _run(self, call: Call[Any], join: _Join, index: int) -> None:
+        with deadline_scope(self._deadline) if self._deadline is not None else nullcontext():
             try:
-                future.set_result(_by(self._deadline, self._fn, item))
-            except BaseException as exc:  # the item's outcome, reported by `_outcome`
-                future.set_exception(exc)
-        self.start_next()
+                value, error = call.fn(), None
+            except BaseException as exc:  # the call's outcome, in the shared vocabulary
+                value, error = None, _failure(exc, call.action)
+            with self._lock:
+                self._running -= 1
+            if inspect.isgenerator(value):
+                self._resume(call, value, None, join, index)
+            else:
+                self._deliver(join, index, Outcome(call, value=value, error=error))
+
+    def _resume(self, call: Call[Any], chain: Chain[Any], answer: Any, join: _Join, index: int) -> None:
+        """The chain run on to its next step (queued first), or to its end (its outcome delivered)."""
+        try:
+            step = chain.send(answer)
+        except StopIteration as end:
+            self._deliver(join, index, Outcome(call, value=end.value))
+            return
+        except BaseException as exc:  # the chain's outcome, as a call's
+            self._deliver(join, index, Outcome(call, error=_failure(exc, call.action)))
+            return
+        fanned = isinstance(step, list)
+        calls = step if isinstance(step, list) else [step]
+
+        def resume(outcomes: list[Outcome[Call[Any], Any]]) -> None:
+            self._resume(call, chain, outcomes if fanned else outcomes[0], join, index)
+
+        side_by_side = _Join(len(calls), resume, widens=fanned)
+        if not calls:
+            resume([])
+            return
+        with self._lock:
+            if side_by_side.widens:
+                self._slots += self._width
+            self._ready.extendleft((c, side_by_side, i) for i, c in reversed(list(enumerate(calls))))
+
+    def _deliver(self, join: _Join, index: int, outcome: Outcome[Call[Any], Any]) -> None:
+        with self._lock:
+            join.outcomes[index] = outcome
+            join.left -= 1
+            complete = join.left == 0
+            if complete and join.widens:
+                self._slots -= self._width
+        if not complete:
+            return
+        if join.then is None:
+            join.finished.set()
+        else:
+            join.then(join.snapshot())  # type: ignore[arg-type]
 
 
-def _by(deadline: float | None, fn: Callable[[I], T], item: I) -> T:
-    """`fn(item)` in a worker, its AWS calls (and any fan-out of its own) bound by the worker's `deadline`."""
-    if deadline is None:
-        return fn(item)
-    with deadline_scope(deadline):
-        return fn(item)
-
-
-def _outcome(item: I, future: Future[T] | None, action: str) -> Outcome[I, T]:
-    """One item's value or error (`future` None: not finished by the deadline); a retryable error (throttled,
-    cut off by the deadline) keeps the whole result out of the cache, so a retry really retries."""
-    if future is None:
-        mark_transient()
-        return Outcome(item, error=ResourceFailure(ErrorCode.TIMEOUT,
-                                                   f"{action} did not answer before the request's deadline",
-                                                   details=["Retry later, or narrow the request."]))
-    exc = future.exception()
-    if exc is None:
-        return Outcome(item, value=future.result())
+def _failure(exc: BaseException, action: str) -> ResourceFailure:
+    """A call's exception in the shared vocabulary, logged if it is ours; a retryable one (throttled, cut off by
+    the deadline) keeps the whole result out of the cache, so a retry really retries."""
     failure = as_failure(exc, action)
     if failure.code is ErrorCode.INTERNAL:
         logger.error("fan-out item failed", exc_info=exc, extra={"action": action})
     if failure.retryable:
         mark_transient()
-    return Outcome(item, error=failure)
+    return failure
+
+
+def _outcome(item: I, found: Outcome[Call[Any], Any] | None, action: str) -> Outcome[I, T]:
+    """One item's value or error (`found` None: not finished by the deadline)."""
+    if found is None:
+        mark_transient()
+        return Outcome(item, error=ResourceFailure(ErrorCode.TIMEOUT,
+                                                   f"{action} did not answer before the request's deadline",
+                                                   details=["Retry later, or narrow the request."]))
+    return Outcome(item, value=found.value, error=found.error)
