@@ -6,6 +6,10 @@ and the per-item error vocabulary are decided in one place. An item that fails k
 its own error beside it; an item still running at the deadline is reported as
 `timeout` and the read answers with everything else.
 
+An item may be a chain of calls, each chosen from the answers before it (a bucket's listing, then the head of an
+object it listed): it yields its calls (`Chain`) and the fan-out runs them, so the width bounds the calls in flight,
+not the chains; a chain holds no slot between its calls.
+
 The workers are one process-wide pool's, kept between fan-outs: starting 32 threads per fan-out cost more CPU
 than a read's own work once AWS answers fast, and each start waits for the new thread to be scheduled.
 """
@@ -59,7 +63,8 @@ class Outcome(Generic[I, T]):
 @dataclass(frozen=True)
 class Call(Generic[T]):
     """One item of a fan-out whose items call different operations (a bucket's location beside a policy
-    simulation, a user's groups beside its keys), named by the IAM action its failure is about."""
+    simulation, a user's groups beside its keys), or one call a chain yields, named by the IAM action its failure
+    is about."""
 
     action: str
     fn: Callable[[], T]
@@ -126,8 +131,9 @@ class _Tree:
 
     Slots are per call, not per item: a chain waiting for its next call, or for the calls it fanned out, holds
     none. A chain's fan-out adds `width` slots while it is open, as a nested `fan_out` would, but its slots and the
-    items' are one pool: none idles while a call of the other waits. Calls a chain asks for start before items not
-    started yet, so started chains finish first (at the deadline, whole answers rather than many halves).
+    items' are one pool: none idles while a call of the other waits. Calls start in the order they were asked for,
+    so the first calls of every chain (a listing, a policy simulation: what later calls wait on) start before the
+    calls they lead to, and the last to start are calls nothing waits on.
     """
 
     def __init__(self, width: int, deadline: float | None) -> None:
@@ -162,14 +168,15 @@ class _Tree:
             return self._ready.popleft()
 
     def _work(self, entry: tuple[Call[Any], _Join, int] | None) -> None:
-        """Ready calls one after another on this worker while there are any (a chain's next call first): handing each
-        to another thread cost more, in wake-ups and the GIL's hand-overs, than a fast call's own work."""
+        """Ready calls one after another on this worker while there are any: handing each to another thread cost more,
+        in wake-ups and the GIL's hand-overs, than a fast call's own work."""
         while entry is not None:
             self._context.copy().run(self._run, *entry)
             entry = self._take()
             self._pump()
 
     def _run(self, call: Call[Any], join: _Join, index: int) -> None:
+        """One call, bound by the workers' deadline; a chain it starts is run on to its first step."""
         with deadline_scope(self._deadline) if self._deadline is not None else nullcontext():
             try:
                 value, error = call.fn(), None
@@ -183,7 +190,7 @@ class _Tree:
                 self._deliver(join, index, Outcome(call, value=value, error=error))
 
     def _resume(self, call: Call[Any], chain: Chain[Any], answer: Any, join: _Join, index: int) -> None:
-        """The chain run on to its next step (queued first), or to its end (its outcome delivered)."""
+        """The chain run on to its next step (its calls queued), or to its end (its outcome delivered)."""
         try:
             step = chain.send(answer)
         except StopIteration as end:
@@ -205,7 +212,7 @@ class _Tree:
         with self._lock:
             if side_by_side.widens:
                 self._slots += self._width
-            self._ready.extendleft((c, side_by_side, i) for i, c in reversed(list(enumerate(calls))))
+            self._ready.extend((c, side_by_side, i) for i, c in enumerate(calls))
 
     def _deliver(self, join: _Join, index: int, outcome: Outcome[Call[Any], Any]) -> None:
         with self._lock:

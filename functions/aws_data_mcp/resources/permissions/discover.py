@@ -311,9 +311,10 @@ def _listed_region(bucket: Mapping[str, Any]) -> _Found | None:
 )
 def discover(request: ResourceRequest) -> Discovery:
     """ListBuckets (which names each bucket's region when S3 answers it in pages); GetBucketLocation for the buckets
-    it did not place; then, side by side, each bucket's listing -> object head in its region, and the write checks
-    (identity simulations -> each bucket's policy -> a simulation with it), which fan out on their own. The
-    slowest chain, not the sum of calls, sets the time."""
+    it did not place; then, side by side in one fan-out, each bucket's listing -> object head in its region, and the
+    write checks (identity simulations -> each bucket's policy -> a simulation with it). Each is a chain of calls
+    (`fanout.Chain`): the fan-out's slots go to calls, not to chains, so none idles while a chain waits for its
+    next call or while the write checks wait for the simulations."""
     caller = request.caller
     listed = [b for page in request.client("s3").get_paginator("list_buckets").paginate(
         PaginationConfig={"PageSize": LIST_BUCKETS_PAGE}) for b in page.get("Buckets", [])]
