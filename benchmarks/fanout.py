@@ -161,11 +161,14 @@ class FarAwayEndpoint:
     def __init__(self) -> None:
         self.delay = DELAY
         self.calls: Counter[str] = Counter()
+        self.spans: list[tuple[float, float]] = []
+        """Each attempt's start and end here, for the most calls in flight at once (the connections they need)."""
         self._answers: dict[tuple[str, str, bytes], tuple[int, dict[str, str], bytes]] = {}
         self._lock = threading.Lock()
         self._http = URLLib3Session()
 
     def __call__(self, event_name: str, request: Any, **_: Any) -> AWSResponse:
+        started = time.perf_counter()
         body = request.body if isinstance(request.body, bytes) else str(request.body or "").encode()
         key = (request.method, request.url, body)
         with self._lock:
@@ -178,8 +181,19 @@ class FarAwayEndpoint:
                 self._answers[key] = answer
         if self.delay:
             time.sleep(self.delay)
+        self.spans.append((started, time.perf_counter()))
         status, headers, content = answer
         return AWSResponse(request.url, status, headers, _Replay(content))
+
+
+def peak_in_flight(spans: list[tuple[float, float]]) -> int:
+    """The most attempts in flight at once: each needs a pooled connection of its own."""
+    edges = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])  # an end before a start
+    peak = running = 0
+    for _, change in edges:
+        running += change
+        peak = max(peak, running)
+    return peak
 
 
 class _Replay:
@@ -250,16 +264,20 @@ def measure(repeats: int) -> dict[str, Any]:
         for scenario in SCENARIOS:
             anyio.run(mcp.read, scenario.uri, None)  # records moto's answers: replays cost moto nothing
             walls: list[float] = []
+            peak = 0
             for _ in range(repeats):
                 calls.clear()
+                endpoint_far_away.spans.clear()
                 started = time.perf_counter()
                 reading = anyio.run(mcp.read, scenario.uri, None)
                 walls.append(time.perf_counter() - started)
+                peak = max(peak, peak_in_flight(endpoint_far_away.spans))
             if '"error"' in reading.text[:200]:
                 raise AssertionError(f"{scenario.uri} answered an error: {reading.text[:300]}")
             made = sum(calls.values())
             results[scenario.uri] = {"wall_s": sorted(walls), "calls": made, "by_operation": dict(calls),
-                                     "waves": scenario.waves, "budget_s": _budget(scenario, made),
+                                     "peak_in_flight": peak, "waves": scenario.waves,
+                                     "budget_s": _budget(scenario, made),
                                      "budget_from": "SPEC §8" if scenario.budget_s is not None else
                                      f"max({SEQUENTIAL_SHARE:g} x sequential, {FLOOR_MULTIPLE} x floor)",
                                      "size": scenario.size, "chars": len(reading.text)}
