@@ -114,12 +114,17 @@ and returns its value; its own code runs between its calls, on whichever worker 
 
 
 class _Join:
-    """Calls started side by side, whose outcomes are awaited together: a fan-out's items, or a chain's `Step`."""
+    """Calls started side by side, whose outcomes are awaited together: a fan-out's items, a chain's fan-out, or the
+    one call a chain waits on. A fan-out is a lane of its own (its ready calls, its slots); a chain's single call
+    runs in the lane of the fan-out the chain is an item of."""
 
     def __init__(self, size: int, then: Callable[[list[Outcome[Call[Any], Any]]], None] | None,
-                 widens: bool) -> None:
+                 lane: _Join | None) -> None:
         self.outcomes: list[Outcome[Call[Any], Any] | None] = [None] * size
-        self.left, self.then, self.widens = size, then, widens
+        self.left, self.then = size, then
+        self.lane = self if lane is None else lane
+        self.ready: deque[tuple[Call[Any], _Join, int]] = deque()
+        self.running = 0
         self.finished = threading.Event()
 
     def snapshot(self) -> list[Outcome[Call[Any], Any] | None]:
@@ -130,23 +135,26 @@ class _Tree:
     """One fan-out's calls, its chains' included, started on the shared workers one call at a time as slots free.
 
     Slots are per call, not per item: a chain waiting for its next call, or for the calls it fanned out, holds
-    none. A chain's fan-out adds `width` slots while it is open, as a nested `fan_out` would, but its slots and the
-    items' are one pool: none idles while a call of the other waits. Calls start in the order they were asked for,
-    so the first calls of every chain (a listing, a policy simulation: what later calls wait on) start before the
-    calls they lead to, and the last to start are calls nothing waits on.
+    none. Each fan-out (the items, and each chain's own) brings `width` slots, as a nested `fan_out` did, and never
+    more calls are in flight than the open fan-outs' slots together (the connections a client's pool keeps for
+    them); a slot one fan-out leaves idle serves another's calls meanwhile, and a fan-out under its own width has the
+    next slot that frees, before the others' calls. Calls start in the order they were asked for, so the first
+    calls of every chain (a listing, a policy simulation: what later calls wait on) start before the calls they
+    lead to.
     """
 
     def __init__(self, width: int, deadline: float | None) -> None:
-        self._width, self._slots, self._running = width, width, 0
+        self._width, self._running = width, 0
         self._deadline = deadline
         self._context = contextvars.copy_context()
-        self._ready: deque[tuple[Call[Any], _Join, int]] = deque()
+        self._lanes: list[_Join] = []
         self._lock = threading.Lock()
         self._stopped = False
 
     def start(self, calls: list[Call[Any]]) -> _Join:
-        items = _Join(len(calls), None, widens=False)
-        self._ready.extend((call, items, index) for index, call in enumerate(calls))
+        items = _Join(len(calls), None, lane=None)
+        items.ready.extend((call, items, index) for index, call in enumerate(calls))
+        self._lanes.append(items)
         self._pump()
         return items
 
@@ -160,12 +168,18 @@ class _Tree:
             _workers.submit(self._work, entry)
 
     def _take(self) -> tuple[Call[Any], _Join, int] | None:
-        """The next ready call, its slot taken; None when there is none, no slot is free, or the fan-out stopped."""
+        """The next ready call, its slot taken: first a call of a fan-out under its own width, else any; None when
+        there is none, every open fan-out's slots are taken, or the fan-out stopped."""
         with self._lock:
-            if self._stopped or not self._ready or self._running >= self._slots:
+            if self._stopped or self._running >= self._width * len(self._lanes):
                 return None
+            lane = next((lane for lane in self._lanes if lane.ready and lane.running < self._width),
+                        next((lane for lane in self._lanes if lane.ready), None))
+            if lane is None:
+                return None
+            lane.running += 1
             self._running += 1
-            return self._ready.popleft()
+            return lane.ready.popleft()
 
     def _work(self, entry: tuple[Call[Any], _Join, int] | None) -> None:
         """Ready calls one after another on this worker while there are any: handing each to another thread cost more,
@@ -183,6 +197,7 @@ class _Tree:
             except BaseException as exc:  # the call's outcome, in the shared vocabulary
                 value, error = None, _failure(exc, call.action)
             with self._lock:
+                join.lane.running -= 1
                 self._running -= 1
             if inspect.isgenerator(value):
                 self._resume(call, value, None, join, index)
@@ -205,22 +220,22 @@ class _Tree:
         def resume(outcomes: list[Outcome[Call[Any], Any]]) -> None:
             self._resume(call, chain, outcomes if fanned else outcomes[0], join, index)
 
-        side_by_side = _Join(len(calls), resume, widens=fanned)
         if not calls:
             resume([])
             return
+        waited = _Join(len(calls), resume, lane=None if fanned else join.lane)
         with self._lock:
-            if side_by_side.widens:
-                self._slots += self._width
-            self._ready.extend((c, side_by_side, i) for i, c in enumerate(calls))
+            if fanned:
+                self._lanes.append(waited)
+            waited.lane.ready.extend((c, waited, i) for i, c in enumerate(calls))
 
     def _deliver(self, join: _Join, index: int, outcome: Outcome[Call[Any], Any]) -> None:
         with self._lock:
             join.outcomes[index] = outcome
             join.left -= 1
             complete = join.left == 0
-            if complete and join.widens:
-                self._slots -= self._width
+            if complete and join.then is not None and join.lane is join:  # a chain's fan-out ends: its lane closes
+                self._lanes.remove(join)
         if not complete:
             return
         if join.then is None:
