@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextvars
 import inspect
+import itertools
 import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable
@@ -123,7 +124,8 @@ class _Join:
         self.outcomes: list[Outcome[Call[Any], Any] | None] = [None] * size
         self.left, self.then = size, then
         self.lane = self if lane is None else lane
-        self.ready: deque[tuple[Call[Any], _Join, int]] = deque()
+        self.ready: deque[tuple[int, Call[Any], _Join, int]] = deque()
+        """Calls to start, each after its place in the order the tree was asked for calls."""
         self.running = 0
         self.finished = threading.Event()
 
@@ -137,10 +139,10 @@ class _Tree:
     Slots are per call, not per item: a chain waiting for its next call, or for the calls it fanned out, holds
     none. Each fan-out (the items, and each chain's own) brings `width` slots, as a nested `fan_out` did, and never
     more calls are in flight than the open fan-outs' slots together (the connections a client's pool keeps for
-    them); a slot one fan-out leaves idle serves another's calls meanwhile, and a fan-out under its own width has the
-    next slot that frees, before the others' calls. Calls start in the order they were asked for, so the first
-    calls of every chain (a listing, a policy simulation: what later calls wait on) start before the calls they
-    lead to.
+    them); a slot one fan-out leaves idle serves another's calls meanwhile. Calls start in the order they were
+    asked for, so the first calls of every chain (a listing, a policy simulation: what later calls wait on) start
+    before the calls they lead to; but a fan-out with no call in flight has the next free slot, ahead of calls
+    asked for before its own, so another fan-out's slow calls do not keep it waiting behind them.
     """
 
     def __init__(self, width: int, deadline: float | None) -> None:
@@ -148,12 +150,13 @@ class _Tree:
         self._deadline = deadline
         self._context = contextvars.copy_context()
         self._lanes: list[_Join] = []
+        self._asked = itertools.count()
         self._lock = threading.Lock()
         self._stopped = False
 
     def start(self, calls: list[Call[Any]]) -> _Join:
         items = _Join(len(calls), None, lane=None)
-        items.ready.extend((call, items, index) for index, call in enumerate(calls))
+        items.ready.extend((next(self._asked), call, items, index) for index, call in enumerate(calls))
         self._lanes.append(items)
         self._pump()
         return items
@@ -168,18 +171,19 @@ class _Tree:
             _workers.submit(self._work, entry)
 
     def _take(self) -> tuple[Call[Any], _Join, int] | None:
-        """The next ready call, its slot taken: first a call of a fan-out under its own width, else any; None when
-        there is none, every open fan-out's slots are taken, or the fan-out stopped."""
+        """The next ready call, its slot taken: a call of a fan-out that has none in flight, else the one asked for
+        first; None when there is none, every open fan-out's slots are taken, or the fan-out stopped."""
         with self._lock:
             if self._stopped or self._running >= self._width * len(self._lanes):
                 return None
-            lane = next((lane for lane in self._lanes if lane.ready and lane.running < self._width),
-                        next((lane for lane in self._lanes if lane.ready), None))
-            if lane is None:
+            waiting = [lane for lane in self._lanes if lane.ready]
+            if not waiting:
                 return None
+            lane = next((lane for lane in waiting if not lane.running), None) or min(
+                waiting, key=lambda lane: lane.ready[0][0])
             lane.running += 1
             self._running += 1
-            return lane.ready.popleft()
+            return lane.ready.popleft()[1:]
 
     def _work(self, entry: tuple[Call[Any], _Join, int] | None) -> None:
         """Ready calls one after another on this worker while there are any: handing each to another thread cost more,
@@ -227,7 +231,7 @@ class _Tree:
         with self._lock:
             if fanned:
                 self._lanes.append(waited)
-            waited.lane.ready.extend((c, waited, i) for i, c in enumerate(calls))
+            waited.lane.ready.extend((next(self._asked), c, waited, i) for i, c in enumerate(calls))
 
     def _deliver(self, join: _Join, index: int, outcome: Outcome[Call[Any], Any]) -> None:
         with self._lock:
