@@ -55,6 +55,24 @@ def test_a_chain_fans_out_with_a_width_of_its_own_and_gets_every_outcome_in_orde
     assert outcomes[1].value == "policy-3"  # beside the chain's 3: the items' 2 slots, 2 more while it fans out
 
 
+def test_a_chains_fan_out_is_not_kept_waiting_behind_the_items_slow_calls() -> None:
+    """The write checks' policy reads beside bucket listings that hang: their own slot frees for them first."""
+    checked = threading.Event()
+
+    def write_checks() -> Chain[int]:
+        found = yield [Call("s3:GetBucketPolicy", lambda: "none") for _ in range(2)]
+        checked.set()
+        return len(found)
+
+    def hanging_listing() -> bool:
+        return checked.wait(10)  # an endpoint that answers only once the write checks are done, or after 10 s
+
+    outcomes = fan_out(Call.run, [Call("iam:SimulatePrincipalPolicy", write_checks),
+                                  Call("s3:ListBucket", hanging_listing), Call("s3:ListBucket", hanging_listing)],
+                       action=Call.action_of, width=1)
+    assert [o.value for o in outcomes] == [2, True, True]  # no listing waited its 10 s out
+
+
 def test_an_error_in_a_chains_own_code_is_that_items_error_only() -> None:
     def broken() -> Chain[int]:
         listing = yield Call("s3:ListBucket", lambda: {"KeyCount": 0})
