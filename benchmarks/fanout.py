@@ -9,7 +9,10 @@ pages (`moto_extensions.BUCKET_REGIONS`), so discover asks no GetBucketLocation:
 identity simulations, 100 listings, 100 object heads, 90 bucket policies). Before (2026-11-24), with a location
 per bucket and the reads waiting for every location: 393 calls, discover 0.85-0.91 s and recommendations
 0.96-1.03 s on a quiet machine; run after run at load 11-15, 1.00 / 1.44 s and 1.12 / 1.62 s then, 0.55 / 0.68 s
-and 0.71 / 0.86 s now (sequential 14.65 s, floor 0.15 s). Every
+and 0.71 / 0.86 s now (sequential 14.65 s, floor 0.15 s). Since 2026-11-25 the fan-out's slots go to calls, not
+to chains of them (`fanout.Chain`): at load 2-4, discover 0.41-0.46 s and recommendations 0.51-0.60 s in three
+runs, beside 0.58 / 0.73 s for the chains holding slots, with as many calls in flight at most (`peak_in_flight`:
+64, the reads' and the write checks' fan-outs side by side). Every
 AWS attempt the server makes then waits `DELAY` seconds in a botocore `before-send` hook before
 reaching moto, as a far-away endpoint would. Each fan-out resource is read through the server's
 real read path with the result cache off (so permissions://recommendations reads discover,
