@@ -87,7 +87,8 @@ def fan_out(fn: Callable[[I], T], items: Iterable[I], *, action: str | Callable[
     context, so the request deadline reaches every AWS call they make.
 
     An item whose `fn` is a generator function is a chain of calls (`Chain`): it holds a slot only while one of
-    its calls runs, not while it waits for the next to start or for the calls it fanned out.
+    its calls runs, not while it waits for the next to start or for the calls it fanned out, and each fan-out of
+    its own adds `width` slots while it is open (see `_Tree`).
     """
     todo = list(items)
     name = action if callable(action) else lambda _: action
