@@ -9,7 +9,10 @@ pages (`moto_extensions.BUCKET_REGIONS`), so discover asks no GetBucketLocation:
 identity simulations, 100 listings, 100 object heads, 90 bucket policies). Before (2026-11-24), with a location
 per bucket and the reads waiting for every location: 393 calls, discover 0.85-0.91 s and recommendations
 0.96-1.03 s on a quiet machine; run after run at load 11-15, 1.00 / 1.44 s and 1.12 / 1.62 s then, 0.55 / 0.68 s
-and 0.71 / 0.86 s now (sequential 14.65 s, floor 0.15 s). Every
+and 0.71 / 0.86 s now (sequential 14.65 s, floor 0.15 s). Since 2026-11-25 the fan-out's slots go to calls, not
+to chains of them (`fanout.Chain`): at load 2-4, discover 0.41-0.46 s and recommendations 0.51-0.60 s in three
+runs, beside 0.58 / 0.73 s for the chains holding slots, with as many calls in flight at most (`peak_in_flight`:
+64, the reads' and the write checks' fan-outs side by side). Every
 AWS attempt the server makes then waits `DELAY` seconds in a botocore `before-send` hook before
 reaching moto, as a far-away endpoint would. Each fan-out resource is read through the server's
 real read path with the result cache off (so permissions://recommendations reads discover,
@@ -161,11 +164,14 @@ class FarAwayEndpoint:
     def __init__(self) -> None:
         self.delay = DELAY
         self.calls: Counter[str] = Counter()
+        self.spans: list[tuple[float, float]] = []
+        """Each attempt's start and end here, for the most calls in flight at once (the connections they need)."""
         self._answers: dict[tuple[str, str, bytes], tuple[int, dict[str, str], bytes]] = {}
         self._lock = threading.Lock()
         self._http = URLLib3Session()
 
     def __call__(self, event_name: str, request: Any, **_: Any) -> AWSResponse:
+        started = time.perf_counter()
         body = request.body if isinstance(request.body, bytes) else str(request.body or "").encode()
         key = (request.method, request.url, body)
         with self._lock:
@@ -178,8 +184,19 @@ class FarAwayEndpoint:
                 self._answers[key] = answer
         if self.delay:
             time.sleep(self.delay)
+        self.spans.append((started, time.perf_counter()))
         status, headers, content = answer
         return AWSResponse(request.url, status, headers, _Replay(content))
+
+
+def peak_in_flight(spans: list[tuple[float, float]]) -> int:
+    """The most attempts in flight at once: each needs a pooled connection of its own."""
+    edges = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])  # an end before a start
+    peak = running = 0
+    for _, change in edges:
+        running += change
+        peak = max(peak, running)
+    return peak
 
 
 class _Replay:
@@ -250,16 +267,20 @@ def measure(repeats: int) -> dict[str, Any]:
         for scenario in SCENARIOS:
             anyio.run(mcp.read, scenario.uri, None)  # records moto's answers: replays cost moto nothing
             walls: list[float] = []
+            peak = 0
             for _ in range(repeats):
                 calls.clear()
+                endpoint_far_away.spans.clear()
                 started = time.perf_counter()
                 reading = anyio.run(mcp.read, scenario.uri, None)
                 walls.append(time.perf_counter() - started)
+                peak = max(peak, peak_in_flight(endpoint_far_away.spans))
             if '"error"' in reading.text[:200]:
                 raise AssertionError(f"{scenario.uri} answered an error: {reading.text[:300]}")
             made = sum(calls.values())
             results[scenario.uri] = {"wall_s": sorted(walls), "calls": made, "by_operation": dict(calls),
-                                     "waves": scenario.waves, "budget_s": _budget(scenario, made),
+                                     "peak_in_flight": peak, "waves": scenario.waves,
+                                     "budget_s": _budget(scenario, made),
                                      "budget_from": "SPEC §8" if scenario.budget_s is not None else
                                      f"max({SEQUENTIAL_SHARE:g} x sequential, {FLOOR_MULTIPLE} x floor)",
                                      "size": scenario.size, "chars": len(reading.text)}

@@ -12,7 +12,7 @@ answered it (`region_from`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal, NotRequired, TypedDict
@@ -20,7 +20,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.fanout import Call, Outcome
+from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.identity import Caller
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.resolving import ItemError, attempt, chunks, side_by_side
@@ -88,9 +88,8 @@ def _region(location: str | None) -> str:
     return {None: "us-east-1", "": "us-east-1", "EU": "eu-west-1"}.get(location, location)  # type: ignore[arg-type]
 
 
-def _checked(action: str, call: Callable[[], Any], errors: list[ItemError]) -> tuple[Check, Any]:
-    """("ok", the answer), or the failure's check with the failure kept in `errors`."""
-    outcome = attempt(action, call)
+def _checked(outcome: Outcome[Any, Any], errors: list[ItemError]) -> tuple[Check, Any]:
+    """("ok", a call's answer), or its failure's check with the failure kept in `errors`."""
     if outcome.error is None:
         return "ok", outcome.value
     errors.append(outcome.error.brief())  # type: ignore[arg-type]
@@ -161,24 +160,25 @@ def _found(outcome: Outcome[Call[_Found], _Found]) -> _Found:
 
 def _locate(request: ResourceRequest, bucket: str) -> _Found:
     errors: list[ItemError] = []
-    check, located = _checked("s3:GetBucketLocation", lambda: request.client("s3").get_bucket_location(Bucket=bucket),
-                              errors)
+    check, located = _checked(attempt("s3:GetBucketLocation", partial(request.client("s3").get_bucket_location,
+                                                                      Bucket=bucket)), errors)
     if located is None:
         return _Found({"location": check}, errors)
     return _Found({"location": check}, errors, region=_region(located.get("LocationConstraint")),
                   region_from="s3:GetBucketLocation")
 
 
-def _check_reads(request: ResourceRequest, bucket: str, region: str | None) -> _Found:
+def _check_reads(request: ResourceRequest, bucket: str, region: str | None) -> Chain[_Found]:
     """A listing in the bucket's own region, then the head of one listed object."""
     errors: list[ItemError] = []
     s3 = request.client("s3", region=region)
-    listed, listing = _checked("s3:ListBucket", lambda: s3.list_objects_v2(Bucket=bucket, MaxKeys=LIST_SAMPLE), errors)
+    listed, listing = _checked((yield Call("s3:ListBucket", partial(s3.list_objects_v2, Bucket=bucket,
+                                                                    MaxKeys=LIST_SAMPLE))), errors)
     keys = [o["Key"] for o in (listing or {}).get("Contents", []) if not o["Key"].endswith("/")]
     if not keys:
         note = "no object to read: read access is not established" if listing is not None else None
         return _Found({"list": listed}, errors, note=note)
-    read, _ = _checked("s3:GetObject", lambda: s3.head_object(Bucket=bucket, Key=keys[0]), errors)
+    read, _ = _checked((yield Call("s3:GetObject", partial(s3.head_object, Bucket=bucket, Key=keys[0]))), errors)
     return _Found({"list": listed, "read": read}, errors)
 
 
@@ -192,21 +192,21 @@ def _bucket_policy(s3: Any, bucket: str) -> str | None:
         return None
 
 
-def _check_policy(request: ResourceRequest, principal: str, bucket: str, region: str | None) -> _Found:
+def _check_policy(request: ResourceRequest, principal: str, bucket: str, region: str | None) -> Chain[_Found]:
     """The bucket policy, and (for an IAM user) the simulator's write decision with it weighed.
 
     IAM's simulator weighs a resource policy only for an IAM user (its CallerArn cannot be a role), so for a
     role the policy is read only to learn whether there is one.
     """
     errors: list[ItemError] = []
-    check, policy = _checked("s3:GetBucketPolicy", lambda: _bucket_policy(request.client("s3", region=region),
-                                                                         bucket), errors)
+    check, policy = _checked((yield Call("s3:GetBucketPolicy", partial(
+        _bucket_policy, request.client("s3", region=region), bucket))), errors)
     settled: PolicyCheck = "none" if check == "ok" and policy is None else check
     if policy is None or ":user/" not in principal:
         return _Found({"bucket_policy": settled}, errors)
-    _, simulated = _checked("iam:SimulatePrincipalPolicy", lambda: request.client("iam").simulate_principal_policy(
-        PolicySourceArn=principal, ActionNames=["s3:PutObject"], ResourceArns=[_objects(bucket)],
-        ResourcePolicy=policy), errors)
+    _, simulated = _checked((yield Call("iam:SimulatePrincipalPolicy", partial(
+        request.client("iam").simulate_principal_policy, PolicySourceArn=principal, ActionNames=["s3:PutObject"],
+        ResourceArns=[_objects(bucket)], ResourcePolicy=policy))), errors)
     results = (simulated or {}).get("EvaluationResults") or []
     return _Found({"bucket_policy": settled}, errors, with_policy=results[0]["EvalDecision"] if results else None)
 
@@ -278,16 +278,16 @@ class _Writes:
 
 
 def _check_writes(request: ResourceRequest, principal: str, names: Sequence[str],
-                  located: Mapping[str, _Found]) -> _Writes:
+                  located: Mapping[str, _Found]) -> Chain[_Writes]:
     """The identity-only simulations (50 buckets a call), then, in each bucket's region, its policy -> a simulation
     with it, except where the identity policies already deny."""
     iam = request.client("iam")
-    simulated = request.fan_out(lambda chunk: _simulate_writes(iam, principal, chunk),
-                                chunks(names, SIMULATION_CHUNK), action="iam:SimulatePrincipalPolicy")
+    simulated = yield [Call("iam:SimulatePrincipalPolicy", partial(_simulate_writes, iam, principal, chunk))
+                       for chunk in chunks(names, SIMULATION_CHUNK)]
     identity = {name: decision for o in simulated if o.ok for name, decision in (o.value or {}).items()}
     weigh = [name for name in names if identity.get(name) not in (None, "explicitDeny")]
-    policies = request.fan_out(Call.run, [Call("s3:GetBucketPolicy", partial(
-        _check_policy, request, principal, name, located[name].region)) for name in weigh], action=Call.action_of)
+    policies = yield [Call("s3:GetBucketPolicy", partial(_check_policy, request, principal, name,
+                                                         located[name].region)) for name in weigh]
     return _Writes(simulated, identity, dict(zip(weigh, map(_found, policies), strict=True)))
 
 
@@ -311,9 +311,10 @@ def _listed_region(bucket: Mapping[str, Any]) -> _Found | None:
 )
 def discover(request: ResourceRequest) -> Discovery:
     """ListBuckets (which names each bucket's region when S3 answers it in pages); GetBucketLocation for the buckets
-    it did not place; then, side by side, each bucket's listing -> object head in its region, and the write checks
-    (identity simulations -> each bucket's policy -> a simulation with it), which fan out on their own. The
-    slowest chain, not the sum of calls, sets the time."""
+    it did not place; then, side by side in one fan-out, each bucket's listing -> object head in its region, and the
+    write checks (identity simulations -> each bucket's policy -> a simulation with it). Each is a chain of calls
+    (`fanout.Chain`): the fan-out's slots go to calls, not to chains, so none idles while a chain waits for its
+    next call or while the write checks wait for the simulations."""
     caller = request.caller
     listed = [b for page in request.client("s3").get_paginator("list_buckets").paginate(
         PaginationConfig={"PageSize": LIST_BUCKETS_PAGE}) for b in page.get("Buckets", [])]
