@@ -4,7 +4,8 @@
 port), seeds it with the demo data lake (``seed.py``) using moto's default "anything
 goes" access, then switches on moto's IAM enforcement so that the demo caller (an IAM
 user with a real policy) is held to it: listing the ``finance-restricted`` workgroup works,
-describing it is denied, exactly as on AWS.
+describing it is denied, exactly as on AWS. The seed's calls are answered by moto in-process
+(``in_process``: the state the endpoint serves, without an HTTP round trip per call).
 
 Process-wide effects (moto keeps its state and settings per process), all undone by
 ``stop()``:
@@ -21,8 +22,8 @@ Process-wide effects (moto keeps its state and settings per process), all undone
 * the ``werkzeug`` and ``moto`` loggers are raised to WARNING (request lines and moto's
   debug dumps of signed headers stay out of the logs).
 
-No environment variable is read or written; ``caller_environment()`` returns a dict for the
-caller to apply.
+No environment variable is read, nor written but for moto's own while seeding (``in_process``);
+``caller_environment()`` returns a dict for the caller to apply.
 """
 
 import logging
@@ -43,6 +44,7 @@ from moto.utilities.utils import get_partition
 from . import athena_engine
 from .callers import function_keys, seed_hosted_callers
 from .emulated_endpoint import EmulatedEndpoint
+from .in_process import InProcessSession, answered_in_process
 from .lake_data import put_orders
 from .moto_extensions import EXTENSIONS, install_moto_extensions
 from .seed import DemoInventory, seed_data_lake
@@ -159,11 +161,15 @@ class DemoAccount:
             self._endpoint_url = f"http://{host}:{port}"
             moto_api_backend.reset()
 
-            admin = boto3.Session(
+            admin = InProcessSession(
                 aws_access_key_id="demo-seed", aws_secret_access_key="demo-seed", region_name=self._region
             )
-            self._inventory = seed_data_lake(admin, self._endpoint_url)
-            put_orders(admin, self._endpoint_url)
+            with answered_in_process():
+                self._inventory = seed_data_lake(admin, None)
+                put_orders(admin)
+                if self._hosted_callers:
+                    self.caller_roles = seed_hosted_callers(admin.client("iam"), self._inventory.account_id,
+                                                            self._region)
             athena_engine.install()  # after the seed: its history keeps the states it was given
             # The caller's key is issued by moto's IAM backend directly, not through the API: botocore logs
             # response bodies at DEBUG, and CreateAccessKey's body carries the secret.
@@ -172,8 +178,6 @@ class DemoAccount:
             self._access_key_id = key.access_key_id
             self._secret_access_key = key.secret_access_key
             if self._hosted_callers:
-                self.caller_roles = seed_hosted_callers(admin.client("iam", endpoint_url=self._endpoint_url),
-                                                        self._inventory.account_id, self._region)
                 self.function_keys = function_keys(self._inventory.account_id, self._region)
 
             self._process_state.enable_enforcement()
