@@ -6,9 +6,10 @@ in-process path (``mock_aws``) for as long as the seed runs, on the backends the
 process-wide): nothing is reset on the way in or out. While it is on, moto also sets its placeholder keys in the
 environment and clears boto3's default session; both are put back when it ends, before anyone is served.
 
-``InProcessSession``'s clients go to AWS's own endpoints, which moto answers while it is on, over plain HTTP as to
-the endpoint: botocore then signs each body and puts its checksum in a header, so what is stored (S3 keeps the
-request's payload hash among an object's metadata) is what a seed through the endpoint stores.
+``InProcessSession``'s clients go to AWS's own endpoints (whatever the environment or the shared configuration
+would put instead), which moto answers while it is on, over plain HTTP as to the endpoint: botocore then signs
+each body and puts its checksum in a header, so what is stored (S3 keeps the request's payload hash among an
+object's metadata) is what a seed through the endpoint stores.
 """
 
 from collections.abc import Iterator
@@ -16,7 +17,10 @@ from contextlib import contextmanager
 from typing import Any
 
 import boto3
+from botocore.config import Config
 from moto import mock_aws
+
+_AWS_OWN_ENDPOINTS = Config(ignore_configured_endpoint_urls=True, use_fips_endpoint=False, use_dualstack_endpoint=False)
 
 
 @contextmanager
@@ -31,8 +35,9 @@ def answered_in_process() -> Iterator[None]:
 
 
 class InProcessSession(boto3.Session):
-    """A session whose clients call AWS's endpoints over plain HTTP (give them no ``endpoint_url``): for
+    """A session whose clients call AWS's own endpoints over plain HTTP (give them no ``endpoint_url``): for
     ``answered_in_process``."""
 
     def client(self, *args: Any, **kwargs: Any) -> Any:  # boto3's own signature
-        return super().client(*args, **{**kwargs, "use_ssl": False})
+        config = (kwargs.get("config") or Config()).merge(_AWS_OWN_ENDPOINTS)
+        return super().client(*args, **{**kwargs, "use_ssl": False, "config": config})
