@@ -1,7 +1,7 @@
 """Seed the embedded demo account with a small but realistic data lake (what it holds: ``seed_data.py``).
 
 Everything a user could build through the AWS API is built here through ordinary boto3
-calls to moto (answered in-process, ``in_process``): buckets and objects, Glue databases/tables/partitions,
+calls to moto (answered in-process: ``account``): buckets and objects, Glue databases/tables/partitions,
 Athena workgroups and query executions, IAM users/groups/roles/policies, OIDC and SAML
 providers, and the IAM Identity Center set-up.
 
