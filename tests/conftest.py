@@ -26,9 +26,9 @@ os.environ.update(
 os.environ.pop("AWS_DATA_MCP_MODE", None)
 
 from moto import mock_aws  # noqa: E402
-from moto.server import ThreadedMotoServer  # noqa: E402
 
 from aws_data_mcp.config import Settings  # noqa: E402
+from aws_data_mcp.demo.emulated_endpoint import MotoEndpoint  # noqa: E402
 from aws_data_mcp.demo.moto_extensions import install_moto_extensions  # noqa: E402
 from aws_data_mcp.identity import local_chain  # noqa: E402
 from support.events import load_event  # noqa: E402
@@ -63,16 +63,22 @@ def moto_endpoint() -> Iterator[str]:
     """Every boto3 call of the session goes to moto's server on loopback, never to AWS.
 
     The servers under test run in threads of this process and resolve the local
-    credential chain, so `auth://status` through them is answered by moto's STS.
+    credential chain, so `auth://status` through them is answered by moto's STS. werkzeug's line per request
+    (INFO, through every handler of the root logger) is left out, as the demo leaves it out: a tenth of the
+    CPU of a test that makes thousands of calls.
     """
     install_moto_extensions()  # what moto lacks of Athena (BatchGetQueryExecution, paging), as the demo has it
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
+    werkzeug = logging.getLogger("werkzeug")
+    werkzeug_level = werkzeug.level
+    werkzeug.setLevel(logging.WARNING)
+    server = MotoEndpoint(ip_address="127.0.0.1", port=free_port(), verbose=False)
     server.start()
     endpoint = f"http://127.0.0.1:{server._port}"
     os.environ["AWS_ENDPOINT_URL"] = endpoint
     yield endpoint
     os.environ.pop("AWS_ENDPOINT_URL", None)
     server.stop()
+    werkzeug.setLevel(werkzeug_level)
 
 
 RETRY_BACKOFF_SCALE = 0.1

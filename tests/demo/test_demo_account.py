@@ -41,6 +41,7 @@ def test_lifecycle_restores_the_process(caplog: pytest.LogCaptureFixture) -> Non
 
     with DemoAccount() as demo:
         assert settings.INITIAL_NO_AUTH_ACTION_COUNT == 0, "IAM must be enforced while the demo runs"
+        assert dict(os.environ) == environ_before, "moto's keys of the in-process seed outlived it"
         with pytest.raises(RuntimeError, match="already running"):
             DemoAccount().start()
         environment = demo.caller_environment()

@@ -52,9 +52,10 @@ lake-004 grants someone else; lake-006 denies what the identity policy allows.""
 def account() -> Iterator[None]:
     reset_moto()
     session = boto3.Session(region_name="us-east-1")
+    regional = {region: session.client("s3", region_name=region) for region in ("us-east-1", "eu-west-1")}
     for name in BUCKETS:
         region = "eu-west-1" if name in EU else "us-east-1"
-        s3 = session.client("s3", region_name=region)
+        s3 = regional[region]
         config = {"CreateBucketConfiguration": {"LocationConstraint": region}} if region != "us-east-1" else {}
         s3.create_bucket(Bucket=name, **config)
         if not name.endswith("7"):  # some empty buckets: read cannot be established there

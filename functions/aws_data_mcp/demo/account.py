@@ -20,21 +20,24 @@ Process-wide effects (moto keeps its state and settings per process), all undone
   operations and pages, IAM's policy simulation, atomic DynamoDB writes).
 * the ``werkzeug`` and ``moto`` loggers are raised to WARNING (request lines and moto's
   debug dumps of signed headers stay out of the logs).
+* while seeding, moto answers boto3 in this process (``_answered_in_process``): the seed's few hundred calls
+  skip the HTTP round trip to the endpoint's thread (about half their CPU) and land on the same state.
 
-No environment variable is read or written; ``caller_environment()`` returns a dict for the
-caller to apply.
+No environment variable is read or written (but moto's own placeholder keys, for the seed's duration);
+``caller_environment()`` returns a dict for the caller to apply.
 """
 
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, Self
 
 import boto3
 from botocore.config import Config
-from moto import settings
+from moto import mock_aws, settings
 from moto.core.authorization import ActionAuthenticatorMixin
 from moto.iam.models import iam_backends
 from moto.moto_api._internal.models import moto_api_backend
@@ -70,6 +73,8 @@ _QUIET_LOGGERS = ("werkzeug", "moto")
 
 # The endpoint is local: never route it through a proxy from the environment.
 _NO_PROXY_CONFIG = Config(proxies={})
+# The seed's clients call AWS's own endpoints (which moto answers in-process), whatever the environment names.
+_AWS_OWN_ENDPOINTS = Config(ignore_configured_endpoint_urls=True, use_fips_endpoint=False, use_dualstack_endpoint=False)
 
 _lock = threading.Lock()
 _active: "DemoAccount | None" = None
@@ -111,6 +116,29 @@ class _ProcessState:
                 setattr(cls, name, original)
         for name, level in self._log_levels.items():
             logging.getLogger(name).setLevel(level)
+
+
+@contextmanager
+def _answered_in_process() -> Iterator[None]:
+    """moto answers boto3's calls to AWS in this process meanwhile (``mock_aws``'s own path), on the state the
+    endpoint serves: nothing reset on the way in or out. moto's placeholder keys in the environment and its
+    cleared boto3 default session are put back when it ends, before anyone is served."""
+    mock = mock_aws()
+    mock.start(reset=False)
+    try:
+        yield
+    finally:
+        mock.stop(remove_data=False)
+
+
+class _SeedSession(boto3.Session):
+    """The seed's session: its clients call AWS's own endpoints (give them no ``endpoint_url``) over plain HTTP, as
+    they would the endpoint, so botocore signs each body and puts its checksum in a header and the objects keep
+    the metadata a seed through the endpoint gives them (S3 stores the request's payload hash)."""
+
+    def client(self, *args: Any, **kwargs: Any) -> Any:  # boto3's own signature
+        config = (kwargs.get("config") or Config()).merge(_AWS_OWN_ENDPOINTS)
+        return super().client(*args, **{**kwargs, "use_ssl": False, "config": config})
 
 
 # --------------------------------------------------------------------------- the account
@@ -159,11 +187,15 @@ class DemoAccount:
             self._endpoint_url = f"http://{host}:{port}"
             moto_api_backend.reset()
 
-            admin = boto3.Session(
+            admin = _SeedSession(
                 aws_access_key_id="demo-seed", aws_secret_access_key="demo-seed", region_name=self._region
             )
-            self._inventory = seed_data_lake(admin, self._endpoint_url)
-            put_orders(admin, self._endpoint_url)
+            with _answered_in_process():
+                self._inventory = seed_data_lake(admin, None)
+                put_orders(admin)
+                if self._hosted_callers:
+                    self.caller_roles = seed_hosted_callers(admin.client("iam"), self._inventory.account_id,
+                                                            self._region)
             athena_engine.install()  # after the seed: its history keeps the states it was given
             # The caller's key is issued by moto's IAM backend directly, not through the API: botocore logs
             # response bodies at DEBUG, and CreateAccessKey's body carries the secret.
@@ -172,8 +204,6 @@ class DemoAccount:
             self._access_key_id = key.access_key_id
             self._secret_access_key = key.secret_access_key
             if self._hosted_callers:
-                self.caller_roles = seed_hosted_callers(admin.client("iam", endpoint_url=self._endpoint_url),
-                                                        self._inventory.account_id, self._region)
                 self.function_keys = function_keys(self._inventory.account_id, self._region)
 
             self._process_state.enable_enforcement()

@@ -5,6 +5,10 @@ every call, and so does the emulated account (IAM enforced); moto's admin API (`
 nothing and serves ``data.json`` (every emulated access key, secret and session), resets the account and
 switches IAM enforcement off (``reset-auth``). It is refused here; the demo does what it needs of it in-process
 (``moto_api_backend``: resetting the account, queueing Athena results while seeding).
+
+Both servers here find a request's service as moto does, but remember the service of each host: moto's own
+dispatcher lists its package's folders and tries every service's URL pattern on each request, under a lock all
+requests share (about a millisecond a call).
 """
 
 import json
@@ -23,20 +27,43 @@ def _refuse_admin_api(environ: dict[str, Any], start_response: Any) -> list[byte
     return [body]
 
 
-class _ServicesOnly(DomainDispatcherApplication):
-    """moto's dispatcher, with whatever it would route to its admin API refused (by the app it chose, so a
-    path or header that moto routes there some other way is refused alike)."""
+class HostsResolvedOnce(DomainDispatcherApplication):
+    """moto's dispatcher, each host's service found once (moto's answer depends on the host alone)."""
+
+    def __init__(self, create_app: Any) -> None:
+        super().__init__(create_app)
+        self._services: dict[str | None, Any] = {}
+
+    def get_backend_for_host(self, host: str | None) -> Any:
+        # Called under the dispatcher's lock (moto's get_application), so the dict needs none of its own.
+        if host not in self._services:
+            self._services[host] = super().get_backend_for_host(host)
+        return self._services[host]
+
+
+class _ServicesOnly(HostsResolvedOnce):
+    """The dispatcher, with whatever it would route to moto's admin API refused (by the app it chose, so a path
+    or header that moto routes there some other way is refused alike)."""
 
     def get_application(self, environ: dict[str, Any]) -> Any:
         app = super().get_application(environ)
         return _refuse_admin_api if getattr(app, "service", None) == "moto_api" else app
 
 
-class EmulatedEndpoint(ThreadedMotoServer):
-    """``ThreadedMotoServer`` with ``_ServicesOnly`` as its application (the rest as moto's own ``_server_entry``)."""
+class MotoEndpoint(ThreadedMotoServer):
+    """``ThreadedMotoServer`` with ``HostsResolvedOnce`` as its application, admin API included (the rest as moto's
+    own ``_server_entry``)."""
+
+    dispatcher: type[HostsResolvedOnce] = HostsResolvedOnce
 
     def _server_entry(self) -> None:
-        self._server = make_server(self._ip_address, self._port, _ServicesOnly(create_backend_app), True,
+        self._server = make_server(self._ip_address, self._port, self.dispatcher(create_backend_app), True,
                                    request_handler=MotoRequestHandler)
         self._server_ready_event.set()
         self._server.serve_forever()
+
+
+class EmulatedEndpoint(MotoEndpoint):
+    """The demo's endpoint: moto's admin API refused (``_ServicesOnly``)."""
+
+    dispatcher = _ServicesOnly

@@ -1,7 +1,7 @@
 """Seed the embedded demo account with a small but realistic data lake (what it holds: ``seed_data.py``).
 
 Everything a user could build through the AWS API is built here through ordinary boto3
-calls against the moto endpoint: buckets and objects, Glue databases/tables/partitions,
+calls to moto (answered in-process: ``account``): buckets and objects, Glue databases/tables/partitions,
 Athena workgroups and query executions, IAM users/groups/roles/policies, OIDC and SAML
 providers, and the IAM Identity Center set-up.
 
@@ -377,8 +377,10 @@ def _seed_identity_center(sso_admin: BotoClient) -> tuple[str, tuple[str, ...]]:
 
 # --------------------------------------------------------------------------- entry point
 
-def seed_data_lake(session: boto3.Session, endpoint_url: str, *, now: datetime | None = None) -> DemoInventory:
-    """Create the demo data lake through boto3 calls against ``endpoint_url``.
+def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
+                   now: datetime | None = None) -> DemoInventory:
+    """Create the demo data lake through boto3 calls against ``endpoint_url`` (None: AWS's own endpoints, which
+    ``DemoAccount`` has moto answer in-process).
 
     ``session`` must be allowed to create everything (moto accepts any keys while IAM
     enforcement is off). The demo caller user is created with its policies but no access
@@ -394,8 +396,9 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str, *, now: datetime |
     account_id = clients["sts"].get_caller_identity()["Account"]
     today = now.date()
 
-    # Buckets first (objects and Athena results need them); then independent services in parallel,
-    # which cuts seeding time roughly in half (moto's server is threaded; one client per thread is safe).
+    # Buckets first (objects and Athena results need them); then independent services in parallel: against an
+    # endpoint that halves the time (moto's server is threaded; one client per thread is safe), answered
+    # in-process they take turns at no extra cost.
     _create_buckets(clients["s3"])
     objects = _all_objects(account_id, region, today)
     with ThreadPoolExecutor(max_workers=8, thread_name_prefix="demo-seed") as pool:
