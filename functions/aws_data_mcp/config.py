@@ -104,6 +104,11 @@ class Settings:
         (), "The Athena workgroups `athena_query` may run in, comma-separated, the first the default. Each must have "
         "a bytes-scanned cutoff per query and an enforced configuration, or its queries are refused. Empty: queries "
         "are off.", "QUERY_WORKGROUPS")
+    query_catalogs: tuple[str, ...] = setting(
+        ("AwsDataCatalog",), "The Athena data catalogs queries may read, comma-separated (case-insensitive). A table "
+        "in any other catalog (a federated or `\"lambda:...\"` source), a table function (`TABLE(...)`) or an "
+        "external function is refused before anything runs.", "QUERY_CATALOGS",
+        default_doc="`AwsDataCatalog` (the Glue catalog) only")
     query_max_rows: int = setting(1000, "Most rows in one answer of a query (`athena_query`, and each page of "
                                   "`athena://queries/{execution_id}`); a caller asking for more gets this many.",
                                   "QUERY_MAX_ROWS", minimum=1)

@@ -59,6 +59,7 @@ def server_config(request: ResourceRequest) -> ServerConfig:
                    "location": settings.workflow_table if settings.workflow_store == "dynamodb"
                    else settings.workflow_db_path},
         queries={"enabled": bool(settings.query_workgroups), "workgroups": list(settings.query_workgroups),
+                 "catalogs": list(settings.query_catalogs),
                  "max_rows": settings.query_max_rows, "wait_seconds": settings.query_wait_seconds,
                  "price_per_tb_usd": settings.athena_price_per_tb},
     )
