@@ -170,18 +170,17 @@ class PromptArgument:
 
     def value(self, raw: object) -> str:
         """The argument's value, or `invalid_argument` saying what it must be."""
-        what = f"Prompt argument {self.name!r}"
+        what, details = f"Prompt argument {self.name!r}", [f"{self.name}: {self.description}"]
         if not isinstance(raw, str) or not raw.strip():
-            raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"{what} must be a non-empty string",
-                                  details=[f"{self.name}: {self.description}"])
+            raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"{what} must be a non-empty string", details=details)
         text = raw.strip()
         if len(text) > self.max_chars:
             raise ResourceFailure(ErrorCode.INVALID_ARGUMENT,
-                                  f"{what} is {len(text)} characters: at most {self.max_chars}")
+                                  f"{what} is {len(text)} characters: at most {self.max_chars}", details=details)
         allowed = "\n\t" if self.multiline else ""
         if any(ord(c) < 32 and c not in allowed for c in text):
             raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"{what} must be one line without control characters",
-                                  details=[f"{self.name}: {self.description}"])
+                                  details=details)
         if self.check is not None:
             self.check(text)
         return text
