@@ -15,17 +15,23 @@ from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.registry import PromptArgument, ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import complete_database, glue_databases, glue_table_names
 
-_TABLE = re.compile(r'^([^\s."/]+)\.([^\s."/]+)$')
+_NAME = r'[^\s."/]+'
+"""A Glue database or table name as a prompt writes it into a URI and SQL: no space, dot, quote or slash."""
+_DATABASE = re.compile(f"^{_NAME}$")
+_TABLE = re.compile(f"^({_NAME})\\.({_NAME})$")
 _S3 = re.compile(r"^s3://([a-z0-9][a-z0-9.\-]{1,61}[a-z0-9])(?:/(\S*))?$")
 S3_SCHEME = "s3://"
 
 
+def _checked_database(database: str) -> None:
+    if not _DATABASE.match(database):
+        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, "database must be a Glue database name: no space, dot, "
+                              "quote or slash", details=["athena://databases lists the databases you can read."])
+
+
 def _database(description: str, required: bool = True) -> PromptArgument:
-    return PromptArgument("database", description, required=required, completer=complete_database)
-
-
-def _table_reference(database: str, table: str) -> str:
-    return f'"{database}"."{table}"'
+    return PromptArgument("database", description, required=required, completer=complete_database,
+                          check=_checked_database)
 
 
 # --- explore_database ---------------------------------------------------------------------------
@@ -121,7 +127,7 @@ def _table_steps(database: str, table: str) -> str:
 location.
 3. Read permissions://discover and find the bucket of that location: my access level to it (none/list/read/write) \
 and the evidence of each check.
-4. Call athena_query with estimate_only=true on SELECT * FROM {_table_reference(database, table)} LIMIT 1 \
+4. Call athena_query with estimate_only=true on SELECT * FROM "{database}"."{table}" LIMIT 1 \
 (database "{database}"): Athena's own answer names what it could not do (the workgroup, its query result \
 location, the data's bucket, a key)."""
 
