@@ -87,7 +87,7 @@ def server_instructions(registry: Registry, about_data: str = "") -> str:
         "first.",
         "Refused? auth://status says who you are; permissions://discover and permissions://recommendations say what "
         "you may read and what is missing.",
-        "A client without resources: call get_resource() to discover them and get_resource(uri=...) to read one.",
+        "A client that cannot read resources: call get_resource() to list them and get_resource(uri=...) to read one.",
     ]
     prompts = ", ".join(prompt.name for prompt in registry.prompts())
     if prompts:
