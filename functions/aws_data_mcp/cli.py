@@ -18,7 +18,7 @@ from aws_data_mcp.config import SettingError, Settings, state_directory
 from aws_data_mcp.transport.local_server import PortUnavailable
 
 
-def _serve_http(settings: Settings, banner: str) -> None:
+def _serve_http(settings: Settings, banner: str, about_data: str = "") -> None:
     """Serve once the port is ours: only then is the token file written and the banner printed."""
     from aws_data_mcp.app import create_http_app
     from aws_data_mcp.transport.local_server import serve
@@ -30,13 +30,13 @@ def _serve_http(settings: Settings, banner: str) -> None:
             write_token_file(token_file(settings.port), settings.local_token)
         print(banner, file=sys.stderr, flush=True)
 
-    serve(create_http_app(settings), settings.host, settings.port, ready)
+    serve(create_http_app(settings, about_data), settings.host, settings.port, ready)
 
 
-def _serve_stdio(settings: Settings) -> None:
+def _serve_stdio(settings: Settings, about_data: str = "") -> None:
     from aws_data_mcp.app import create_server
 
-    create_server(settings).run("stdio")
+    create_server(settings, about_data).run("stdio")
 
 
 @contextmanager
@@ -111,6 +111,12 @@ def _serve_banner(settings: Settings, token: str | None) -> str:
 DEMO_QUESTION = ("Ask your agent: \"Which sales channel had the most returned orders in the first week of January "
                  "2026, and what did the query cost?\" (athena_query runs it over sales.orders, 250,000 rows, in "
                  "the analytics workgroup, whose 10 MB cutoff Athena enforces: a full scan is refused).")
+
+
+DEMO_DATA = ("This demo's data: an emulated AWS account holding a small company's data lake (customers, orders, order "
+             "items, products, campaigns, email sends, web sessions, churn labels) in the Glue databases sales, "
+             "marketing and ml_features.")
+"""What the demo's data is, for the server's instructions (`about_data`)."""
 
 
 def _demo_banner(settings: Settings, inventory: Any, token_ignored: bool) -> str:
@@ -259,9 +265,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 if args.command == "demo":
                     # The demo is documented and printed as tokenless: a token from the shell would 401 its clients.
                     demo = dataclasses.replace(settings, local_token="")
-                    _serve_http(demo, _demo_banner(demo, account.inventory, token_ignored=bool(settings.local_token)))
+                    _serve_http(demo, _demo_banner(demo, account.inventory, token_ignored=bool(settings.local_token)),
+                                DEMO_DATA)
                 else:
                     print(STDIO_DEMO_READY, file=sys.stderr, flush=True)  # stdout is the protocol's
-                    _serve_stdio(settings)
+                    _serve_stdio(settings, DEMO_DATA)
     except (SettingError, PortUnavailable) as refused:
         parser.exit(2, f"aws-data-mcp: error: {refused}\n")
