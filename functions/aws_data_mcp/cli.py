@@ -130,6 +130,12 @@ NO_TOKEN_WARNING = ("WARNING: --no-token: any user or process on this machine ca
                     "as you. Use it only on a single-user machine.")
 
 
+def _other_port(make_target: str, port: int) -> str:
+    """How to choose another port, said both ways: most people started this through `make`, which takes PORT."""
+    other = port + 1
+    return f"Choose another port: make {make_target} PORT={other}, or --port {other}."
+
+
 def _local_token(settings: Settings, wanted: bool) -> str | None:
     """The token `serve` asks for: AWS_DATA_MCP_TOKEN's, or a new one."""
     if not wanted:
@@ -240,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             serve(args.auth, args.host or "127.0.0.1", args.port or 8000, state_directory())
         except PortUnavailable as refused:
-            parser.exit(2, f"aws-data-mcp: error: {refused}\n")
+            parser.exit(2, f"aws-data-mcp: error: {refused} {_other_port(f'demo-{args.auth}', refused.port)}\n")
         return
     demo_mode = args.command == "demo" or getattr(args, "demo", False)
     overrides = {k: v for k, v in (("host", getattr(args, "host", None)), ("port", getattr(args, "port", None)))
@@ -263,5 +269,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 else:
                     print(STDIO_DEMO_READY, file=sys.stderr, flush=True)  # stdout is the protocol's
                     _serve_stdio(settings)
-    except (SettingError, PortUnavailable) as refused:
+    except PortUnavailable as refused:
+        parser.exit(2, f"aws-data-mcp: error: {refused} {_other_port(args.command, refused.port)}\n")
+    except SettingError as refused:
         parser.exit(2, f"aws-data-mcp: error: {refused}\n")
