@@ -63,7 +63,7 @@ def _with_demo_workgroups(settings: Settings) -> Settings:
 def client_configurations(url: str, token: str | None, stdio_args: list[str], stdio_env: dict[str, str],
                           python: str = sys.executable) -> dict[str, Any]:
     """Ready-to-paste configuration for the common MCP clients: HTTP ones with the token's header, if any. The
-    banners print it; the README's client table is it with placeholders (`client_table`)."""
+    banners print it; docs/local.md's client table is it with placeholders (`client_table`)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     remote: dict[str, Any] = {"url": url, **({"headers": headers} if headers else {})}
     claude_code = f"claude mcp add --transport http aws-data-mcp {url}"
@@ -180,7 +180,7 @@ def client_table() -> str:
 
 
 def doc_table(name: str) -> str:
-    """A generated README table: the registry's resources and tools, every setting of config.py, or the client
+    """A generated docs table: the registry's resources and tools, every setting of config.py, or the client
     configurations."""
     if name == "client-table":
         return client_table()
@@ -222,8 +222,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     invoke = commands.add_parser("invoke", help="run the Lambda handler on an API Gateway event file")
     invoke.add_argument("event", type=Path)
     for name, what in DOC_TABLES.items():
-        table = commands.add_parser(name, help=f"print the README's {what}")
-        table.add_argument("--update", type=Path, metavar="README", help="rewrite the table in this file instead")
+        table = commands.add_parser(name, help=f"print the docs' {what}")
+        table.add_argument("--update", type=Path, metavar="PAGE", help="rewrite the table in this page instead")
     args = parser.parse_args(argv)
 
     if args.command in DOC_TABLES:
