@@ -55,6 +55,11 @@ def test_the_readme_gives_the_two_commands_ci_runs() -> None:
     assert "make test" in (ROOT / ".ci" / "run").read_text(), "CI must run the README's test command"
 
 
+def test_the_readme_installs_the_sdk_the_server_pins() -> None:
+    pinned = re.search(r'"(mcp==[\d.]+)"', (ROOT / "pyproject.toml").read_text())
+    assert pinned is not None and f'pip install "{pinned[1]}"' in README.read_text()
+
+
 def test_the_readme_is_read_in_five_minutes() -> None:
     assert len(README.read_text().splitlines()) <= 200
 
