@@ -1,6 +1,6 @@
-"""The README's Python snippets, run as written against the oidc demo: the static-token one with a caller's token
-from the banner, the sign-in one with a person choosing a user on the demo's sign-in page (the browser and the
-pasted address are the only parts played by the test)."""
+"""What a newcomer meets in the oidc demo: the README's Python snippets, run as written (the static-token one with a
+caller's token from the banner, the sign-in one with a person choosing a user on the demo's sign-in page: the
+browser and the pasted address are the only parts played by the test), and a terminal of readable lines."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import builtins
 import json
 import re
 import webbrowser
+from pathlib import Path
 from urllib.parse import urlparse
 
 import httpx2
@@ -73,3 +74,19 @@ def test_the_sign_in_snippet_reads_as_the_person_who_signed_in(oidc_demo_banner:
     exec(snippet("OAuthClientProvider", url), {"__name__": "__main__"})
     status = printed_status(capsys.readouterr().out)
     assert str(status["principal_arn"]).endswith("assumed-role/demo-admin-role/bob")
+
+
+def test_the_terminal_shows_each_token_once_and_the_metrics_go_to_a_file(
+        oidc_demo_banner: tuple[str, str], oidc_demo: tuple[str, dict[str, str]]) -> None:
+    url, banner = oidc_demo_banner
+    _, tokens = oidc_demo
+    assert all(banner.count(token) == 1 for token in tokens.values())
+    metrics = re.search(r"^Metrics: .* goes to (\S+)$", banner, re.M)
+    assert metrics is not None
+    read = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "config://security"}}
+    answer = httpx2.post(url, json=read, timeout=30, headers={
+        "authorization": f"Bearer {tokens['carol']}", "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25"})
+    assert answer.status_code == 200, answer.text
+    lines = [json.loads(line) for line in Path(metrics[1]).read_text().splitlines()]
+    assert any(line.get("uri") == "config://security" and "_aws" in line for line in lines)
