@@ -63,7 +63,7 @@ def _with_demo_workgroups(settings: Settings) -> Settings:
 def client_configurations(url: str, token: str | None, stdio_args: list[str], stdio_env: dict[str, str],
                           python: str = sys.executable) -> dict[str, Any]:
     """Ready-to-paste configuration for the common MCP clients: HTTP ones with the token's header, if any. The
-    banners print it; the README's client table is it with placeholders (`client_table`)."""
+    banners print it; docs/local.md's client table is it with placeholders (`client_table`)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     remote: dict[str, Any] = {"url": url, **({"headers": headers} if headers else {})}
     claude_code = f"claude mcp add --transport http aws-data-mcp {url}"
@@ -136,6 +136,12 @@ NO_TOKEN_WARNING = ("WARNING: --no-token: any user or process on this machine ca
                     "as you. Use it only on a single-user machine.")
 
 
+def _other_port(make_target: str, port: int) -> str:
+    """How to choose another port, said both ways: most people started this through `make`, which takes PORT."""
+    other = port + 1
+    return f"Choose another port: make {make_target} PORT={other}, or --port {other}."
+
+
 def _local_token(settings: Settings, wanted: bool) -> str | None:
     """The token `serve` asks for: AWS_DATA_MCP_TOKEN's, or a new one."""
     if not wanted:
@@ -180,7 +186,7 @@ def client_table() -> str:
 
 
 def doc_table(name: str) -> str:
-    """A generated README table: the registry's resources and tools, every setting of config.py, or the client
+    """A generated docs table: the registry's resources and tools, every setting of config.py, or the client
     configurations."""
     if name == "client-table":
         return client_table()
@@ -222,8 +228,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     invoke = commands.add_parser("invoke", help="run the Lambda handler on an API Gateway event file")
     invoke.add_argument("event", type=Path)
     for name, what in DOC_TABLES.items():
-        table = commands.add_parser(name, help=f"print the README's {what}")
-        table.add_argument("--update", type=Path, metavar="README", help="rewrite the table in this file instead")
+        table = commands.add_parser(name, help=f"print the docs' {what}")
+        table.add_argument("--update", type=Path, metavar="PAGE", help="rewrite the table in this page instead")
     args = parser.parse_args(argv)
 
     if args.command in DOC_TABLES:
@@ -246,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             serve(args.auth, args.host or "127.0.0.1", args.port or 8000, state_directory())
         except PortUnavailable as refused:
-            parser.exit(2, f"aws-data-mcp: error: {refused}\n")
+            parser.exit(2, f"aws-data-mcp: error: {refused} {_other_port(f'demo-{args.auth}', refused.port)}\n")
         return
     demo_mode = args.command == "demo" or getattr(args, "demo", False)
     overrides = {k: v for k, v in (("host", getattr(args, "host", None)), ("port", getattr(args, "port", None)))
@@ -270,5 +276,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 else:
                     print(STDIO_DEMO_READY, file=sys.stderr, flush=True)  # stdout is the protocol's
                     _serve_stdio(settings, DEMO_DATA)
-    except (SettingError, PortUnavailable) as refused:
+    except PortUnavailable as refused:
+        parser.exit(2, f"aws-data-mcp: error: {refused} {_other_port(args.command, refused.port)}\n")
+    except SettingError as refused:
         parser.exit(2, f"aws-data-mcp: error: {refused}\n")
