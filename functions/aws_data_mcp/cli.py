@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from aws_data_mcp.config import SettingError, Settings, state_directory
+from aws_data_mcp.private_files import SymlinkRefused
 from aws_data_mcp.transport.local_server import PortUnavailable
 
 
@@ -263,5 +264,5 @@ def main(argv: Sequence[str] | None = None) -> None:
                 else:
                     print(STDIO_DEMO_READY, file=sys.stderr, flush=True)  # stdout is the protocol's
                     _serve_stdio(settings)
-    except (SettingError, PortUnavailable) as refused:
+    except (SettingError, PortUnavailable, SymlinkRefused) as refused:
         parser.exit(2, f"aws-data-mcp: error: {refused}\n")
