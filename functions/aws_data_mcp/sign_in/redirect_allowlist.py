@@ -12,10 +12,10 @@ The pattern language, `scheme://host[:port][/path][?query]`, each part split wit
 - port: exactly the one written, a missing port being the scheme's default (80 for http, 443 for https:
   `https://x.example:443/cb` is `https://x.example/cb`). `:*`, any port, only on a loopback host (`localhost`,
   `127.0.0.1`, `[::1]`), where a native app listens on a port of its own (RFC 8252 section 7.3).
-- path: exactly as written (case-sensitive; no path is `/`), except that a `*` inside a segment matches a run of
-  `A-Z a-z 0-9 - . _ ~` within that segment: never `/`, `%` or anything else, and never a whole segment that is
-  empty, `.` or `..`. On a loopback host a pattern without a path admits any path the app chooses (segments of
-  those characters and `! $ & ' ( ) * + , ; = : @`, none empty, `.` or `..`).
+- path: exactly as written (case-sensitive; no path is `/`), except that a `*` inside a segment matches any run,
+  even empty, of `A-Z a-z 0-9 - . _ ~` within that segment: never `/`, `%` or anything else, and never so that the
+  whole segment is empty, `.` or `..`. On a loopback host a pattern without a path admits any path the app chooses:
+  segments of those characters and `! $ & ' ( ) * + , ; = : @`, none empty, `.` or `..`, and a trailing `/`.
 - query: a URI with one matches only a pattern with the same query, exactly (no `*`). No fragment, in a pattern or
   a URI (RFC 6749 section 3.1.2).
 
