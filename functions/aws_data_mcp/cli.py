@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from aws_data_mcp.config import SettingError, Settings, state_directory
+from aws_data_mcp.private_files import SymlinkRefused
 from aws_data_mcp.transport.local_server import PortUnavailable
 
 
@@ -278,5 +279,5 @@ def main(argv: Sequence[str] | None = None) -> None:
                     _serve_stdio(settings, DEMO_DATA)
     except PortUnavailable as refused:
         parser.exit(2, f"aws-data-mcp: error: {refused} {_other_port(args.command, refused.port)}\n")
-    except SettingError as refused:
+    except (SettingError, SymlinkRefused) as refused:
         parser.exit(2, f"aws-data-mcp: error: {refused}\n")
