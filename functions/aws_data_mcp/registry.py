@@ -1,7 +1,7 @@
 """The registry: the single source of truth for every URI, tool and prompt this server offers.
 
 `resources/list`, `resources/templates/list`, `prompts/list`, completion, `get_resource` discovery,
-`info://capabilities` and the README's resource table all read from here, so adding
+`info://capabilities` and the docs' resource table (docs/resources.md) all read from here, so adding
 a resource is one `@registry.resource(...)` beside its resolver (a prompt: `@registry.prompt(...)`).
 """
 
@@ -357,7 +357,7 @@ class Registry:
         return sorted(known, key=lambda k: (-difflib.SequenceMatcher(None, uri.lower(), k).ratio(), k))
 
     def markdown_table(self) -> str:
-        """The README's resource table, so the docs cannot drift from what is served."""
+        """The resource table of docs/resources.md, so the docs cannot drift from what is served."""
         rows = ["| URI | what it returns | AWS calls (as the caller) | requires |", "|---|---|---|---|"]
         for spec in self:
             calls = ", ".join(spec.aws_calls) or "none"
