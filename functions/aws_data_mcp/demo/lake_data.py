@@ -183,7 +183,7 @@ _UTM = """{'source': CASE channel WHEN 'email' THEN 'newsletter' WHEN 'paid_sear
                       ELSE 'display' END,
           'content': 'variant-' || ['a', 'b', 'c'][1 + pick(h, 7, 3)]}"""
 
-# Impressions and clicks for each day a campaign runs; conversions are about 1 in 12 web and mobile orders,
+# Impressions and clicks for each day a campaign runs; conversions are about 1 in 40 web and mobile orders,
 # credited to one of the campaigns running that day.
 _CAMPAIGN_EVENTS = f"""
 WITH days AS (SELECT {COMPANY_START} + CAST(d AS INTEGER) AS day FROM range({COMPANY_DAYS}) AS t(d)),
@@ -195,7 +195,7 @@ converted AS (
     SELECT o.order_id, o.customer_id, o.order_ts, c.campaign_id, c.channel, hash(o.order_id) AS h,
            row_number() OVER (PARTITION BY o.order_id ORDER BY hash(o.order_id, c.campaign_id)) AS rank
     FROM orders AS o JOIN campaigns AS c ON CAST(o.order_date AS DATE) BETWEEN c.start_date AND c.end_date
-    WHERE o.channel <> 'store' AND pick(o.order_id, 11, 12) = 0),
+    WHERE o.channel <> 'store' AND pick(o.order_id, 11, 40) = 0),
 events AS (
     SELECT 'EVT-' || strftime(day, '%y%m%d') || '-' || substr(campaign_id, 5) || '-' || lpad(CAST(k AS VARCHAR), 4, '0')
                AS event_id, campaign_id,
