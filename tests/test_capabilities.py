@@ -12,8 +12,8 @@ import pytest
 from mcp import Client
 
 from aws_data_mcp.app import create_server
-from aws_data_mcp.cli import DEMO_DATA
 from aws_data_mcp.config import Settings
+from aws_data_mcp.demo.seed_data import DEMO_DATA_STORY as DEMO_DATA
 from aws_data_mcp.resources import registry
 from support.events import REVISION_2025, REVISION_2026, body_json, http_api_event, modern, rpc
 from support.logs import RecordKeeper

@@ -114,10 +114,6 @@ DEMO_QUESTION = ("Ask your agent: \"Which sales channel had the most returned or
                  "the analytics workgroup, whose 10 MB cutoff Athena enforces: a full scan is refused).")
 
 
-DEMO_DATA = ("This demo's data: an emulated AWS account holding a small company's data lake (customers, orders, order "
-             "items, products, campaigns, email sends, web sessions, churn labels) in the Glue databases sales, "
-             "marketing and ml_features.")
-"""What the demo's data is, for the server's instructions (`about_data`)."""
 
 
 def _demo_banner(settings: Settings, inventory: Any, token_ignored: bool) -> str:
@@ -268,15 +264,17 @@ def main(argv: Sequence[str] | None = None) -> None:
             _serve_stdio(settings)
         else:
             with _demo_account() as account:
+                from aws_data_mcp.demo.seed_data import DEMO_DATA_STORY
+
                 settings = _with_demo_workgroups(settings)
                 if args.command == "demo":
                     # The demo is documented and printed as tokenless: a token from the shell would 401 its clients.
                     demo = dataclasses.replace(settings, local_token="")
                     _serve_http(demo, _demo_banner(demo, account.inventory, token_ignored=bool(settings.local_token)),
-                                DEMO_DATA)
+                                DEMO_DATA_STORY)
                 else:
                     print(STDIO_DEMO_READY, file=sys.stderr, flush=True)  # stdout is the protocol's
-                    _serve_stdio(settings, DEMO_DATA)
+                    _serve_stdio(settings, DEMO_DATA_STORY)
     except PortUnavailable as refused:
         parser.exit(2, f"aws-data-mcp: error: {refused} {_other_port(args.command, refused.port)}\n")
     except (SettingError, SymlinkRefused) as refused:

@@ -17,7 +17,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import PromptReference
 
-from aws_data_mcp.cli import DEMO_DATA, STDIO_DEMO_READY
+from aws_data_mcp.cli import STDIO_DEMO_READY
+from aws_data_mcp.demo.seed_data import DEMO_DATA_STORY as DEMO_DATA
 from support.servers import free_port
 
 pytestmark = pytest.mark.anyio
