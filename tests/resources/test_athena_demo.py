@@ -51,7 +51,7 @@ async def test_the_demo_caller_sees_exactly_the_seeded_estate(demo_server: Serve
         history = await read(client, "athena://query/history")
         sales = await read(client, "athena://databases/sales/tables")
         succeeded = [e for e in history["executions"] if e["state"] == "SUCCEEDED" and e["statement_type"] == "DML"]
-        query = await read(client, f"athena://queries/{succeeded[0]['id']}")
+        query = await read(client, f"athena://queries/{succeeded[0]['execution_id']}")
 
     by_name = {w["name"]: w for w in workgroups["workgroups"]}
     assert sorted(by_name) == sorted(inventory.workgroups)

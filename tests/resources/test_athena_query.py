@@ -148,7 +148,7 @@ async def test_a_long_query_answers_a_link_then_the_rows(server: ServerThread, d
     async with Client(server.url, mode="2026-07-28") as client:
         for _ in range(100):
             detail = json.loads((await client.read_resource(link.uri)).contents[0].text)
-            if detail["execution"]["state"] == "SUCCEEDED":
+            if detail["state"] == "SUCCEEDED":
                 break
             await anyio.sleep(0.1)
     assert detail["results"]["rows"] == expected_three_days()
