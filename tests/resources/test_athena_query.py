@@ -210,7 +210,8 @@ async def test_the_tool_the_query_uri_and_a_cursor_page_answer_one_shape(server:
         first = answer(await client.call_tool("athena_query", {"sql": sql, "database": "sales", "max_rows": 5}))
         linked = json.loads((await client.read_resource(first["uri"])).contents[0].text)
         later = json.loads((await client.read_resource(first["results"]["next_uri"])).contents[0].text)
-        failed = await client.call_tool("athena_query", {"sql": "SELECT nope FROM orders", "database": "sales"})
+        failed = await client.call_tool("athena_query", {
+            "sql": "SELECT nope FROM orders WHERE order_date = '2026-01-01'", "database": "sales"})
         failed_linked = json.loads((await client.read_resource(answer(failed)["uri"])).contents[0].text)
         running = answer(await client.call_tool("athena_query", {
             "sql": f"/* demo:running_seconds=2 */ {sql}", "database": "sales", "wait_seconds": 0}))
