@@ -68,6 +68,7 @@ def server_config(request: ResourceRequest) -> ServerConfig:
                  "default_workgroup": settings.query_workgroups[0] if settings.query_workgroups else None,
                  "workgroups": [{"name": name, "default": index == 0, "usable": None, "checked": QUERY_CHECK}
                                 for index, name in enumerate(settings.query_workgroups)],
+                 "catalogs": list(settings.query_catalogs),
                  "max_rows": settings.query_max_rows, "wait_seconds": settings.query_wait_seconds,
                  "price_per_tb_usd": settings.athena_price_per_tb},
     )

@@ -120,13 +120,13 @@ async def athena_query(ctx: Context, sql: Sql, database: Database, workgroup: Wo
     host = host_of(ctx)
     settings = host.config
     try:
-        statement = _read_only(sql)
+        statement = _read_only(sql, settings.query_catalogs)
         name = chosen_workgroup(workgroup, settings.query_workgroups)
         chosen_database = _database(database)
         budget = _budget(ctx)
         bounds = limits(settings, max_rows, wait_seconds, budget)
         if estimate_only:
-            statement = _estimate_of(statement)
+            statement = _estimate_of(statement, settings.query_catalogs)
         return await _run(ctx, statement, chosen_database, name, bounds, time.monotonic() + budget)
     except ResourceFailure as failure:
         return failure_result(failure)
@@ -165,21 +165,21 @@ def _answer(payload: QueryAnswer | dict[str, Any], link: ResourceLink) -> CallTo
     return tool_result(to_json(body), body, link=link, is_error=body.get("error") is not None)
 
 
-def _read_only(sql: object) -> ReadOnlyStatement:
+def _read_only(sql: object, catalogs: tuple[str, ...]) -> ReadOnlyStatement:
     """The parser's verdict on `sql`, imported on the first query rather than with this module: sqlglot takes about
     0.2 s to import, which every cold start would otherwise pay for a tool most invocations never call."""
     from aws_data_mcp.resources.athena.read_only import read_only_statement
 
-    return read_only_statement(sql)
+    return read_only_statement(sql, catalogs)
 
 
-def _estimate_of(statement: ReadOnlyStatement) -> ReadOnlyStatement:
+def _estimate_of(statement: ReadOnlyStatement, catalogs: tuple[str, ...]) -> ReadOnlyStatement:
     if statement.kind not in ("SELECT", "EXPLAIN") or (statement.kind == "EXPLAIN" and not statement.estimate):
         raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"estimate_only needs a SELECT, not {statement.kind}",
                               details=["Athena estimates the input of a SELECT (EXPLAIN (TYPE IO)) only."])
     if statement.estimate:
         return statement
-    return _read_only(f"EXPLAIN (TYPE IO, FORMAT JSON) {statement.sql}")
+    return _read_only(f"EXPLAIN (TYPE IO, FORMAT JSON) {statement.sql}", catalogs)
 
 
 async def _call(operation: Callable[..., T], deadline: float, **kwargs: Any) -> T:

@@ -1,60 +1,72 @@
-"""Which SQL the query tool runs: one read-only statement of Athena's dialect, decided by a parser.
+"""Which SQL the query tool runs: one read-only statement, read exactly as Athena (Trino) reads it.
 
-Why a parser and not keywords: a keyword check is fooled by a write inside a `WITH`, a second statement after
-`;`, `SELECT ... INTO`, comments and case. sqlglot parses Athena's dialect (engine v3 is Trino; DDL is Hive's),
-so the decision is made on the statement's tree: an allow-list of statement kinds at the root, and no write
-anywhere below it. Refusals happen before any AWS call, and say what was refused and why.
+How the text is read, each step refusing before any AWS call:
+1. Trino's lexer rules split it (`trino_lexer`): comments that never nest, literals as Trino's grammar defines
+   them. A text those rules cannot read is refused with its line and column, never re-read by a lenient dialect.
+2. It holds one statement, and its first token decides the kind, as in Trino's grammar: SELECT, WITH, VALUES or
+   `(` begin a query; SHOW and DESCRIBE the documented metadata forms (`metadata_statements`); EXPLAIN one of
+   these. Anything else (every write, DDL, UNLOAD, USING EXTERNAL FUNCTION...) is refused by name.
+3. A query is parsed by sqlglot's Trino dialect from the same tokens: its tokenizer must split the text exactly
+   where ours does, or the text is refused. The tree must hold no write, and read only the catalogs the operator
+   allows (`AWS_DATA_MCP_QUERY_CATALOGS`): no table function (`TABLE(...)`), no Lambda connector, no other catalog.
 
-What reaches Athena is the caller's own text (less a trailing `;`), never sqlglot's rendering of it: the parser
-decides, it does not rewrite.
+What reaches Athena is the caller's own text (less a trailing `;`), never a rendering of it: the guard decides,
+it does not rewrite.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
-import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
-import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.trino import Trino
 from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import Token as SqlglotToken
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
+from aws_data_mcp.resources.athena.metadata_statements import NotAMetadataRead, metadata_read
+from aws_data_mcp.resources.athena.trino_lexer import HIDDEN, Kind, LexError, Token, position, tokens
 
-# sqlglot warns (with the statement's text) for every statement it keeps as a raw command, SHOW and EXPLAIN
-# included: an expected outcome here, decided below, not an operational event.
+# sqlglot warns (with the statement's text) when it keeps a statement as a raw command: decided below.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 MAX_SQL_BYTES = 262_144
 """Athena's own limit on a query string (StartQueryExecution's QueryString), in UTF-8 bytes."""
-DIALECT = "athena"
+DEFAULT_CATALOGS = ("AwsDataCatalog",)
+CATALOGS_SETTING = "AWS_DATA_MCP_QUERY_CATALOGS"
+ALLOWED = "SELECT, WITH ... SELECT, VALUES, SHOW, DESCRIBE, or EXPLAIN of one of these"
+QUERY_STARTS = ("SELECT", "WITH", "VALUES")
+STATEMENT_STARTS = frozenset({
+    *QUERY_STARTS, "ALTER", "ANALYZE", "CALL", "COMMENT", "COMMIT", "CREATE", "DEALLOCATE", "DELETE", "DENY", "DROP",
+    "EXECUTE", "EXPLAIN", "GRANT", "INSERT", "MERGE", "MSCK", "OPTIMIZE", "PREPARE", "REFRESH", "RESET", "REVOKE",
+    "ROLLBACK", "SET", "START", "TABLE", "TRUNCATE", "UNLOAD", "UPDATE", "USE", "USING", "VACUUM",
+})
+"""The words that begin a statement in Trino's grammar or Athena's: anything else does not parse."""
 
 READ_ROOTS: dict[type[exp.Expression], str] = {
-    exp.Select: "SELECT",
-    exp.Union: "SELECT",
-    exp.Intersect: "SELECT",
-    exp.Except: "SELECT",
-    exp.Values: "VALUES",
-    exp.Describe: "DESCRIBE",
+    exp.Select: "SELECT", exp.Union: "SELECT", exp.Intersect: "SELECT", exp.Except: "SELECT",
+    exp.Subquery: "SELECT", exp.Values: "VALUES",
 }
-"""Statement kinds that read, by the root of their tree. SHOW and EXPLAIN are raw commands to sqlglot."""
+"""Trees a query may have at its root."""
 
 WRITES_BELOW: tuple[type[exp.Expression], ...] = (
     exp.DML, exp.DDL, exp.Drop, exp.Alter, exp.Into, exp.Command, exp.Grant, exp.Revoke, exp.TruncateTable,
     exp.Use, exp.Set, exp.Transaction, exp.Commit, exp.Rollback, exp.Refresh,
 )
-"""Nodes that write or change state, refused wherever they appear (a CTE, a subquery, `SELECT ... INTO`)."""
-
-_EXPLAIN_OPTIONS = re.compile(r"^\s*(?:ANALYZE\s+)?(?:VERBOSE\s+)?(?:\((?P<options>[^()]*)\)\s*)?", re.IGNORECASE)
-_ESTIMATE_OPTION = re.compile(r"\bTYPE\s+IO\b", re.IGNORECASE)
+"""Nodes that write or change state, refused wherever the parser puts them."""
 
 REFUSED_NAMES: dict[type[exp.Expression], str] = {
-    exp.Insert: "INSERT", exp.Update: "UPDATE", exp.Delete: "DELETE", exp.Merge: "MERGE", exp.Copy: "COPY",
-    exp.Drop: "DROP", exp.Alter: "ALTER", exp.Grant: "GRANT", exp.Revoke: "REVOKE",
-    exp.TruncateTable: "TRUNCATE", exp.Use: "USE", exp.Set: "SET", exp.Transaction: "START TRANSACTION",
-    exp.Commit: "COMMIT", exp.Rollback: "ROLLBACK", exp.Refresh: "REFRESH", exp.Into: "SELECT ... INTO",
+    exp.Insert: "INSERT", exp.Update: "UPDATE", exp.Delete: "DELETE", exp.Merge: "MERGE", exp.Into: "SELECT ... INTO",
 }
-ALLOWED = "SELECT, WITH ... SELECT, VALUES, SHOW, DESCRIBE, or EXPLAIN of one of these"
+
+_COMPOUND_NAMES = {"MSCK": 2, "DEALLOCATE": 2, "START": 2, "USING": 3, "REFRESH": 2}
+"""Statements named by more than their first word in a refusal (`MSCK REPAIR`, `USING EXTERNAL FUNCTION`)."""
+_EXPLAIN_OPTIONS = {"FORMAT": ("TEXT", "GRAPHVIZ", "JSON"), "TYPE": ("LOGICAL", "DISTRIBUTED", "VALIDATE", "IO")}
+_TRINO = Trino()
+_COMMENTS = frozenset({Kind.LINE_COMMENT, Kind.BLOCK_COMMENT})
 
 
 @dataclass(frozen=True)
@@ -67,79 +79,241 @@ class ReadOnlyStatement:
     """`EXPLAIN (TYPE IO)`: asks Athena for the input it would read, without reading it."""
 
 
-def read_only_statement(sql: object) -> ReadOnlyStatement:
-    """`sql` if it is exactly one read-only statement; otherwise `invalid_argument` saying what and why."""
+@dataclass(frozen=True)
+class _Statement:
+    """One statement's tokens (hidden ones too) in the caller's text, which it keeps for positions."""
+
+    source: str
+    found: list[Token]
+
+    @property
+    def words(self) -> list[Token]:
+        return [token for token in self.found if token.kind not in HIDDEN]
+
+    @property
+    def text(self) -> str:
+        return self.source[self.found[0].start:self.found[-1].end].strip(" \t\r\n")
+
+    def after(self, token: Token) -> _Statement:
+        return _Statement(self.source, [found for found in self.found if found.start >= token.start])
+
+    def refused(self, message: str, advice: str, at: Token | None) -> ResourceFailure:
+        if at is not None:
+            line, column = position(self.source, at.start)
+            message = f"{message} (line {line}, column {column})"
+        return _refused(message, advice)
+
+
+def read_only_statement(sql: object, catalogs: Collection[str] = DEFAULT_CATALOGS) -> ReadOnlyStatement:
+    """`sql` if it is exactly one read-only statement reading only `catalogs`; otherwise `invalid_argument` saying
+    what was refused, where and why."""
     if not isinstance(sql, str) or not sql.strip():
         raise _refused("The SQL is empty", "Send one statement, e.g. SELECT * FROM orders LIMIT 10.")
     size = len(sql.encode("utf-8", "surrogatepass"))
     if size > MAX_SQL_BYTES:
         raise _refused(f"The SQL is {size:,} bytes; Athena takes at most {MAX_SQL_BYTES:,}",
                        "Send a shorter statement.")
-    statement = _one_statement(sql)
-    text = sql.strip().rstrip("; \t\r\n")
-    if isinstance(statement, exp.Command):
-        return _command(statement, text)
-    kind = READ_ROOTS.get(type(statement))
-    if kind is None:
-        raise _refused(f"{_name(statement)} is not a read: this tool runs {ALLOWED} only",
-                       "Writes, DDL and statements that change session or catalog state are refused.")
-    _no_write_below(statement)
-    return ReadOnlyStatement(text, kind)
-
-
-def _one_statement(sql: str) -> exp.Expression:
     try:
-        parsed = [statement for statement in sqlglot.parse(sql, read=DIALECT) if statement is not None]
-    except (ParseError, TokenError) as exc:
-        raise _refused(f"The SQL does not parse: {_where(exc)}",
+        found = tokens(sql)
+    except LexError as exc:
+        raise _refused(f"The SQL does not parse as Athena reads it: {exc}",
                        "Check the statement against Athena's SQL (Trino) reference.") from None
-    if not parsed:
+    allowed = {catalog.lower() for catalog in catalogs}
+    return _decide(_one_statement(sql, found), allowed, explained=False)
+
+
+def _one_statement(sql: str, found: list[Token]) -> _Statement:
+    statements: list[list[Token]] = [[]]
+    for token in found:
+        if token.is_symbol(";"):
+            statements.append([])
+        else:
+            statements[-1].append(token)
+    holding = [statement for statement in statements if any(token.kind not in HIDDEN for token in statement)]
+    if not holding:
         raise _refused("The SQL holds no statement (only comments or semicolons)", f"Send one of: {ALLOWED}.")
-    if len(parsed) > 1:
-        raise _refused(f"The SQL holds {len(parsed)} statements; this tool runs exactly one",
-                       f"Send the statements one at a time; a second one ({_name(parsed[1])}) was refused.")
-    return parsed[0]
+    if len(holding) > 1:
+        second = _Statement(sql, holding[1])
+        raise _refused(f"The SQL holds {len(holding)} statements; this tool runs exactly one",
+                       f"Send the statements one at a time; a second one ({_name(second.words)}) was refused.")
+    # From after any empty statement before it (`;` alone) to its own terminating `;`: comments stay the caller's.
+    return _Statement(sql, holding[0])
 
 
-def _command(statement: exp.Command, text: str) -> ReadOnlyStatement:
-    """SHOW and EXPLAIN, which sqlglot keeps as raw commands; every other raw command (UNLOAD, MSCK, CALL,
-    PREPARE, EXECUTE, VACUUM, OPTIMIZE...) is refused."""
-    keyword = str(statement.this).upper()
-    if keyword == "SHOW":
-        return ReadOnlyStatement(text, "SHOW")
-    if keyword != "EXPLAIN":
-        raise _refused(f"{keyword} is not a read: this tool runs {ALLOWED} only",
-                       "Writes, DDL, procedures and prepared statements are refused.")
-    rest = statement.expression.name if isinstance(statement.expression, exp.Literal) else ""
-    options = _EXPLAIN_OPTIONS.match(rest)
-    inner = rest[options.end():] if options else rest
+def _decide(statement: _Statement, catalogs: set[str], *, explained: bool) -> ReadOnlyStatement:
+    words = statement.words
+    first = words[0]
+    if first.is_word("SHOW", "DESCRIBE", "DESC"):
+        return _metadata(statement, catalogs)
+    if first.is_word("EXPLAIN") and not explained:
+        return _explain(statement, catalogs)
+    if not first.is_symbol("(") and not first.is_word(*STATEMENT_STARTS):
+        raise statement.refused(f"The SQL does not parse: {echo(first.text[:40])!r} does not begin a statement",
+                                f"Send one of: {ALLOWED}.", first)
+    if not (first.is_word(*QUERY_STARTS) or first.is_symbol("(")):
+        name = "EXPLAIN of an EXPLAIN" if first.is_word("EXPLAIN") else _name(words)
+        raise statement.refused(f"{name} is not a read: this tool runs {ALLOWED} only",
+                                "Writes, DDL, UNLOAD, procedures, prepared statements, external functions and "
+                                "statements that change session or catalog state are refused.", first)
+    _by_token(statement, catalogs)
+    tree = _parsed(statement)
+    kind = READ_ROOTS.get(type(tree))
+    if kind is None:
+        raise statement.refused(f"The statement parses as {type(tree).__name__.upper()}, not a query",
+                                f"Send one of: {ALLOWED}.", first)
+    for node in tree.walk():
+        if isinstance(node, WRITES_BELOW):
+            raise statement.refused(f"The statement holds a write ({_node_name(node)})",
+                                    "A write inside a WITH clause or a subquery is still a write: it is refused.",
+                                    None)
+    _sources_in_tree(statement, tree, catalogs)
+    return ReadOnlyStatement(statement.text, kind)
+
+
+def _metadata(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement:
     try:
-        explained = read_only_statement(inner)
+        kind, named = metadata_read(statement.words, [token for token in statement.found if token.kind in HIDDEN])
+    except NotAMetadataRead as refusal:
+        raise statement.refused(f"Not a metadata statement this tool runs: {refusal.reason}",
+                                "SHOW and DESCRIBE are accepted in the forms Athena documents, written plainly.",
+                                refusal.at) from None
+    for catalog in named:
+        _allowed_catalog(statement, catalog.name, catalogs, catalog)
+    return ReadOnlyStatement(statement.text, kind)
+
+
+def _explain(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement:
+    """EXPLAIN [ANALYZE [VERBOSE]] or EXPLAIN [(option, ...)] of a statement this tool would run: ANALYZE executes
+    it, so only reads may be explained."""
+    words = statement.words
+    rest, estimate = words[1:], False
+    if rest and rest[0].is_word("ANALYZE"):
+        rest = rest[2:] if len(rest) > 1 and rest[1].is_word("VERBOSE") else rest[1:]
+    elif rest and rest[0].is_symbol("("):
+        close = next((index for index, token in enumerate(rest) if token.is_symbol(")")), len(rest))
+        options = [rest[index:index + 2] for index in range(1, close, 3)]
+        separators = rest[3:close:3]
+        known = all(len(option) == 2 and option[1].is_word(*_EXPLAIN_OPTIONS.get(option[0].upper, ()))
+                    for option in options)
+        if close != 3 * len(options) or not known or not all(token.is_symbol(",") for token in separators):
+            raise statement.refused("EXPLAIN's options are FORMAT TEXT|GRAPHVIZ|JSON and TYPE LOGICAL|DISTRIBUTED|"
+                                    "VALIDATE|IO, between parentheses", "Write e.g. EXPLAIN (TYPE IO) SELECT ...",
+                                    rest[0])
+        estimate = any(option[0].is_word("TYPE") and option[1].is_word("IO") for option in options)
+        rest = rest[close + 1:]
+    if not rest:
+        raise statement.refused("EXPLAIN of nothing", f"Send EXPLAIN of one of: {ALLOWED}.", None)
+    try:
+        explained = _decide(statement.after(rest[0]), catalogs, explained=True)
     except ResourceFailure as failure:
         raise _refused(f"EXPLAIN of a statement this tool would not run: {failure.message}",
                        "EXPLAIN ANALYZE executes its statement, so only reads may be explained.") from None
-    estimate = bool(options and options.group("options") and _ESTIMATE_OPTION.search(options.group("options")))
-    return ReadOnlyStatement(text, "EXPLAIN", estimate=estimate and explained.kind == "SELECT")
+    return ReadOnlyStatement(statement.text, "EXPLAIN", estimate=estimate and explained.kind == "SELECT")
 
 
-def _no_write_below(statement: exp.Expression) -> None:
-    for node in statement.walk():
-        if isinstance(node, WRITES_BELOW):
-            raise _refused(f"The statement holds a write ({_name(node)}) inside a {_name(statement)}",
-                           "A write inside a WITH clause or a subquery is still a write: it is refused.")
+def _parsed(statement: _Statement) -> exp.Expression:
+    """sqlglot's Trino tree of the statement, after proving its tokenizer splits the text where ours does."""
+    base = statement.found[0].start
+    text = statement.source[base:statement.found[-1].end]
+    try:
+        theirs = _TRINO.tokenize(text)
+        _same_tokens(statement, theirs, base)
+        trees = [tree for tree in _TRINO.parser().parse(theirs, text) if tree is not None]
+    except (ParseError, TokenError) as exc:
+        raise statement.refused(f"The SQL does not parse: {_where(exc)}",
+                                "Check the statement against Athena's SQL (Trino) reference.", None) from None
+    except RecursionError:
+        raise statement.refused("The SQL nests too deeply to read", "Nest fewer parentheses or subqueries.",
+                                None) from None
+    if len(trees) != 1:
+        raise statement.refused("The SQL does not parse as one statement", f"Send one of: {ALLOWED}.", None)
+    return trees[0]
 
 
-def _name(node: exp.Expression) -> str:
-    if isinstance(node, exp.Command):
-        return str(node.this).upper()
-    if isinstance(node, exp.Create):
-        kind = str(node.args.get("kind") or "").upper()
-        as_select = isinstance(node.expression, exp.Query)
-        return f"CREATE {kind} AS SELECT".replace("  ", " ") if as_select else f"CREATE {kind}".strip()
+def _same_tokens(statement: _Statement, theirs: list[SqlglotToken], base: int) -> None:
+    """sqlglot's tokens cover ours one for one (a keyword such as ORDER BY may span several words and the spaces
+    between them, never a comment); any other split means the two read the text differently: refused."""
+    found, index = statement.found, 0
+    for token in theirs:
+        start, end = base + token.start, base + token.end + 1
+        while index < len(found) and found[index].kind in HIDDEN:
+            index += 1
+        first = index
+        while index < len(found) and found[index].end < end and found[index].kind not in _COMMENTS:
+            index += 1
+        if (index == len(found) or found[first].start != start or found[index].end != end
+                or found[index].kind in HIDDEN):
+            raise statement.refused("The SQL reads two ways (the guard's parser splits it differently from Athena)",
+                                    "Write the statement more plainly (e.g. without unusual literals).",
+                                    found[min(first, len(found) - 1)])
+        index += 1
+    rest = next((token for token in found[index:] if token.kind not in HIDDEN), None)
+    if rest is not None:
+        raise statement.refused("The SQL reads two ways (the guard's parser drops part of it)",
+                                "Write the statement more plainly.", rest)
+
+
+def _by_token(statement: _Statement, catalogs: set[str]) -> None:
+    """What the tokens alone show, whatever a parser makes of them: a table function, a Lambda connector named as a
+    catalog (`"lambda:function".db.t`), or a binary literal with spaces (valid to Trino, unreadable to sqlglot)."""
+    words = statement.words
+    for token, following in itertools.pairwise([*words, None]):
+        if token.kind is Kind.BINARY and any(char in token.text for char in " \t\r\n"):
+            raise statement.refused("A binary literal with spaces is refused (the guard's parser cannot read it as "
+                                    "Athena does)", "Write it without spaces, e.g. X'00FF'.", token)
+        if token.is_word("TABLE") and following is not None and following.is_symbol("("):
+            raise statement.refused("A table function (TABLE(...)) is refused: it reads a source outside the "
+                                    "allowed catalogs, or hands it a query of its own", _catalogs_advice(), token)
+        if token.kind is Kind.QUOTED and token.name.lower().startswith("lambda:"):
+            _allowed_catalog(statement, token.name, catalogs, token)
+
+
+def _sources_in_tree(statement: _Statement, tree: exp.Expression, catalogs: set[str]) -> None:
+    for table in tree.find_all(exp.Table):
+        if isinstance(table.this, exp.Func):
+            raise statement.refused(f"A table function ({table.this.sql('trino')[:60]}) is refused",
+                                    _catalogs_advice(), None)
+        if table.catalog:
+            _allowed_catalog(statement, table.catalog, catalogs, None)
+    for call in tree.find_all(exp.Dot):
+        if isinstance(call.expression, exp.Func) and isinstance(call.this, exp.Dot):
+            raise statement.refused(f"A function named by its catalog ({call.sql('trino')[:60]}) is refused",
+                                    _catalogs_advice(), None)
+
+
+def _allowed_catalog(statement: _Statement, name: str, catalogs: set[str], at: Token | None) -> None:
+    if name.lower() not in catalogs:
+        raise statement.refused(f"The catalog {echo(name)!r} is not one this deployment lets queries read",
+                                _catalogs_advice(), at)
+
+
+def _catalogs_advice() -> str:
+    return (f"Queries read the catalogs listed in {CATALOGS_SETTING} (config://server shows them; the default is "
+            "AwsDataCatalog, the Glue catalog): an operator adds a catalog there to allow it.")
+
+
+def _name(words: list[Token]) -> str:
+    """What a statement is, by its first words, as a refusal names it."""
+    first = words[0].upper if words[0].kind is Kind.WORD else words[0].text
+    if first == "CREATE":
+        return _create_name(words)
+    count = _COMPOUND_NAMES.get(first, 1)
+    return " ".join(token.upper for token in words[:count] if token.kind is Kind.WORD)
+
+
+def _create_name(words: list[Token]) -> str:
+    kind = next((token.upper for token in words[1:4] if token.is_word("TABLE", "VIEW", "DATABASE", "SCHEMA")), "")
+    as_select = any(following.is_word("SELECT", "WITH") or following.is_symbol("(")
+                    for token, following in itertools.pairwise(words) if token.is_word("AS"))
+    name = f"CREATE {kind}".strip()
+    return f"{name} AS SELECT" if kind == "TABLE" and as_select else name
+
+
+def _node_name(node: exp.Expression) -> str:
     for kind, name in REFUSED_NAMES.items():
         if isinstance(node, kind):
             return name
-    return READ_ROOTS.get(type(node), type(node).__name__.upper())
+    return type(node).__name__.upper()
 
 
 def _where(exc: ParseError | TokenError) -> str:
