@@ -83,8 +83,8 @@ def server_instructions(registry: Registry, about_data: str = "") -> str:
         "athena://databases/{database}/tables lists a database's tables with their descriptions and "
         "athena://databases/{database}/tables/{table} gives a table's columns.",
         "Query with the athena_query tool: it runs in a workgroup whose bytes-scanned cutoff Athena enforces "
-        "(config://server lists the workgroups); for a query that may scan much, call it with estimate_only=true "
-        "first.",
+        "(athena://workgroups says which are usable for you); for a query that may scan much, call it with "
+        "estimate_only=true first.",
         "Refused? auth://status says who you are; permissions://discover and permissions://recommendations say what "
         "you may read and what is missing.",
         "A client that cannot read resources: call get_resource() to list them and get_resource(uri=...) to read one.",

@@ -14,7 +14,7 @@ from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.athena.execution import SQL_PREVIEW_CHARS
+from aws_data_mcp.resources.athena.query_answers import SQL_PREVIEW_CHARS
 from aws_data_mcp.resources.resolving import ItemError, attempt, iso
 
 T = TypeVar("T")
