@@ -271,7 +271,8 @@ def complete_table(request: ResourceRequest, prefix: str) -> list[str]:
     "athena://databases/{database}/tables",
     name="athena-tables",
     title="Tables of a database",
-    description="The tables of one Glue database: description, type, format, S3 location, column count and partition keys.",
+    description="The tables of one Glue database: description, type, format, S3 location, column count and "
+    "partition keys.",
     requires="auth",
     aws_calls=["glue:GetTables"],
     list_field="tables",
