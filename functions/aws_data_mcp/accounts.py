@@ -27,7 +27,7 @@ ORG_WIDE_URIS = frozenset({"athena://databases", "athena://databases/{database}/
                            "athena://query/history", "permissions://discover", "tabulator://buckets"})
 """The catalog and workgroup views `?account=*` reads in every reachable account, side by side."""
 
-_tool_account: ContextVar[Choice] = ContextVar("aws_data_mcp_tool_account", default=None)
+_reading: ContextVar[Choice] = ContextVar("aws_data_mcp_account", default=None)
 
 
 def listed_names(settings: Settings) -> list[str]:
@@ -101,15 +101,25 @@ def standing(caller: Caller, account: Account) -> dict[str, Any]:
 
 
 @contextmanager
-def tool_account(choice: Choice) -> Iterator[None]:
-    """The account a tool call named (its `account` argument), for the callers it resolves."""
-    token = _tool_account.set(choice)
+def reading_in(choice: Choice) -> Iterator[None]:
+    """The account this request reads (a read's `?account=`, a tool's `account`): for the callers it resolves and
+    the links its answer gives (`current`)."""
+    token = _reading.set(choice)
     try:
         yield
     finally:
-        _tool_account.reset(token)
+        _reading.reset(token)
 
 
-def requested_by_tool() -> Account | None:
-    choice = _tool_account.get()
+def current() -> Account | None:
+    """The named account this request reads in; None: the caller's home account."""
+    choice = _reading.get()
     return choice if isinstance(choice, Account) else None
+
+
+def in_current(uri: str) -> str:
+    """`uri` as read in the current request's account: a link an answer gives reads where the answer came from."""
+    account = current()
+    if account is None:
+        return uri
+    return f"{uri}{'&' if '?' in uri else '?'}{PARAMETER}={account.name}"

@@ -229,9 +229,9 @@ class ResourceReader:
         deadline: float,
     ) -> Resolved:
         """In a worker thread: resolve the caller, then the resource, all within `deadline`."""
-        with deadline_scope(deadline):
+        choice = self._account(spec, query)
+        with deadline_scope(deadline), accounts.reading_in(choice):
             home = resolve_caller()
-            choice = self._account(spec, query)
             if choice == EVERY:
                 return self._every_account(spec, args, query, home)
             caller = caller_in(home, choice)
@@ -250,9 +250,10 @@ class ResourceReader:
         field = spec.list_field or "entries"
 
         def read_in(account: Account) -> Resolved:
-            there = caller_in(home, account)
-            there.require_session()
-            return self._resolve(spec, args, {**query, accounts.PARAMETER: account.name}, there)
+            with accounts.reading_in(account):
+                there = caller_in(home, account)
+                there.require_session()
+                return self._resolve(spec, args, {**query, accounts.PARAMETER: account.name}, there)
 
         listed = [Account(name, number) for name, number in self.settings.accounts]
         outcomes = fan_out(read_in, listed, action=lambda a: f"{spec.uri} in account {a.name}",
