@@ -30,6 +30,10 @@ ORG_WIDE_URIS = frozenset({"athena://databases", "athena://databases/{database}/
 _reading: ContextVar[Choice] = ContextVar("aws_data_mcp_account", default=None)
 
 
+def listed(settings: Settings) -> list[Account]:
+    return [Account(name, number) for name, number in settings.accounts]
+
+
 def listed_names(settings: Settings) -> list[str]:
     return [name for name, _ in settings.accounts]
 

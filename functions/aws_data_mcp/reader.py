@@ -194,6 +194,9 @@ class ResourceReader:
     ) -> list[str]:
         """Values for one argument of a template or prompt, given the arguments already `chosen`: a hint, so any
         failure (no caller, denied, slow) offers nothing. The caller is resolved only where the spec needs one."""
+        if argument == accounts.PARAMETER and isinstance(spec, ResourceSpec):  # every resource takes `?account=`
+            org_wide = [EVERY] if spec.uri in ORG_WIDE_URIS else []
+            return [name for name in [*accounts.listed_names(self.settings), *org_wide] if name.startswith(prefix)]
         completer = spec.completions.get(argument)
         if completer is None:
             return []
@@ -255,8 +258,7 @@ class ResourceReader:
                 there.require_session()
                 return self._resolve(spec, args, {**query, accounts.PARAMETER: account.name}, there)
 
-        listed = [Account(name, number) for name, number in self.settings.accounts]
-        outcomes = fan_out(read_in, listed, action=lambda a: f"{spec.uri} in account {a.name}",
+        outcomes = fan_out(read_in, accounts.listed(self.settings), action=lambda a: f"{spec.uri} in account {a.name}",
                            width=self.settings.fanout_width)
         entries: list[Any] = []
         summary: list[dict[str, Any]] = []

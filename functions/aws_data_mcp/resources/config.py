@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from aws_data_mcp.accounts import ORG_WIDE_URIS
 from aws_data_mcp.registry import ResourceRequest, registry
 
 
@@ -20,6 +21,8 @@ class ServerConfig(TypedDict):
     workflows: dict[str, str]
     queries: dict[str, object]
     """What athena_query may do here: its workgroups (the first the default) and the operator's caps."""
+    accounts: dict[str, object]
+    """The accounts a caller may name (`?account=`, a tool's `account`) and the role they act as there."""
 
 
 @registry.resource(
@@ -27,7 +30,7 @@ class ServerConfig(TypedDict):
     name="server-config",
     title="Server configuration",
     description="Version, deployment mode, auth mode, protocol revisions, timeouts, limits (response budget, "
-    "body size, page size), region, and the queries' workgroups and caps.",
+    "body size, page size), region, the queries' workgroups and caps, and the accounts callers may name.",
 )
 def server_config(request: ResourceRequest) -> ServerConfig:
     settings = request.settings
@@ -62,6 +65,9 @@ def server_config(request: ResourceRequest) -> ServerConfig:
                  "catalogs": list(settings.query_catalogs),
                  "max_rows": settings.query_max_rows, "wait_seconds": settings.query_wait_seconds,
                  "price_per_tb_usd": settings.athena_price_per_tb},
+        accounts={"listed": [{"name": name, "id": number} for name, number in settings.accounts],
+                  "role": settings.account_role, "org_wide": sorted(ORG_WIDE_URIS),
+                  "default": "the caller's home account"},
     )
 
 
