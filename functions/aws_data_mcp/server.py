@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
+from urllib.parse import urlencode
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
@@ -55,6 +56,8 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from aws_data_mcp import accounts
+from aws_data_mcp.accounts import caller_in
 from aws_data_mcp.answers import failure_result, protocol_error
 from aws_data_mcp.config import Settings
 from aws_data_mcp.deadlines import request_scope, seconds_to_edge_deadline
@@ -71,6 +74,10 @@ from aws_data_mcp.resources.get_resource import get_resource_result
 from aws_data_mcp.sdk_adapter import SdkServer
 
 MAX_COMPLETIONS = 100
+ACCOUNT_ARGUMENT = {accounts.PARAMETER: {
+    "type": "string", "description": "The listed account to act in, by its short name (config://server lists them); "
+    "omit it for your home account. Never a role ARN."}}
+"""Every tool's `account`: taken off the arguments before the tool runs (`call_tool`), so no tool declares it."""
 
 
 def server_instructions(registry: Registry, about_data: str = "") -> str:
@@ -168,7 +175,7 @@ class DataMCPServer(SdkServer):
             annotations = ToolAnnotations(read_only_hint=tool.read_only, idempotent_hint=tool.read_only,
                                           destructive_hint=tool.destructive, open_world_hint=tool.read_only)
             self.add_strict_tool(tool.fn, name=tool.name, title=tool.title, description=tool.description,
-                                 annotations=annotations)
+                                 annotations=annotations, extra_properties=ACCOUNT_ARGUMENT)
 
     def capabilities(self, protocol_version: str | None = None) -> ServerCapabilities:
         """What `initialize` and `server/discover` advertise: derived from the registered methods, so both say
@@ -211,7 +218,8 @@ class DataMCPServer(SdkServer):
                                messages=[PromptMessage(role="user", content=TextContent(type="text", text=text))])
 
     def caller_for(self, ctx: ServerRequestContext[Any, Any] | None) -> Caller:
-        return resolve_caller(request_scope(ctx), self.config)
+        """The caller behind the request, in the account it reads (`accounts.reading_in`)."""
+        return caller_in(resolve_caller(request_scope(ctx), self.config), accounts.current())
 
     async def read(self, uri: str, ctx: ServerRequestContext[Any, Any] | None) -> Reading:
         """Read one URI for the request behind `ctx`: the path shared by resources/read and get_resource."""
@@ -228,7 +236,12 @@ class DataMCPServer(SdkServer):
         would drop them silently. Other tools take the SDK's path.
         """
         if params.name == GET_RESOURCE and self.registry.tool_named(GET_RESOURCE):
-            return await get_resource_result(self, params.arguments or {}, ctx)
+            arguments = dict(params.arguments or {})
+            account = arguments.pop(accounts.PARAMETER, None)
+            if account is not None and isinstance(arguments.get("uri"), str):  # read as `?account=` on the URI
+                uri = arguments["uri"]
+                arguments["uri"] = f"{uri}{'&' if '?' in uri else '?'}{urlencode({accounts.PARAMETER: account})}"
+            return await get_resource_result(self, arguments, ctx)
         return await self.sdk_call_tool(ctx, params)
 
     async def call_tool(
@@ -242,7 +255,13 @@ class DataMCPServer(SdkServer):
             return failure_result(ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Unknown tool {echo(name)!r}",
                                                   details=[f"This server's tools (tools/list): {names}."]))
         try:
-            return await super().call_tool(name, arguments, context)
+            arguments = dict(arguments)
+            choice = accounts.chosen(self.config, arguments.pop(accounts.PARAMETER, None))
+        except ResourceFailure as failure:  # an unlisted account, an ARN: refused before any AWS call
+            return failure_result(failure)
+        try:
+            with accounts.reading_in(choice):
+                return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
                 raise

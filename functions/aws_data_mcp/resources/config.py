@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from aws_data_mcp.accounts import ORG_WIDE_URIS
 from aws_data_mcp.registry import ResourceRequest, registry
 
 QUERY_CHECK = ("usable is not known here (this document reads no AWS): athena://workgroups says, for you, whether "
@@ -23,8 +24,10 @@ class ServerConfig(TypedDict):
     region: str
     workflows: dict[str, str]
     queries: dict[str, object]
-    """What athena_query may do here: its workgroups (the first the default), how they are checked, and the
-    operator's caps."""
+    """What athena_query may do here: its workgroups (the first the default), how they are checked, the catalogs it
+    may read, and the operator's caps."""
+    accounts: dict[str, object]
+    """The accounts a caller may name (`?account=`, a tool's `account`) and the role they act as there."""
 
 
 @registry.resource(
@@ -32,8 +35,8 @@ class ServerConfig(TypedDict):
     name="server-config",
     title="Server configuration",
     description="Version, deployment mode, auth mode, protocol revisions, timeouts, limits (response budget, "
-    "body size, page size), region, and the queries' workgroups (the default first; athena://workgroups says which "
-    "are usable for you) and caps.",
+    "body size, page size), region, the queries' workgroups (the default first; athena://workgroups says which "
+    "are usable for you), catalogs and caps, and the accounts callers may name.",
 )
 def server_config(request: ResourceRequest) -> ServerConfig:
     settings = request.settings
@@ -71,6 +74,9 @@ def server_config(request: ResourceRequest) -> ServerConfig:
                  "catalogs": list(settings.query_catalogs),
                  "max_rows": settings.query_max_rows, "wait_seconds": settings.query_wait_seconds,
                  "price_per_tb_usd": settings.athena_price_per_tb},
+        accounts={"listed": [{"name": name, "id": number} for name, number in settings.accounts],
+                  "role": settings.account_role, "org_wide": sorted(ORG_WIDE_URIS),
+                  "default": "the caller's home account"},
     )
 
 

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from aws_data_mcp.accounts import in_current
 from aws_data_mcp.errors import as_failure
 from aws_data_mcp.resources.athena.query_errors import QueryError, query_error, scrubbed, stopped_by_cutoff
 from aws_data_mcp.resources.athena.result_pages import Cursor, Page, ResultColumn, TruncatedValue, billed_cost
@@ -132,7 +133,7 @@ class QueryAnswer(QuerySummary):
 
 def query_uri(query_id: str, cursor: Cursor | None = None) -> str:
     base = QUERY_URI.format(query_id)
-    return f"{base}?{urlencode({'cursor': cursor.encode()})}" if cursor else base
+    return in_current(f"{base}?{urlencode({'cursor': cursor.encode()})}" if cursor else base)
 
 
 def statistics(execution: Mapping[str, Any], price_per_tb: float) -> QueryStatistics:
