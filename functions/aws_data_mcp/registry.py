@@ -2,7 +2,8 @@
 
 `resources/list`, `resources/templates/list`, `prompts/list`, completion, `get_resource` discovery,
 `info://capabilities` and the docs' resource table (docs/resources.md) all read from here, so adding
-a resource is one `@registry.resource(...)` beside its resolver (a prompt: `@registry.prompt(...)`).
+a resource is one `@registry.resource(...)` beside its resolver (a prompt: `@registry.prompt(...)`; an MCP Apps
+view of answers: `registry.view(...)`).
 """
 
 from __future__ import annotations
@@ -135,10 +136,28 @@ class ToolSpec:
     fn: Callable[..., Any]
     read_only: bool = True
     destructive: bool = False
+    view_only: bool = False
+    """Offered (listed and called) only to a client that negotiated MCP Apps: it exists to open a view."""
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "title": self.title, "description": self.description, "readOnly": self.read_only,
                 "destructive": self.destructive}
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    """An MCP Apps view (`ui://`): one HTML document that renders the answers of `tools` (and of the resources it
+    reads through the host).
+
+    Listed, and stamped on its tools, only for a client that negotiated the extension (`views.py`)."""
+
+    uri: str
+    name: str
+    title: str
+    description: str
+    html_file: str
+    """The built document's file name in `aws_data_mcp/views/` (`make views` writes it)."""
+    tools: tuple[str, ...] = ()
 
 
 class Completable(Protocol):
@@ -243,6 +262,7 @@ class Registry:
         self._resources: dict[str, ResourceSpec] = {}
         self._tools: dict[str, ToolSpec] = {}
         self._prompts: dict[str, PromptSpec] = {}
+        self._views: dict[str, ViewSpec] = {}
         self._templates: dict[str, UriTemplate] = {}
         self._security = security or ResourceSecurity()
 
@@ -284,11 +304,11 @@ class Registry:
         self._resources[spec.uri] = spec
 
     def tool(self, *, name: str, title: str, description: str, read_only: bool = True,
-             destructive: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+             destructive: bool = False, view_only: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             if name in self._tools:
                 raise ValueError(f"tool {name!r} is registered twice")
-            self._tools[name] = ToolSpec(name, title, description, fn, read_only, destructive)
+            self._tools[name] = ToolSpec(name, title, description, fn, read_only, destructive, view_only)
             return fn
 
         return register
@@ -303,6 +323,18 @@ class Registry:
 
         return register
 
+    def view(self, uri: str, *, name: str, title: str, description: str, html_file: str,
+             tools: Sequence[str] = ()) -> None:
+        if not uri.startswith("ui://") or uri in self._views:
+            raise ValueError(f"view {uri!r} must be a ui:// URI registered once")
+        taken = {tool for view in self._views.values() for tool in view.tools} & set(tools)
+        if taken:
+            raise ValueError(f"tools {sorted(taken)} already have a view")
+        self._views[uri] = ViewSpec(uri, name, title, description, html_file, tuple(tools))
+
+    def views(self) -> list[ViewSpec]:
+        return sorted(self._views.values(), key=lambda v: v.uri)
+
     def prompts(self) -> list[PromptSpec]:
         return sorted(self._prompts.values(), key=lambda p: p.name)
 
@@ -315,11 +347,13 @@ class Registry:
     def templates(self) -> list[ResourceSpec]:
         return sorted((s for s in self._resources.values() if s.uri in self._templates), key=lambda s: s.uri)
 
-    def tools(self) -> list[ToolSpec]:
-        return sorted(self._tools.values(), key=lambda t: t.name)
+    def tools(self, *, view_only: bool = False) -> list[ToolSpec]:
+        """The tools every client gets; with `view_only`, those of negotiated MCP Apps clients too."""
+        return sorted((t for t in self._tools.values() if view_only or not t.view_only), key=lambda t: t.name)
 
-    def tool_named(self, name: str) -> ToolSpec | None:
-        return self._tools.get(name)
+    def tool_named(self, name: str, *, view_only: bool = False) -> ToolSpec | None:
+        tool = self._tools.get(name)
+        return tool if tool is not None and (view_only or not tool.view_only) else None
 
     def __iter__(self) -> Iterator[ResourceSpec]:
         return iter([*self.static(), *self.templates()])

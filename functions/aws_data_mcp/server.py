@@ -59,6 +59,7 @@ from pydantic import ValidationError
 from aws_data_mcp import accounts
 from aws_data_mcp.accounts import caller_in
 from aws_data_mcp.answers import failure_result, protocol_error
+from aws_data_mcp.apps import Views
 from aws_data_mcp.config import Settings
 from aws_data_mcp.deadlines import request_scope, seconds_to_edge_deadline
 from aws_data_mcp.errors import ECHO_LIMIT, ErrorCode, ResourceFailure, echo, invalid_arguments
@@ -153,6 +154,7 @@ async def _set_log_level(ctx: ServerRequestContext[Any, Any], params: SetLevelRe
 class DataMCPServer(SdkServer):
     def __init__(self, registry: Registry, settings: Settings, about_data: str = "") -> None:
         """`about_data`: a few words on what this deployment's data is, added to the instructions (the demo's)."""
+        self.views = Views(registry)
         super().__init__(
             name="aws-data-mcp",
             title="AWS data estate",
@@ -162,6 +164,7 @@ class DataMCPServer(SdkServer):
             request_state_security=snapshot_safe_request_state(),
             # No subscriptions/listen unless the transport serves live updates: `live_updates.serve()` (stdio).
             subscriptions=False,
+            extensions=[self.views.extension],  # advertised as `extensions["io.modelcontextprotocol/ui"]`
         )
         self.registry = registry
         self.config = settings
@@ -171,7 +174,7 @@ class DataMCPServer(SdkServer):
         self.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
         self.add_request_handler("server/discover", RequestParams, self._discover)
-        for tool in registry.tools():
+        for tool in registry.tools(view_only=True):
             annotations = ToolAnnotations(read_only_hint=tool.read_only, idempotent_hint=tool.read_only,
                                           destructive_hint=tool.destructive, open_world_hint=tool.read_only)
             self.add_strict_tool(tool.fn, name=tool.name, title=tool.title, description=tool.description,
@@ -242,7 +245,10 @@ class DataMCPServer(SdkServer):
                 uri = arguments["uri"]
                 arguments["uri"] = f"{uri}{'&' if '?' in uri else '?'}{urlencode({accounts.PARAMETER: account})}"
             return await get_resource_result(self, arguments, ctx)
-        return await self.sdk_call_tool(ctx, params)
+        result = await self.sdk_call_tool(ctx, params)
+        if self.views.negotiated(ctx) and isinstance(result, CallToolResult):
+            return self.views.for_view(params.name, result)
+        return result
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -250,8 +256,9 @@ class DataMCPServer(SdkServer):
         """An unknown tool, or arguments that fail a tool's input schema, answer as every error of this server
         does: `isError` with the structured `invalid_argument` payload, not the SDK's text. The SDK validates
         before any tool runs, so this is the one place that sees it, for every tool."""
-        if self.registry.tool_named(name) is None:  # the SDK's answer quotes the whole name, a megabyte or not
-            names = ", ".join(tool.name for tool in self.registry.tools())
+        apps = self.views.negotiated(context.request_context if context else None)
+        if self.registry.tool_named(name, view_only=apps) is None:  # the SDK's answer quotes the whole name
+            names = ", ".join(tool.name for tool in self.registry.tools(view_only=apps))
             return failure_result(ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Unknown tool {echo(name)!r}",
                                                   details=[f"This server's tools (tools/list): {names}."]))
         try:
@@ -273,7 +280,10 @@ class DataMCPServer(SdkServer):
     async def answer_list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourcesResult:
-        page = list_page([_resource(s) for s in self.registry.static()], params, self.config)
+        resources = [_resource(s) for s in self.registry.static()]
+        if self.views.negotiated(ctx):
+            resources += self.views.resources()
+        page = list_page(resources, params, self.config)
         return ListResourcesResult(resources=page.entries, next_cursor=page.next_cursor, _meta=page.meta)
 
     async def answer_list_resource_templates(
@@ -285,7 +295,12 @@ class DataMCPServer(SdkServer):
 
     async def answer_list_tools(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
                                 ) -> ListToolsResult:
-        page = list_page(await self.list_tools(), params, self.config)
+        tools = await self.list_tools()
+        if self.views.negotiated(ctx):
+            tools = [self.views.stamped(tool) for tool in tools]
+        else:
+            tools = [tool for tool in tools if self.registry.tool_named(tool.name)]
+        page = list_page(tools, params, self.config)
         return ListToolsResult(tools=page.entries, next_cursor=page.next_cursor, _meta=page.meta)
 
     async def answer_list_prompts(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
@@ -296,6 +311,9 @@ class DataMCPServer(SdkServer):
     async def answer_read_resource(
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
     ) -> ReadResourceResult:
+        document = self.views.read(params.uri) if self.views.negotiated(ctx) else None
+        if document is not None:
+            return document
         try:
             reading = await self.read(params.uri, ctx)
         except ResourceFailure as failure:
