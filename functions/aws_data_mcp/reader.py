@@ -285,9 +285,12 @@ class ResourceReader:
 
         The cursor is not part of the key: every page of a list comes from one cached result.
         """
-        request = ResourceRequest(args, query, caller, self.settings, self.registry,
-                                  related=lambda uri: self._related(uri, caller))
         digest = caller.identity_digest
+        memo = None if digest is None or not self.cache.enabled else (
+            lambda key, compute: self.cache.get_or_compute(
+                (digest, query.get(accounts.PARAMETER), "remembered", key), compute)[0])
+        request = ResourceRequest(args, query, caller, self.settings, self.registry,
+                                  related=lambda uri: self._related(uri, caller), memo=memo)
         if spec.requires == "none" or not spec.cacheable or digest is None or not self.cache.enabled:
             return Resolved(spec.resolver(request), None)
         key = (digest, spec.uri, tuple(sorted(args.items())),

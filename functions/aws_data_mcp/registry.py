@@ -9,7 +9,7 @@ view of answers: `registry.view(...)`).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -45,6 +45,9 @@ class ResourceRequest:
     related: Callable[[str], Mapping[str, Any]] | None = field(default=None, repr=False)
     """Reads another URI's result for the same caller, through the same cache (e.g. discover for
     recommendations)."""
+    memo: Callable[[Hashable, Callable[[], Any]], Any] | None = field(default=None, repr=False)
+    """Keeps an AWS answer that can no longer change (a finished query's description) for this caller, for the
+    cache's TTL; None where the server caches nothing."""
 
     def client(self, service: str, region: str | None = None) -> Any:
         """A boto3 client acting as the caller (in `region`, else the caller's region)."""
@@ -54,6 +57,11 @@ class ResourceRequest:
                 action: str | Callable[[I], str]) -> list[Outcome[I, T]]:
         """`fn` over `items` in parallel, bounded by the server's fan-out width and the request's deadline."""
         return fan_out(fn, items, action=action, width=self.settings.fanout_width)
+
+    def remembered(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """`compute()`, or the value it gave this caller under `key` within the cache's TTL. Only for answers that
+        cannot change: a cached one is served without asking AWS again."""
+        return compute() if self.memo is None else self.memo(key, compute)
 
     def read_related(self, uri: str) -> Mapping[str, Any]:
         if self.related is None:

@@ -101,6 +101,22 @@ async def test_the_linked_resource_pages_100000_rows_every_row_once_on_both_revi
         assert len(seen) == total and len(set(seen)) == total and seen == sorted(seen), mode
 
 
+async def test_later_pages_ask_for_the_finished_querys_state_once_not_once_a_page(
+        server: ServerThread, demo_caller: DemoAccount, aws_calls: Counter[str]) -> None:
+    sql = "SELECT order_id FROM orders WHERE order_date BETWEEN '2026-01-01' AND '2026-01-04'"
+    got = answer(await query(server, "legacy", sql=sql, max_rows=100))
+    uri, pages = got["results"]["next_uri"], 0
+    described = aws_calls["athena:GetQueryExecution"]
+    async with Client(server.url, mode="2026-07-28") as client:
+        while uri is not None and pages < 6:
+            page = json.loads((await client.read_resource(uri)).contents[0].text)
+            assert page["state"] == "SUCCEEDED" and page["statistics"] == got["statistics"]
+            uri, pages = page["results"]["next_uri"], pages + 1
+    assert pages == 6
+    assert aws_calls["athena:GetQueryExecution"] - described == 1, "a finished query's state does not change"
+    assert aws_calls["athena:GetQueryResults"] >= 6
+
+
 @pytest.mark.parametrize("sql", ["INSERT INTO orders SELECT * FROM orders", "SELECT 1; DROP TABLE orders",
                                  "WITH x AS (DELETE FROM orders) SELECT 1", "UNLOAD (SELECT 1) TO 's3://x/'"])
 async def test_writes_are_refused_before_any_aws_call(server: ServerThread, demo_caller: DemoAccount,

@@ -59,7 +59,8 @@ def query(request: ResourceRequest) -> QueryAnswer:
     result bucket denied, expired) leave the status standing, with their error beside it.
 
     A cursor into a later Athena page exists only for a query that succeeded: its page is read beside the state
-    (both calls at once), so every page answers the same shape at the cost of one call's time.
+    (both calls at once; the final state remembered per caller), so every page answers the same shape at the cost
+    of one call's time.
     """
     execution_id = validated_execution_id(request.args["execution_id"])
     cursor = Cursor.decode(request.query.get("cursor"))  # a bad cursor costs no call
@@ -78,7 +79,12 @@ def query(request: ResourceRequest) -> QueryAnswer:
             return dict(athena.get_query_execution(QueryExecutionId=execution_id)["QueryExecution"])
 
     if cursor.token is not None:
-        described, later = request.fan_out(Call.run, [Call("athena:GetQueryExecution", describe),
+        # A later page exists only for a query that succeeded, whose description no longer changes: asked once per
+        # caller and cache TTL, not once per page (GetQueryResults still checks the caller on every page).
+        def final() -> dict[str, Any]:
+            return request.remembered(("athena:GetQueryExecution", execution_id), describe)
+
+        described, later = request.fan_out(Call.run, [Call("athena:GetQueryExecution", final),
                                                       Call("athena:GetQueryResults", lambda: page(False))],
                                            action=Call.action_of)
         if described.error is not None or later.error is not None:
