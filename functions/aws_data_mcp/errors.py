@@ -100,6 +100,8 @@ class ResourceFailure(Exception):
     """The URI as the client sent it, so a client matching errors to requests need not remember it."""
     action: str | None = None
     """For `access_denied`: the IAM action the caller lacks."""
+    explain: str | None = None
+    """For `access_denied`: the permissions:// URI that explains, link by link, why (a table's or a bucket's)."""
 
     def __post_init__(self) -> None:
         self.message = echo(self.message, MESSAGE_LIMIT)  # messages quote input: never an unbounded answer
@@ -124,6 +126,8 @@ class ResourceFailure(Exception):
             body["valid_uris"] = self.valid_uris
         if self.action is not None:
             body["action"] = self.action
+        if self.explain is not None:
+            body["explain"] = self.explain
         if self.uri is not None:
             body["uri"] = echo(self.uri)
         return body
@@ -133,6 +137,8 @@ class ResourceFailure(Exception):
         body: dict[str, Any] = {"error": self.code.value, "message": self.message, "retryable": self.retryable}
         if self.action is not None:
             body["action"] = self.action
+        if self.explain is not None:
+            body["explain"] = self.explain
         return body
 
 
