@@ -143,7 +143,9 @@ def _covers(patterns: Any, value: str, *, case: bool) -> bool:
 def statements(policy: Mapping[str, Any] | None, effect: str, action: str, resource: str,
                identities: Sequence[str], account: str | None) -> list[dict[str, Any]]:
     """The statements of a resource policy with `effect` on `action` and `resource` for the caller: the evidence of
-    what decides (a Condition is kept with its statement: whether it holds depends on the request)."""
+    what decides (a Condition is kept with its statement: whether it holds depends on the request). A Deny naming
+    the caller's account binds the caller; an Allow naming it only delegates to the account's IAM policies."""
+    account = account if effect == "Deny" else None
     found = []
     for statement in _listed((policy or {}).get("Statement")):
         if statement.get("Effect") != effect or "NotAction" in statement or "NotResource" in statement:
@@ -153,6 +155,12 @@ def statements(policy: Mapping[str, Any] | None, effect: str, action: str, resou
                 and names_principal(statement.get("Principal"), identities, account)):
             found.append(dict(statement))
     return found
+
+
+def delegates(policy: Mapping[str, Any] | None, action: str, resource: str, account: str | None) -> bool:
+    """Whether the policy lets the account's IAM policies grant `action` (a key policy's "Enable IAM policies")."""
+    root = (f"arn:aws:iam::{account}:root", account or "")
+    return bool(statements(policy, "Allow", action, resource, root, None))
 
 
 def resource_policy_fix(kind: Literal["bucket_policy", "key_policy"], target: str, policy: Mapping[str, Any] | None,

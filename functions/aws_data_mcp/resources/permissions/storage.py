@@ -23,6 +23,7 @@ from aws_data_mcp.resources.permissions.links import (
     Governor,
     Link,
     answered,
+    delegates,
     identity_fix,
     link,
     parsed_policy,
@@ -206,7 +207,7 @@ def _decrypt_fix(seat: Seat, arn: str, policy_of_key: Outcome[Any, Any] | None) 
     """The key policy's denying statements out and an Allow in where the key policy is readable and does not let
     IAM policies grant it; else the identity statement (a key policy that delegates to IAM needs no more)."""
     policy = policy_of_key.value if policy_of_key is not None and policy_of_key.ok else None
-    delegated = bool(policy) and bool(statements(policy, "Allow", "kms:Decrypt", arn, (), seat.account))
+    delegated = delegates(policy, "kms:Decrypt", arn, seat.account)
     denying = statements(policy, "Deny", "kms:Decrypt", arn, seat.identities, seat.account) if policy else []
     if policy and seat.principal and (denying or not delegated):
         key_id = arn.rsplit("/", 1)[-1]
