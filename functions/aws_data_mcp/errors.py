@@ -20,6 +20,8 @@ from botocore.exceptions import (
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import ValidationError
 
+from aws_data_mcp.access_links import explainer_in
+
 
 class ErrorCode(StrEnum):
     INVALID_URI = "invalid_uri"
@@ -181,7 +183,7 @@ def from_aws_error(exc: BaseException, action: str) -> ResourceFailure:
                 ErrorCode.ACCESS_DENIED,
                 f"Access denied: the caller is not allowed {action}",
                 details=[f"Grant the caller's IAM identity the action {action} on the resource.", aws_message],
-                action=action,
+                action=action, explain=explainer_in(aws_message),
             )
         if aws_code in _AUTH_CODES:
             return ResourceFailure(

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from aws_data_mcp.access_links import explainer_in
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure
 from aws_data_mcp.resources.athena.result_pages import Cursor, Page, ResultColumn, billed_cost
 
@@ -193,11 +194,15 @@ def failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None) -> Re
                      "athena://databases/{database}/tables/{table} lists the columns."])
     if _DENIED.search(reason):
         action = _ACTION.search(reason)
+        database = (execution.get("QueryExecutionContext") or {}).get("Database")
+        explain = explainer_in(reason, database)
         return ResourceFailure(
             ErrorCode.ACCESS_DENIED, f"Athena was denied while running query {query_id}: {reason}",
             details=["Ask for the permission named here on the table's data, its catalog entry or the results "
-                     "location; the query ran as you."],
-            action=f"{action.group(1)}:{action.group(2)}" if action else None)
+                     "location; the query ran as you.",
+                     *([f"Read {explain}: each link of the chain, checked as you, with the fix to copy."]
+                       if explain else [])],
+            action=f"{action.group(1)}:{action.group(2)}" if action else None, explain=explain)
     if error.get("ErrorCategory") == USER_ERROR:
         return ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Athena refused the statement: {reason}",
                                details=["Change the statement as Athena's reason says."])

@@ -15,7 +15,6 @@ from typing import Any, TypedDict
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.permissions.lake_formation import registered_locations
 from aws_data_mcp.resources.permissions.links import (
     BEYOND_THE_CALLER,
     Governor,
@@ -25,6 +24,7 @@ from aws_data_mcp.resources.permissions.links import (
     link,
     overall,
 )
+from aws_data_mcp.resources.permissions.registrations import locations_in, registered_locations
 from aws_data_mcp.resources.permissions.storage import Seat, read_chain, written
 from aws_data_mcp.resources.permissions.tables import Unseen
 
@@ -85,9 +85,7 @@ def _explain(request: ResourceRequest, bucket: str) -> Chain[BucketExplained]:
         raise ResourceFailure(ErrorCode.NOT_FOUND, f"s3:ListBucket: no bucket {bucket!r}",
                               details=["permissions://discover lists the caller's buckets."])
     registered, access_block, ownership, *simulated = found.beside
-    whole = f"arn:aws:s3:::{bucket}"
-    locations = None if registered.error else [arn for arn in registered.value or []
-                                                if arn == whole or arn.startswith(whole + "/")]
+    locations = None if registered.error else locations_in(bucket, registered.value or [])
     if simulated:
         write = written(seat, bucket, objects, found.policy, simulated[0])
     else:

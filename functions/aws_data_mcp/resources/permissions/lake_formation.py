@@ -21,17 +21,6 @@ READS = frozenset({"SELECT", "ALL"})
 REGISTRATION = "lakeformation:DescribeResource"
 
 
-def registered_locations(lakeformation: Any) -> list[str]:
-    """Every registered location's ARN (all pages of ListResources)."""
-    found, token = [], None
-    while True:
-        page = lakeformation.list_resources(**({"NextToken": token} if token else {}))
-        found += [r["ResourceArn"] for r in page.get("ResourceInfoList", [])]
-        token = page.get("NextToken")
-        if not token:
-            return found
-
-
 def table_permissions(lakeformation: Any, resource: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every grant on `resource` (all pages of ListPermissions), whoever it is granted to."""
     found, token = [], None

@@ -15,7 +15,6 @@ from functools import partial
 from typing import Any, TypedDict
 from urllib.parse import urlparse
 
-from aws_data_mcp.access_links import table_uri
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
@@ -25,7 +24,6 @@ from aws_data_mcp.resources.athena.workgroups import get_workgroup
 from aws_data_mcp.resources.permissions.lake_formation import (
     grant_fix,
     permissions_link,
-    registered_locations,
     registration_link,
     table_permissions,
 )
@@ -42,6 +40,7 @@ from aws_data_mcp.resources.permissions.links import (
     unsettled,
     verdict_of,
 )
+from aws_data_mcp.resources.permissions.registrations import registered_locations
 from aws_data_mcp.resources.permissions.storage import Reads, Seat, read_chain, write_chain
 
 GLUE_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,255}$")
@@ -268,7 +267,6 @@ def explain_table(request: ResourceRequest) -> TableAccess:
     outcome = request.fan_out(Call.run, [Call("glue:GetTable", partial(_explain, request, database, table))],
                               action=Call.action_of)[0]
     if outcome.error is not None:
-        outcome.error.explain = table_uri(database, table) if outcome.error.code is ErrorCode.ACCESS_DENIED else None
         raise outcome.error
     return outcome.value  # type: ignore[return-value]
 
