@@ -20,8 +20,8 @@ from aws_data_mcp.resources.athena.result_pages import Cursor, Page, ResultColum
 QUERY_URI = "athena://queries/{}"
 PRESIGNED_SECONDS = 900
 _CUTOFF = re.compile(r"bytes scanned limit", re.IGNORECASE)
-_DENIED = re.compile(r"access denied|accessdenied|permission denied|not authorized|insufficient permissions",
-                     re.IGNORECASE)
+_DENIED = re.compile(r"access denied|accessdenied|permission denied|not authorized|insufficient permissions|"
+                     r"insufficient lake formation permission", re.IGNORECASE)
 _ERROR_NAME = re.compile(r"^([A-Z][A-Z_]+):")
 """Trino's error name before a user error (COLUMN_NOT_FOUND: line 1:8: ...)."""
 _ACTION = re.compile(r"\b(s3|glue|athena|kms|lakeformation):([A-Za-z]+)\b")
@@ -202,7 +202,8 @@ def failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None) -> Re
                      "location; the query ran as you.",
                      *([f"Read {explain}: each link of the chain, checked as you, with the fix to copy."]
                        if explain else [])],
-            action=f"{action.group(1)}:{action.group(2)}" if action else None, explain=explain)
+            action=f"{action.group(1)}:{action.group(2)}" if action else (
+                "lakeformation:SELECT" if "lake formation" in reason.lower() else None), explain=explain)
     if error.get("ErrorCategory") == USER_ERROR:
         return ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Athena refused the statement: {reason}",
                                details=["Change the statement as Athena's reason says."])
