@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 import boto3
 import pytest
+from botocore.exceptions import ReadTimeoutError
 
 from aws_data_mcp.caller import Caller
 from aws_data_mcp.config import Settings
@@ -59,6 +60,7 @@ def _without(*dropped: str) -> list[dict[str, Any]]:
 
 NO_GLUE = _without("glue:GetDatabase", "glue:GetTable", "glue:GetPartitions")
 USERS = {"analyst": FULL, "no-glue": NO_GLUE, "refused": NO_GLUE,
+         "no-lake-formation": _without("lakeformation:ListResources", "lakeformation:ListPermissions"),
          "no-kms": _without("kms:Decrypt"), "no-results": _without("s3:PutObject"),
          "no-policy-read": [*FULL, {"Effect": "Deny", "Action": "s3:GetBucketPolicy",
                                     "Resource": "arn:aws:s3:::results"}],
@@ -357,3 +359,29 @@ def test_a_refused_query_links_the_explainer_of_what_athena_names() -> None:
     assert (glue["action"], glue["explain"]) == ("glue:GetTable", "permissions://tables/sales/orders")
     governed = refused("Insufficient Lake Formation permission(s) on orders")
     assert governed["explain"] == "permissions://tables/sales/orders"
+
+
+@pytest.mark.usefixtures("enforced")
+def test_lake_formation_unseen_is_unknown_never_allowed(lake: dict[str, dict[str, str]]) -> None:
+    who, _ = caller(lake, "no-lake-formation")
+    found = explain("permissions://tables/sales/orders", who)
+    assert verdicts(found)["lakeformation:DescribeResource"] == "unknown"
+    assert verdicts(found)["lakeformation:SELECT"] == "unknown" and found["read_columns"] is None
+    assert found["query"] == "unknown" and "list-resources" in by_check(found)["lakeformation:DescribeResource"][
+        "settle"]
+
+
+@pytest.mark.usefixtures("enforced")
+def test_a_check_that_times_out_is_unknown_and_the_rest_answer(lake: dict[str, dict[str, str]]) -> None:
+    who, _ = caller(lake, "analyst")
+
+    def timed_out(request: Any, **_: Any) -> None:  # what botocore raises when the endpoint outlasts its read timeout
+        raise ReadTimeoutError(endpoint_url=request.url)
+
+    who.session.events.register("before-send.lakeformation.ListPermissions", timed_out)  # type: ignore[union-attr]
+    found = explain("permissions://tables/governed/customers", who)  # registered: Lake Formation's grants decide
+    slow = by_check(found)["lakeformation:SELECT"]
+    assert slow["verdict"] == "unknown" and slow["evidence"]["error"]["error"] == "timeout"
+    assert "did not answer in time" in slow["settle"] and found["query"] == "unknown"
+    others = {check: verdict for check, verdict in verdicts(found).items() if check != "lakeformation:SELECT"}
+    assert set(others.values()) == {"allowed"}, others

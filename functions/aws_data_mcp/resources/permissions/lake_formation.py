@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aws_data_mcp.fanout import Outcome
-from aws_data_mcp.resources.permissions.links import Fix, Link, link
+from aws_data_mcp.resources.permissions.links import Fix, Link, link, unsettled
 from aws_data_mcp.resources.permissions.storage import Seat
 
 IAM_ALLOWED_PRINCIPALS = "IAM_ALLOWED_PRINCIPALS"
@@ -92,8 +92,10 @@ def grant_fix(principal: str | None, database: str, table: str, account: str | N
 
 
 def permissions_link(seat: Seat, database: str, table: str, columns: Sequence[str], location: str | None,
-                     grants: Outcome[Any, Any], settings: Outcome[Any, Any]) -> tuple[Link, list[str] | None]:
-    """The caller's Lake Formation permissions on the table, and the columns they let it read (None: unknown)."""
+                     known: bool, grants: Outcome[Any, Any],
+                     settings: Outcome[Any, Any]) -> tuple[Link, list[str] | None]:
+    """The caller's Lake Formation permissions on the table, and the columns they let it read (None: unknown).
+    `known`: whether registrations could be read (where not, only a grant that lets the caller read settles it)."""
     resource = f"arn:aws:glue:*:{seat.account or '*'}:table/{database}/{table}"
     defaults = ((settings.value or {}).get("DataLakeSettings") or {}).get("CreateTableDefaultPermissions")
     evidence: dict[str, Any] = {
@@ -101,14 +103,14 @@ def permissions_link(seat: Seat, database: str, table: str, columns: Sequence[st
         "iam_allowed_principals_default": None if settings.error else any(
             (d.get("Principal") or {}).get("DataLakePrincipalIdentifier") == IAM_ALLOWED_PRINCIPALS
             for d in defaults or [])}
-    if location is None:
+    if location is None and known:
         return link("lakeformation:SELECT", resource, "allowed", evidence | {
             "answered": "the data's location is not registered with Lake Formation: IAM decides"}), list(columns)
     if grants.error is not None:
         return link("lakeformation:SELECT", resource, "unknown", evidence | {"error": grants.error.brief()},
-                    governed_by="lake_formation",
-                    settle=f"A data lake administrator runs aws lakeformation list-permissions --resource "
-                           f"'{{\"Table\":{{\"DatabaseName\":\"{database}\",\"Name\":\"{table}\"}}}}'"), None
+                    governed_by="lake_formation", settle=unsettled(grants) if grants.error.retryable else (
+                        f"A data lake administrator runs aws lakeformation list-permissions --resource "
+                        f"'{{\"Table\":{{\"DatabaseName\":\"{database}\",\"Name\":\"{table}\"}}}}'")), None
     listed = grants.value or []
     iam_only = _grants_to(listed, [IAM_ALLOWED_PRINCIPALS])
     if _reads(iam_only):
@@ -119,5 +121,9 @@ def permissions_link(seat: Seat, database: str, table: str, columns: Sequence[st
     if _reads(mine):
         return link("lakeformation:SELECT", resource, "allowed", evidence,
                     governed_by="lake_formation"), _columns_granted(mine, columns)
+    if not known:
+        return link("lakeformation:SELECT", resource, "unknown", evidence, settle="Whether Lake Formation governs "
+                    "the table's location is unknown (see lakeformation:DescribeResource), and it grants the caller "
+                    "no SELECT: if it governs, the query is refused"), None
     return link("lakeformation:SELECT", resource, "denied", evidence, governed_by="lake_formation",
                 fix=[grant_fix(seat.principal, database, table, seat.account)]), []

@@ -185,8 +185,8 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
     if location is not None:
         registration, registered_at = registration_link(registered, *location)
         decided_by = registration["governed_by"]
-        permissions, read_columns = permissions_link(seat, database, table, columns, registered_at, grants,
-                                                     lake_settings)
+        permissions, read_columns = permissions_link(seat, database, table, columns, registered_at, registered.ok,
+                                                     grants, lake_settings)
         links += [registration, permissions]
         if permissions["evidence"].get("answered", "").startswith("IAM_ALLOWED_PRINCIPALS"):
             decided_by = "iam"
