@@ -116,8 +116,10 @@ def _workgroup_links(seat: Seat, name: str, arn: str, described: Outcome[Any, An
     if described.ok:
         try:
             guard = guarded(name, described.value or {})
-            first = link("athena:GetWorkGroup", arn, "allowed", {"cutoff_bytes": guard.cutoff_bytes,
-                                                                 "result_location": guard.output_location})
+            results = ((described.value or {}).get("Configuration") or {}).get("ResultConfiguration") or {}
+            first = link("athena:GetWorkGroup", arn, "allowed", {
+                "cutoff_bytes": guard.cutoff_bytes, "result_location": guard.output_location,
+                "results_encryption": results.get("EncryptionConfiguration")})
         except ResourceFailure as refusal:
             first = link("athena:GetWorkGroup", arn, "denied", {"answered": refusal.message}, fix=[Fix(
                 kind="workgroup", apply_by="administrator", target=arn, command=setup_advice(name)[0])])
