@@ -20,6 +20,8 @@ from botocore.exceptions import (
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import ValidationError
 
+from aws_data_mcp.access_links import explainer_in
+
 
 class ErrorCode(StrEnum):
     INVALID_URI = "invalid_uri"
@@ -102,6 +104,8 @@ class ResourceFailure(Exception):
     """For `access_denied`: the IAM action the caller lacks."""
     retry: bool | None = None
     """Whether a retry could succeed, where the upstream says so (Athena's Retryable); else the code decides."""
+    explain: str | None = None
+    """For `access_denied`: the permissions:// URI that explains, link by link, why (a table's or a bucket's)."""
 
     def __post_init__(self) -> None:
         self.message = echo(self.message, MESSAGE_LIMIT)  # messages quote input: never an unbounded answer
@@ -126,6 +130,8 @@ class ResourceFailure(Exception):
             body["valid_uris"] = self.valid_uris
         if self.action is not None:
             body["action"] = self.action
+        if self.explain is not None:
+            body["explain"] = self.explain
         if self.uri is not None:
             body["uri"] = echo(self.uri)
         return body
@@ -135,6 +141,8 @@ class ResourceFailure(Exception):
         body: dict[str, Any] = {"error": self.code.value, "message": self.message, "retryable": self.retryable}
         if self.action is not None:
             body["action"] = self.action
+        if self.explain is not None:
+            body["explain"] = self.explain
         return body
 
 
@@ -177,7 +185,7 @@ def from_aws_error(exc: BaseException, action: str) -> ResourceFailure:
                 ErrorCode.ACCESS_DENIED,
                 f"Access denied: the caller is not allowed {action}",
                 details=[f"Grant the caller's IAM identity the action {action} on the resource.", aws_message],
-                action=action,
+                action=action, explain=explainer_in(aws_message),
             )
         if aws_code in _AUTH_CODES:
             return ResourceFailure(

@@ -16,6 +16,7 @@ import anyio
 from botocore.exceptions import BotoCoreError, ClientError
 
 from aws_data_mcp import accounts
+from aws_data_mcp.access_links import explainer_of
 from aws_data_mcp.accounts import EVERY, ORG_WIDE_URIS, caller_in, provenance
 from aws_data_mcp.aws import deadline_scope
 from aws_data_mcp.cache import ResultCache
@@ -125,6 +126,7 @@ class ResourceReader:
         """
         started = time.perf_counter()
         spec: ResourceSpec | None = None
+        args: Mapping[str, str] = {}
         try:
             spec, args, query = self.resolve(raw)
             uri = self.canonical(raw)
@@ -133,6 +135,8 @@ class ResourceReader:
         except ResourceFailure as failure:
             record_read(spec.uri if spec else "unknown", time.perf_counter() - started, failure.code.value)
             failure.uri = raw if isinstance(raw, str) else None
+            if failure.code is ErrorCode.ACCESS_DENIED and failure.explain is None:
+                failure.explain = explainer_of(args)
             raise
         record_read(spec.uri, time.perf_counter() - started, None)
         return Reading(spec, uri, text, fresh)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
+from aws_data_mcp.access_links import explainer_in
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 
 CATEGORIES = {1: "SYSTEM", 2: "USER", 3: "OTHER"}
@@ -28,8 +29,8 @@ DATA_ERROR_NAMES = frozenset({"HIVE_BAD_DATA", "HIVE_CURSOR_ERROR", "HIVE_CANNOT
 SYSTEM_ERROR_NAMES = frozenset({"GENERIC_INTERNAL_ERROR", "INTERNAL_ERROR", "GENERIC_INSUFFICIENT_RESOURCES",
                                 "EXCEEDED_TIME_LIMIT"})
 _CUTOFF = re.compile(r"bytes scanned limit", re.IGNORECASE)
-_DENIED = re.compile(r"access denied|accessdenied|permission denied|not authorized|insufficient permissions",
-                     re.IGNORECASE)
+_DENIED = re.compile(r"access denied|accessdenied|permission denied|not authorized|insufficient permissions|"
+                     r"insufficient lake formation permission", re.IGNORECASE)
 _ACTION = re.compile(r"\b(s3|glue|athena|kms|lakeformation):([A-Za-z]+)\b")
 _ERROR_NAME = re.compile(r"^\s*([A-Z][A-Z0-9_]+):\s*")
 """Trino's error name before its message (COLUMN_NOT_FOUND: line 1:8: ...)."""
@@ -121,11 +122,16 @@ def query_failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None)
         return _over_cutoff(execution, reason, cutoff_bytes)
     if _is_denial(info, reason):
         action = _ACTION.search(reason)
+        explain = explainer_in(reason, (execution.get("QueryExecutionContext") or {}).get("Database"))
         return ResourceFailure(
             ErrorCode.ACCESS_DENIED, f"Athena was denied while running query {query_id}: {reason}",
             details=["Ask for the permission named here on the table's data, its catalog entry or the results "
-                     "location; the query ran as you."],
-            action=f"{action.group(1)}:{action.group(2)}" if action else None, retry=False)
+                     "location; the query ran as you.",
+                     *([f"Read {explain}: each link of the chain, checked as you, with the fix to copy."]
+                       if explain else [])],
+            action=f"{action.group(1)}:{action.group(2)}" if action else (
+                "lakeformation:SELECT" if "lake formation" in reason.lower() else None),
+            retry=False, explain=explain)
     if _is_data_error(info, reason):
         return _data_error(info, reason, query_id)
     if info["name"] in SYSTEM_ERROR_NAMES or info["category"] in ("SYSTEM", "OTHER"):

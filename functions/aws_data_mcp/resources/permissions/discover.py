@@ -19,10 +19,12 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from botocore.exceptions import ClientError
 
+from aws_data_mcp.access_links import bucket_uri
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.identity import Caller
 from aws_data_mcp.registry import ResourceRequest, registry
+from aws_data_mcp.resources.permissions.registrations import locations_in, registered_locations
 from aws_data_mcp.resources.resolving import ItemError, attempt, chunks, side_by_side
 
 Level = Literal["none", "list", "read", "write"]
@@ -33,6 +35,7 @@ PolicyCheck = Literal["ok", "none", "denied", "error", "not_checked"]
 the caller's own policies already deny)."""
 Decision = Literal["allowed", "explicit_deny", "implicit_deny", "unavailable"]
 Write = Literal["allowed", "denied", "unknown"]
+Governor = Literal["iam", "lake_formation", "unknown"]
 LEVELS: tuple[Level, ...] = ("none", "list", "read", "write")
 LIST_SAMPLE = 10
 SIMULATION_CHUNK = 50
@@ -68,6 +71,12 @@ class BucketAccess(TypedDict):
     """Why read access is not established though the bucket could be listed."""
     write_note: NotRequired[str]
     """What the write verdict could not weigh, and so why it is "unknown" (or "allowed" on identity policies only)."""
+    decided_by: Governor
+    """Who decides reads of the bucket's data: Lake Formation where a location in it is registered (then the levels
+    above, IAM's, are not what a query gets), IAM where none is, unknown where registrations could not be read."""
+    lake_formation_locations: list[str]
+    explain: str
+    """permissions://buckets/{bucket}: every link of the caller's access to it, with the fix for each refusal."""
 
 
 class Discovery(TypedDict):
@@ -76,6 +85,8 @@ class Discovery(TypedDict):
     simulation: str
     """Whether write checks could use IAM's policy simulator, and for which principal."""
     levels: dict[str, int]
+    lake_formation: str
+    """Whether Lake Formation's registered locations could be read (lakeformation:ListResources), or its error."""
     buckets: list[BucketAccess]
 
 
@@ -239,7 +250,16 @@ def _write(identity: str | None, policy: str, with_policy: str | None,
     return "unknown", f"Identity policies do not allow s3:PutObject and {_unweighed(policy, errors)}: it may grant it."
 
 
-def _access(bucket: str, found: Sequence[_Found], identity: str | None) -> BucketAccess:
+def _registered_in(bucket: str, registered: Sequence[str] | None) -> tuple[Governor, list[str]]:
+    """Who decides reads of the bucket's data, and its locations registered with Lake Formation."""
+    if registered is None:
+        return "unknown", []
+    inside = locations_in(bucket, registered)
+    return ("lake_formation" if inside else "iam"), inside
+
+
+def _access(bucket: str, found: Sequence[_Found], identity: str | None,
+            registered: Sequence[str] | None) -> BucketAccess:
     """One bucket's entry from what its chains found and the identity-only simulation's decision."""
     checks: dict[str, str] = {"location": "not_checked", "list": "not_checked", "read": "not_checked",
                               "bucket_policy": "not_checked"}
@@ -254,8 +274,10 @@ def _access(bucket: str, found: Sequence[_Found], identity: str | None) -> Bucke
                         simulated_with_bucket_policy=with_policy is not None)
     level: Level = ("write" if write == "allowed" else "read" if checks["read"] == "ok"
                     else "list" if checks["list"] == "ok" else "none")
+    decided_by, locations = _registered_in(bucket, registered)
     access = BucketAccess(bucket=bucket, region=next((part.region for part in found if part.region), None),
-                          level=level, write=write, evidence=evidence, errors=errors)
+                          level=level, write=write, evidence=evidence, errors=errors, decided_by=decided_by,
+                          lake_formation_locations=locations, explain=bucket_uri(bucket))
     region_from = next((part.region_from for part in found if part.region_from), None)
     if region_from:
         access["region_from"] = region_from
@@ -303,10 +325,11 @@ def _listed_region(bucket: Mapping[str, Any]) -> _Found | None:
     title="What the caller may do with each bucket",
     description="The caller's identity and, for every bucket it can see, an access level (none/list/read/write) "
     "established by checks that never modify data, with the evidence of each check and each bucket's own "
-    "errors; write is 'unknown' where the policy simulator cannot confirm it.",
+    "errors; write is 'unknown' where the policy simulator cannot confirm it; a bucket with a location registered "
+    "with Lake Formation is marked decided by it; each links its permissions://buckets/{bucket} explainer.",
     requires="auth",
     aws_calls=["s3:ListAllMyBuckets", "s3:GetBucketLocation", "s3:ListBucket", "s3:GetObject",
-               "s3:GetBucketPolicy", "iam:SimulatePrincipalPolicy"],
+               "s3:GetBucketPolicy", "iam:SimulatePrincipalPolicy", "lakeformation:ListResources"],
     list_field="buckets",
 )
 def discover(request: ResourceRequest) -> Discovery:
@@ -329,14 +352,18 @@ def discover(request: ResourceRequest) -> Discovery:
                if principal else [])
     checked = side_by_side(
         request, writes=writing,
-        reads=[Call("s3:ListBucket", partial(_check_reads, request, name, located[name].region)) for name in names])
+        reads=[Call("s3:ListBucket", partial(_check_reads, request, name, located[name].region)) for name in names],
+        lake=[Call("lakeformation:ListResources", partial(registered_locations, request.client("lakeformation")))])
     writes = next((o.value for o in checked["writes"] if o.ok), _Writes(checked["writes"], {}, {}))
     reads = dict(zip(names, map(_found, checked["reads"]), strict=True))
+    (lake,) = checked["lake"]
     entries = [_access(name, [part for part in (located[name], reads[name], writes.policies.get(name)) if part],
-                       writes.identity.get(name)) for name in names]
+                       writes.identity.get(name), lake.value if lake.ok else None) for name in names]
     levels = {level: sum(e["level"] == level for e in entries) for level in LEVELS}
     return Discovery(principal_arn=caller.principal_arn, account=caller.account,
-                     simulation=_simulation(caller, principal, writes.simulated), levels=levels, buckets=entries)
+                     simulation=_simulation(caller, principal, writes.simulated), levels=levels,
+                     lake_formation="read" if lake.ok else lake.error.message,  # type: ignore[union-attr]
+                     buckets=entries)
 
 
 def _simulation(caller: Caller, principal: str | None, simulated: Sequence[Outcome[Any, Any]]) -> str:

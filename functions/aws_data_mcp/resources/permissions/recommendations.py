@@ -7,9 +7,10 @@ tabulator://buckets), claiming no more than their checks established.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 from urllib.parse import urlparse
 
+from aws_data_mcp.access_links import bucket_uri, table_uri
 from aws_data_mcp.errors import ResourceFailure
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.permissions.discover import BucketAccess
@@ -23,6 +24,8 @@ class Recommendation(TypedDict):
     missing_action: str
     resource_arn: str
     fix: str
+    explain: NotRequired[str]
+    """The permissions:// explainer of the bucket or table concerned: each link checked, with the fix to copy."""
 
 
 class Recommendations(TypedDict):
@@ -31,9 +34,13 @@ class Recommendations(TypedDict):
     recommendations: list[Recommendation]
 
 
-def _recommend(severity: Severity, finding: str, action: str, arn: str, fix: str | None = None) -> Recommendation:
-    return Recommendation(severity=severity, finding=finding, missing_action=action, resource_arn=arn,
-                          fix=fix or f"Allow {action} on {arn} in a policy attached to the caller's IAM identity.")
+def _recommend(severity: Severity, finding: str, action: str, arn: str, fix: str | None = None,
+               explain: str | None = None) -> Recommendation:
+    found = Recommendation(severity=severity, finding=finding, missing_action=action, resource_arn=arn,
+                           fix=fix or f"Allow {action} on {arn} in a policy attached to the caller's IAM identity.")
+    if explain:
+        found["explain"] = explain
+    return found
 
 
 def _unchecked(bucket: str, action: str, arn: str, what: str) -> Recommendation:
@@ -42,7 +49,8 @@ def _unchecked(bucket: str, action: str, arn: str, what: str) -> Recommendation:
     return _recommend("info", f"{what} s3://{bucket}/, which is not among the buckets of the caller's account "
                       "(another account's?): the caller's access to it could not be checked", action, arn,
                       fix=f"If queries fail there, allow {action} on {arn} in the caller's identity policy and ask "
-                      "the bucket's owner to grant it in the bucket policy (both are needed across accounts).")
+                      "the bucket's owner to grant it in the bucket policy (both are needed across accounts).",
+                      explain=bucket_uri(bucket))
 
 
 def _s3_location(uri: str) -> tuple[str, str]:
@@ -57,16 +65,17 @@ def _result_location_findings(name: str, location: str, seen: BucketAccess | Non
     if seen is None:
         return [_unchecked(bucket, "s3:PutObject", results_arn, f"Workgroup {name} writes query results to")]
     found: list[Recommendation] = []
+    explain = bucket_uri(bucket)
     if seen["evidence"]["list"] == "denied":
         found.append(_recommend("high", f"Workgroup {name} writes results to s3://{bucket}/, which the caller "
-                                "cannot list", "s3:ListBucket", f"arn:aws:s3:::{bucket}"))
+                                "cannot list", "s3:ListBucket", f"arn:aws:s3:::{bucket}", explain=explain))
     if seen["write"] == "denied":
         found.append(_recommend("high", f"Workgroup {name}'s result location {location} is not writable by the "
-                                "caller: its queries would fail", "s3:PutObject", results_arn))
+                                "caller: its queries would fail", "s3:PutObject", results_arn, explain=explain))
     elif seen["write"] == "unknown":
         why = seen.get("write_note") or "the policy simulator was unavailable"
         found.append(_recommend("info", f"Could not confirm that the caller may write query results to {location}: "
-                                f"{why}", "s3:PutObject", results_arn))
+                                f"{why}", "s3:PutObject", results_arn, explain=explain))
     return found
 
 
@@ -84,36 +93,46 @@ def _workgroup_findings(workgroups: Sequence[Mapping[str, Any]], access: Mapping
     return found
 
 
-def _tables_finding(bucket: str, tables: str, seen: BucketAccess | None) -> Recommendation | None:
-    """Athena lists a table's location and reads its objects: what the checks say of that, claiming no more."""
+def _tables_finding(bucket: str, tables: str, seen: BucketAccess | None, explain: str) -> Recommendation | None:
+    """Athena lists a table's location and reads its objects: what the checks say of that, claiming no more. Where
+    Lake Formation governs the bucket, its grants decide, not the IAM checks: the table's explainer reads them."""
     objects, whole = f"arn:aws:s3:::{bucket}/*", f"arn:aws:s3:::{bucket}"
     if seen is None:
         return _unchecked(bucket, "s3:GetObject", objects, f"Tables {tables} are stored in")
+    if seen.get("decided_by") == "lake_formation":
+        return _recommend("info", f"Tables {tables} are stored in s3://{bucket}/, registered with Lake Formation: "
+                          "its grants decide who reads them, not the IAM checks of permissions://discover",
+                          "lakeformation:SELECT", objects, fix=f"Read {explain}: it reads Lake Formation's grants as "
+                          "the caller and prints the grant to copy.", explain=explain)
     evidence = seen["evidence"]
     if evidence["read"] == "ok" or seen["level"] == "write":
         return None
     if evidence["read"] == "denied":
         return _recommend("high", f"Tables {tables} are stored in s3://{bucket}/, whose objects the caller cannot "
-                          "read: queries on them would fail", "s3:GetObject", objects)
+                          "read: queries on them would fail", "s3:GetObject", objects, explain=explain)
     if evidence["list"] == "denied":
         return _recommend("high", f"Tables {tables} are stored in s3://{bucket}/, which the caller cannot list: "
-                          "queries on them would fail", "s3:ListBucket", whole)
+                          "queries on them would fail", "s3:ListBucket", whole, explain=explain)
     if evidence["list"] == "ok":
         return _recommend("info", f"Tables {tables} are stored in s3://{bucket}/, where the caller's listing found "
                           "no object (an empty bucket?): read access is unverified", "s3:GetObject", objects,
-                          fix=f"Nothing to do if the tables are empty; otherwise check s3:GetObject on {objects}.")
+                          fix=f"Nothing to do if the tables are empty; otherwise check s3:GetObject on {objects}.",
+                          explain=explain)
     why = next((e["message"] for e in seen["errors"]), "its checks did not finish")
     return _recommend("info", f"Tables {tables} are stored in s3://{bucket}/, whose access could not be checked: "
-                      f"{why}", "s3:GetObject", objects, fix="Read permissions://discover again later.")
+                      f"{why}", "s3:GetObject", objects, fix="Read permissions://discover again later.",
+                      explain=explain)
 
 
 def _table_findings(table_buckets: Sequence[Mapping[str, Any]],
                     access: Mapping[str, BucketAccess]) -> list[Recommendation]:
     found: list[Recommendation] = []
     for entry in table_buckets:
-        names = [f"{d['database']}.{t}" for d in entry["databases"] for t in d["tables"]]
+        pairs = [(d["database"], t) for d in entry["databases"] for t in d["tables"]]
+        names = [f"{database}.{table}" for database, table in pairs]
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        finding = _tables_finding(entry["bucket"], shown, access.get(entry["bucket"]))
+        explain = table_uri(*pairs[0]) if len(pairs) == 1 else bucket_uri(entry["bucket"])
+        finding = _tables_finding(entry["bucket"], shown, access.get(entry["bucket"]), explain)
         if finding is not None:
             found.append(finding)
     return found
@@ -163,7 +182,7 @@ def recommendations(request: ResourceRequest) -> Recommendations:
         found.append(_unread("Glue tables", table_buckets.error, table_buckets.item,
                              f"arn:aws:glue:*:{account}:catalog"))
     found += [_recommend("medium", f"The location of bucket {b['bucket']} could not be read, so its region is "
-                         "unknown", "s3:GetBucketLocation", f"arn:aws:s3:::{b['bucket']}")
+                         "unknown", "s3:GetBucketLocation", f"arn:aws:s3:::{b['bucket']}", explain=b["explain"])
               for b in access.values() if b["evidence"]["location"] == "denied"]
     order = {"high": 0, "medium": 1, "info": 2}
     found.sort(key=lambda r: (order[r["severity"]], r["resource_arn"]))

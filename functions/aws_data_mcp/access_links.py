@@ -1,0 +1,48 @@
+"""Where an access refusal is explained: the `permissions://` explainer URI of a table or a bucket.
+
+A leaf module (it imports nothing of the package), so any answer that refuses for access (a resource's error, an
+Athena query's failure) can link the explainer without depending on the resources that serve it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from urllib.parse import quote
+
+TABLE_URI = "permissions://tables/{}/{}"
+BUCKET_URI = "permissions://buckets/{}"
+_S3_PATH = re.compile(r"s3://([a-z0-9][a-z0-9.\-]{1,61}[a-z0-9])(?:/|\b)")
+_S3_ARN = re.compile(r"arn:aws[a-z\-]*:s3:::([a-z0-9][a-z0-9.\-]{1,61}[a-z0-9])")
+_GLUE_TABLE = re.compile(r"arn:aws[a-z\-]*:glue:[^:\s]*:\d*:table/([^/\s]+)/([^\s,;.\"']+)")
+_LF_TABLE = re.compile(r"Lake Formation permission\(s\) on (?:table )?[\"'`]?([\w\-]+)(?:\.([\w\-]+))?", re.IGNORECASE)
+
+
+def table_uri(database: str, table: str) -> str:
+    return TABLE_URI.format(quote(database, safe=""), quote(table, safe=""))
+
+
+def bucket_uri(bucket: str) -> str:
+    return BUCKET_URI.format(bucket)
+
+
+def explainer_in(message: str, database: str | None = None) -> str | None:
+    """The explainer of what an AWS refusal names: a Glue table ARN, a Lake Formation table (in `database` when the
+    message names the table alone), else an S3 path or bucket ARN; None when it names none of them."""
+    if found := _GLUE_TABLE.search(message):
+        return table_uri(found.group(1), found.group(2))
+    if (found := _LF_TABLE.search(message)) and (found.group(2) or database):
+        return table_uri(found.group(1), found.group(2)) if found.group(2) else table_uri(database or "",
+                                                                                          found.group(1))
+    if found := _S3_PATH.search(message) or _S3_ARN.search(message):
+        return bucket_uri(found.group(1))
+    return None
+
+
+def explainer_of(args: Mapping[str, str]) -> str | None:
+    """The explainer of what a resource's template arguments name: a table, or a bucket."""
+    if args.get("database") and args.get("table"):
+        return table_uri(args["database"], args["table"])
+    if args.get("bucket"):
+        return bucket_uri(args["bucket"])
+    return None

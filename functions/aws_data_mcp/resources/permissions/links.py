@@ -1,0 +1,184 @@
+"""The explainers' shared model: one link of an access chain, its verdict and evidence, and the fix to copy.
+
+A verdict is the outcome of the call that IS the check, made as the caller (a Glue GetTable, an S3 listing, a
+one-byte read), or IAM's simulator where no call can be made without changing data (a write). What cannot be seen
+from the caller's seat is `unknown` with what would settle it, never assumed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, NotRequired, TypedDict
+
+from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.fanout import Outcome
+
+Verdict = Literal["allowed", "denied", "unknown"]
+ApplyBy = Literal["caller", "administrator"]
+FixKind = Literal["identity_policy", "bucket_policy", "key_policy", "lake_formation_grant", "workgroup"]
+Governor = Literal["iam", "lake_formation"]
+BEYOND_THE_CALLER = ("Service control and resource control policies of the organization, and permission boundaries, "
+                     "are not visible from the caller's seat: an administrator of the organization "
+                     "(organizations:ListPoliciesForTarget) or IAM's policy simulator run by an administrator "
+                     "settles them.")
+
+
+class Fix(TypedDict):
+    """What to apply, copied as is, and who may apply it."""
+
+    kind: FixKind
+    apply_by: ApplyBy
+    target: str
+    """The role, user, bucket, key, workgroup or Lake Formation resource the fix is applied to."""
+    command: str
+    """The AWS CLI command that applies it."""
+    statement: NotRequired[dict[str, Any]]
+    """The policy statement to add (identity, bucket or key policy)."""
+    policy: NotRequired[dict[str, Any]]
+    """A resource policy with the fix applied: the denying statements removed, the statement added."""
+    removes: NotRequired[list[dict[str, Any]]]
+    """Statements of that policy that deny the caller: an Allow cannot override them, so they must go."""
+    request: NotRequired[dict[str, Any]]
+    """The API request that applies it (Lake Formation GrantPermissions)."""
+
+
+class Link(TypedDict):
+    check: str
+    """What was checked, named by the IAM action AWS checks (`glue:GetTable`, `s3:GetObject`, ...)."""
+    resource: str
+    verdict: Verdict
+    evidence: dict[str, Any]
+    """The API answer (or the policy statements) that decided, or why nothing could."""
+    governed_by: Governor
+    """Who decides this link: IAM (identity and resource policies), or Lake Formation for a registered location
+    (then the S3 and KMS links of the data are Lake Formation's role's business, not the caller's)."""
+    fix: NotRequired[list[Fix]]
+    settle: NotRequired[str]
+    """For `unknown`: what would settle it."""
+
+
+def link(check: str, resource: str, verdict: Verdict, evidence: Mapping[str, Any], *,
+         fix: Sequence[Fix] = (), settle: str | None = None, governed_by: Governor = "iam") -> Link:
+    found = Link(check=check, resource=resource, verdict=verdict, evidence=dict(evidence), governed_by=governed_by)
+    if fix and verdict == "denied":
+        found["fix"] = list(fix)
+    if settle and verdict == "unknown":
+        found["settle"] = settle
+    return found
+
+
+def overall(links: Iterable[Link]) -> Verdict:
+    """Denied if any link is, unknown if any is, else allowed: every link of a chain must hold."""
+    verdicts = {entry["verdict"] for entry in links}
+    return "denied" if "denied" in verdicts else "unknown" if "unknown" in verdicts else "allowed"
+
+
+def answered(outcome: Outcome[Any, Any]) -> dict[str, Any]:
+    """A call's outcome as evidence: its error where it failed."""
+    if outcome.error is not None:
+        return {"error": outcome.error.brief()}
+    return {"answered": True}
+
+
+def verdict_of(outcome: Outcome[Any, Any]) -> Verdict:
+    """A direct probe's verdict: it ran, AWS refused it, or it could not be told (a timeout, an outage)."""
+    if outcome.error is None:
+        return "allowed"
+    return "denied" if outcome.error.code is ErrorCode.ACCESS_DENIED else "unknown"
+
+
+def unsettled(outcome: Outcome[Any, Any]) -> str:
+    """What settles a probe that neither ran nor was refused."""
+    failure: ResourceFailure | None = outcome.error
+    return f"{failure.message if failure else 'no answer'}: read this explainer again" + (
+        " later" if failure is not None and failure.retryable else "")
+
+
+# --------------------------------------------------------------------------- the caller's principal
+
+def principal_kind(principal: str) -> tuple[str, str]:
+    """("user" | "role", name) of an IAM principal ARN."""
+    kind, _, path = principal.split(":", 5)[5].partition("/")
+    return kind, path.rsplit("/", 1)[-1]
+
+
+def identity_fix(principal: str | None, actions: Sequence[str], resources: Sequence[str]) -> Fix:
+    """An identity-policy statement for the caller's user or role, with the CLI command that attaches it."""
+    statement = {"Effect": "Allow", "Action": list(actions), "Resource": list(resources)}
+    if principal is None:
+        return Fix(kind="identity_policy", apply_by="administrator", target="the caller's IAM identity",
+                   statement=statement, command="Attach the statement to the caller's IAM role or user.")
+    kind, name = principal_kind(principal)
+    document = json.dumps({"Version": "2012-10-17", "Statement": [statement]}, separators=(",", ":"))
+    policy_name = "aws-data-mcp-" + "-".join(a.split(":")[1] for a in actions)[:100].lower()
+    command = (f"aws iam put-{kind}-policy --{kind}-name {shlex.quote(name)} --policy-name {policy_name} "
+               f"--policy-document {shlex.quote(document)}")
+    return Fix(kind="identity_policy", apply_by="administrator", target=principal, statement=statement,
+               command=command)
+
+
+# --------------------------------------------------------------------------- resource policies
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value] if value is not None else []
+
+
+def names_principal(principal: Any, identities: Sequence[str], account: str | None) -> bool:
+    """Whether a statement's Principal covers the caller: `*`, its account, or one of its ARNs."""
+    if principal == "*":
+        return True
+    named = _listed(principal.get("AWS")) if isinstance(principal, Mapping) else []
+    whole = {account, f"arn:aws:iam::{account}:root"} if account else set()
+    return any(entry == "*" or entry in identities or entry in whole for entry in named)
+
+
+def _covers(patterns: Any, value: str, *, case: bool) -> bool:
+    listed = [str(p) for p in _listed(patterns)]
+    return any(fnmatch.fnmatchcase(value if case else value.lower(), p if case else p.lower()) for p in listed)
+
+
+def statements(policy: Mapping[str, Any] | None, effect: str, action: str, resource: str,
+               identities: Sequence[str], account: str | None) -> list[dict[str, Any]]:
+    """The statements of a resource policy with `effect` on `action` and `resource` for the caller: the evidence of
+    what decides (a Condition is kept with its statement: whether it holds depends on the request). A Deny naming
+    the caller's account binds the caller; an Allow naming it only delegates to the account's IAM policies."""
+    account = account if effect == "Deny" else None
+    found = []
+    for statement in _listed((policy or {}).get("Statement")):
+        if statement.get("Effect") != effect or "NotAction" in statement or "NotResource" in statement:
+            continue
+        if (_covers(statement.get("Action"), action, case=False) and _covers(statement.get("Resource"), resource,
+                                                                             case=True)
+                and names_principal(statement.get("Principal"), identities, account)):
+            found.append(dict(statement))
+    return found
+
+
+def delegates(policy: Mapping[str, Any] | None, action: str, resource: str, account: str | None) -> bool:
+    """Whether the policy lets the account's IAM policies grant `action` (a key policy's "Enable IAM policies")."""
+    root = (f"arn:aws:iam::{account}:root", account or "")
+    return bool(statements(policy, "Allow", action, resource, root, None))
+
+
+def resource_policy_fix(kind: Literal["bucket_policy", "key_policy"], target: str, policy: Mapping[str, Any] | None,
+                        principal: str, actions: Sequence[str], resource: str, denying: Sequence[dict[str, Any]],
+                        command: str) -> Fix:
+    """A bucket- or key-policy fix: the statements that deny the caller removed, an Allow for it added; the whole
+    policy as it would be, and `command` (formatted with it) to put it."""
+    statement = {"Sid": "AwsDataMcpAccess", "Effect": "Allow", "Principal": {"AWS": principal},
+                 "Action": list(actions), "Resource": resource}
+    kept = [s for s in _listed((policy or {}).get("Statement"))
+            if s not in denying and s.get("Sid") != statement["Sid"]]
+    fixed = {"Version": (policy or {}).get("Version", "2012-10-17"), "Statement": [*kept, statement]}
+    fix = Fix(kind=kind, apply_by="administrator", target=target, statement=statement, policy=fixed,
+              command=command.format(policy=shlex.quote(json.dumps(fixed, separators=(",", ":")))))
+    if denying:
+        fix["removes"] = list(denying)
+    return fix
+
+
+def parsed_policy(text: str | None) -> dict[str, Any] | None:
+    return json.loads(text) if text else None

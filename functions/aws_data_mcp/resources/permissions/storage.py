@@ -1,0 +1,262 @@
+"""The S3 and KMS links of an access chain, for a table's data, a bucket, or a query result location.
+
+Reads are probed, as the caller: a listing of the prefix (s3:ListBucket) and a one-byte ranged GET of an object
+under it, which S3 authorises (s3:GetObject) and then decrypts (kms:Decrypt for an SSE-KMS object): exactly what
+Athena does, with no data changed. Writes cannot be probed without writing: IAM's simulator decides on the caller's
+identity policies, and the bucket policy is weighed by its statements that name the caller, where it can be read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from aws_data_mcp.caller import Caller
+from aws_data_mcp.fanout import Call, Chain, Outcome
+from aws_data_mcp.registry import ResourceRequest
+from aws_data_mcp.resources.permissions.discover import simulation_principal
+from aws_data_mcp.resources.permissions.links import (
+    Governor,
+    Link,
+    answered,
+    delegates,
+    identity_fix,
+    link,
+    parsed_policy,
+    resource_policy_fix,
+    statements,
+    unsettled,
+    verdict_of,
+)
+
+KMS_DENIAL = ("kms:", "KMS", "ciphertext")
+"""What S3 says when it authorised a read but KMS refused the key (AWS words it with the KMS action)."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who the checks are about: the principal IAM's simulator and policies name, and its account."""
+
+    principal: str | None
+    """The caller's IAM user or role ARN (an assumed role as its role), or None where it has none."""
+    identities: tuple[str, ...]
+    account: str | None
+
+    @staticmethod
+    def of(caller: Caller) -> Seat:
+        principal = simulation_principal(caller)
+        identities = tuple(dict.fromkeys(a for a in (principal, caller.principal_arn) if a))
+        return Seat(principal, identities, caller.account)
+
+
+def bucket_policy(s3: Any, bucket: str) -> dict[str, Any] | None:
+    """The bucket's policy; None for a bucket that has none (AWS answers that with an error)."""
+    try:
+        return parsed_policy(s3.get_bucket_policy(Bucket=bucket)["Policy"])
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "NoSuchBucketPolicy":
+            raise
+        return None
+
+
+def default_encryption(s3: Any, bucket: str) -> dict[str, Any]:
+    """The bucket's default encryption rule (SSEAlgorithm, KMSMasterKeyID); {} where there is none."""
+    try:
+        rules = s3.get_bucket_encryption(Bucket=bucket)["ServerSideEncryptionConfiguration"]["Rules"]
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "ServerSideEncryptionConfigurationNotFoundError":
+            raise
+        return {}
+    return dict((rules[0] if rules else {}).get("ApplyServerSideEncryptionByDefault") or {})
+
+
+def key_policy(kms: Any, key: str) -> dict[str, Any] | None:
+    return parsed_policy(kms.get_key_policy(KeyId=key, PolicyName="default")["Policy"])
+
+
+def _first_byte(s3: Any, bucket: str, key: str) -> dict[str, Any]:
+    """A one-byte ranged GET: S3 authorises it as s3:GetObject and KMS as kms:Decrypt; its body is dropped."""
+    answer = s3.get_object(Bucket=bucket, Key=key, Range="bytes=0-0")
+    answer["Body"].close()
+    return {"ServerSideEncryption": answer.get("ServerSideEncryption"), "SSEKMSKeyId": answer.get("SSEKMSKeyId")}
+
+
+def _key_arn(key: str, region: str, account: str | None) -> str:
+    if key.startswith("arn:"):
+        return key
+    return f"arn:aws:kms:{region}:{account or '*'}:key/{key}"
+
+
+def _policy_evidence(outcome: Outcome[Any, Any]) -> str:
+    if outcome.error is not None:
+        return "unreadable"
+    return "none" if outcome.value is None else "read"
+
+
+def _put_bucket_policy(bucket: str) -> str:
+    """The command that puts a fixed bucket policy (`{policy}` is filled with it)."""
+    return f"aws s3api put-bucket-policy --bucket {bucket} --policy {{policy}}"
+
+
+def _read_fix(seat: Seat, bucket: str, policy: Outcome[Any, Any], action: str, resource: str) -> list[Any]:
+    """A refused read's fix: the bucket policy's denying statements out where it names any, else the statement the
+    caller's identity lacks."""
+    denying = statements(policy.value, "Deny", action, resource, seat.identities, seat.account) if policy.ok else []
+    if denying and seat.principal:
+        return [resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal, [action], resource,
+                                    denying, _put_bucket_policy(bucket))]
+    return [identity_fix(seat.principal, [action], [resource])]
+
+
+def _probe_link(check: str, resource: str, outcome: Outcome[Any, Any], evidence: Mapping[str, Any],
+                fix: Sequence[Any], governed_by: Governor) -> Link:
+    return link(check, resource, verdict_of(outcome), {**evidence, **answered(outcome)}, fix=fix,
+                settle=unsettled(outcome), governed_by=governed_by)
+
+
+@dataclass(frozen=True)
+class Reads:
+    """What a read chain found: its links, the bucket policy's outcome, and the outcomes of the calls asked beside
+    its first wave."""
+
+    links: list[Link]
+    policy: Outcome[Any, Any]
+    beside: list[Outcome[Any, Any]]
+
+
+def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, governed_by: Governor,
+               beside: Sequence[Call[Any]] = ()) -> Chain[Reads]:
+    """List the prefix, read the bucket policy and default encryption (side by side, with the calls `beside`);
+    then read one byte of the first object listed, beside its key's policy: two waves."""
+    s3 = request.client("s3")
+    listing, policy, encryption, *others = yield [
+        Call("s3:ListBucket", partial(s3.list_objects_v2, Bucket=bucket, Prefix=prefix, MaxKeys=1)),
+        Call("s3:GetBucketPolicy", partial(bucket_policy, s3, bucket)),
+        Call("s3:GetEncryptionConfiguration", partial(default_encryption, s3, bucket)), *beside]
+    key = next((o["Key"] for o in (listing.value or {}).get("Contents", [])), None)
+    default = encryption.value or {}
+    default_key = default.get("KMSMasterKeyID") if default.get("SSEAlgorithm") == "aws:kms" else None
+    second: list[Call[Any]] = []
+    if key is not None:
+        second.append(Call("s3:GetObject", partial(_first_byte, s3, bucket, key)))
+    if default_key:
+        second.append(Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), default_key)))
+    answers = yield second
+    read = answers[0] if key is not None else None
+    policy_of_key = answers[-1] if default_key else None
+    bucket_arn, objects = f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/{prefix}*"
+    evidence = {"bucket_policy": _policy_evidence(policy), "prefix": prefix}
+    links = [_probe_link("s3:ListBucket", bucket_arn, listing, evidence | {"objects_seen": len(
+        (listing.value or {}).get("Contents", []))}, _read_fix(seat, bucket, policy, "s3:ListBucket", bucket_arn),
+        governed_by)]
+    links.append(_object_link(seat, bucket, objects, key, read, policy, evidence, governed_by))
+    links.append(_decrypt_link(request, seat, key, read, default, policy_of_key, governed_by))
+    return Reads(links, policy, others)
+
+
+def _kms_refused(read: Outcome[Any, Any] | None) -> bool:
+    message = " ".join(read.error.details or []) + read.error.message if read and read.error else ""
+    return read is not None and read.error is not None and any(word in message for word in KMS_DENIAL)
+
+
+def _object_link(seat: Seat, bucket: str, objects: str, key: str | None, read: Outcome[Any, Any] | None,
+                 policy: Outcome[Any, Any], evidence: Mapping[str, Any], governed_by: Governor) -> Link:
+    if read is None:
+        return link("s3:GetObject", objects, "unknown", evidence | {"object": None}, governed_by=governed_by,
+                    settle=f"No object under s3://{bucket}/{evidence['prefix']} to read (or listing it failed): "
+                    "reading is established once there is one")
+    if _kms_refused(read):
+        return link("s3:GetObject", objects, "allowed", evidence | {
+            "object": key, "answered": "S3 authorised the read; KMS refused the key (see kms:Decrypt)"},
+            governed_by=governed_by)
+    return _probe_link("s3:GetObject", objects, read, evidence | {"object": key},
+                       _read_fix(seat, bucket, policy, "s3:GetObject", objects), governed_by)
+
+
+def _decrypt_link(request: ResourceRequest, seat: Seat, key: str | None, read: Outcome[Any, Any] | None,
+                  default: Mapping[str, Any], policy_of_key: Outcome[Any, Any] | None, governed_by: Governor) -> Link:
+    """kms:Decrypt as the one-byte read settled it: the object's own key where it has one, else the bucket's
+    default key."""
+    found = (read.value or {}) if read is not None and read.ok else {}
+    key_id = found.get("SSEKMSKeyId") or default.get("KMSMasterKeyID")
+    algorithm = found.get("ServerSideEncryption") or default.get("SSEAlgorithm")
+    evidence: dict[str, Any] = {"object": key, "object_encryption": found.get("ServerSideEncryption"),
+                                "bucket_default": dict(default) or None}
+    if algorithm != "aws:kms" or not key_id:
+        return link("kms:Decrypt", "none", "allowed", evidence | {"answered": "no KMS key: nothing to decrypt"},
+                    governed_by=governed_by)
+    arn = _key_arn(key_id, request.caller.region, seat.account)
+    if policy_of_key is not None:
+        evidence["key_policy"] = _policy_evidence(policy_of_key)
+    if read is not None and read.ok:
+        return link("kms:Decrypt", arn, "allowed", evidence | {"answered": "the one-byte read was decrypted"},
+                    governed_by=governed_by)
+    if _kms_refused(read):
+        return link("kms:Decrypt", arn, "denied", evidence | {"error": read.error.brief()},  # type: ignore[union-attr]
+                    fix=_decrypt_fix(seat, arn, policy_of_key), governed_by=governed_by)
+    return link("kms:Decrypt", arn, "unknown", evidence, governed_by=governed_by,
+                settle="No object could be read to try the key: a key administrator reads its policy "
+                       "(kms:GetKeyPolicy), or read this again once an object can be read")
+
+
+def _decrypt_fix(seat: Seat, arn: str, policy_of_key: Outcome[Any, Any] | None) -> list[Any]:
+    """The key policy's denying statements out and an Allow in where the key policy is readable and does not let
+    IAM policies grant it; else the identity statement (a key policy that delegates to IAM needs no more)."""
+    policy = policy_of_key.value if policy_of_key is not None and policy_of_key.ok else None
+    delegated = delegates(policy, "kms:Decrypt", arn, seat.account)
+    denying = statements(policy, "Deny", "kms:Decrypt", arn, seat.identities, seat.account) if policy else []
+    if policy and seat.principal and (denying or not delegated):
+        key_id = arn.rsplit("/", 1)[-1]
+        return [resource_policy_fix("key_policy", arn, policy, seat.principal, ["kms:Decrypt"], "*", denying,
+                                    f"aws kms put-key-policy --key-id {key_id} --policy-name default "
+                                    "--policy {policy}")]
+    return [identity_fix(seat.principal, ["kms:Decrypt"], [arn])]
+
+
+def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str) -> Chain[Link]:
+    """Whether the caller may write under `prefix` (a query result location): the bucket policy, then IAM's
+    simulator on the caller's identity policies; two waves."""
+    objects = f"arn:aws:s3:::{bucket}/{prefix}*"
+    policy = yield Call("s3:GetBucketPolicy", partial(bucket_policy, request.client("s3"), bucket))
+    if seat.principal is None:
+        return link("s3:PutObject", objects, "unknown", {"bucket_policy": _policy_evidence(policy)},
+                    settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}: an administrator runs "
+                           f"aws iam simulate-principal-policy for s3:PutObject on {objects}")
+    simulated = yield Call("iam:SimulatePrincipalPolicy", partial(
+        request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
+        ActionNames=["s3:PutObject"], ResourceArns=[objects]))
+    return written(seat, bucket, objects, policy, simulated)
+
+
+def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], simulated: Outcome[Any, Any]) -> Link:
+    """The write verdict: a Deny in the bucket policy or the identity's decides; else an Allow in either allows
+    (within one account, either suffices); an unreadable bucket policy leaves anything but a Deny unknown."""
+    results = (simulated.value or {}).get("EvaluationResults") or []
+    identity = results[0]["EvalDecision"] if results else None
+    evidence: dict[str, Any] = {"bucket_policy": _policy_evidence(policy), "simulated_identity_policies": identity}
+    if simulated.error is not None:
+        evidence["error"] = simulated.error.brief()
+    denying = statements(policy.value, "Deny", "s3:PutObject", objects, seat.identities, seat.account) \
+        if policy.ok else []
+    allowing = statements(policy.value, "Allow", "s3:PutObject", objects, seat.identities, seat.account) \
+        if policy.ok else []
+    if denying:
+        return link("s3:PutObject", objects, "denied", evidence | {"bucket_policy_denies": denying}, fix=[
+            resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", ["s3:PutObject"],
+                                objects, denying, _put_bucket_policy(bucket))])
+    if identity == "explicitDeny":
+        return link("s3:PutObject", objects, "denied", evidence,
+                    fix=[identity_fix(seat.principal, ["s3:PutObject"], [objects])])
+    if not policy.ok or identity is None:
+        return link("s3:PutObject", objects, "unknown", evidence, settle=(
+            f"The bucket policy of {bucket} cannot be read by the caller: its owner reads it "
+            "(aws s3api get-bucket-policy) for a Deny naming the caller" if not policy.ok else unsettled(simulated)))
+    if identity == "allowed" or allowing:
+        return link("s3:PutObject", objects, "allowed", evidence | ({"bucket_policy_allows": allowing}
+                                                                      if allowing else {}))
+    return link("s3:PutObject", objects, "denied", evidence,
+                fix=[identity_fix(seat.principal, ["s3:PutObject"], [objects])])
