@@ -430,6 +430,10 @@ WRITE_TEMPLATES = [
     "SELECT {c} FROM orders JOIN dynamo.db.u ON true",
     "GRANT SELECT ON orders TO alice",
     "CALL system.sync_partition_metadata( 'sales' , 'orders' , 'FULL' )",
+    "WITH x AS ( SELECT {v} ) INSERT INTO orders SELECT * FROM x",
+    "EXPLAIN ( TYPE IO ) DELETE FROM orders WHERE {c} = {v}",
+    "SELECT * FROM ( TABLE mysql.db.t )",
+    "SELECT * FROM orders JOIN b ON true , mysql.db.t",
 ]
 """Writes and reads of sources outside the Glue catalog."""
 

@@ -18,7 +18,7 @@ significant token gives a statement's kind, and a few token shapes mark a write 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 SPACE, COMMENT = "space", "comment"
 WORD, DIGIT_WORD, QUOTED, BACKQUOTED = "word", "digit word", "quoted", "backquoted"
@@ -231,7 +231,6 @@ def _exponent_end(text: str, at: int) -> int | None:
 class Statement:
     """One statement as Trino would receive it, judged by its tokens."""
 
-    tokens: tuple[Lexeme, ...]
     kind: str
     """query, metadata, explain or other, by the first significant token."""
     explained: str | None = None
@@ -247,7 +246,7 @@ class Statement:
 @dataclass(frozen=True)
 class Reading:
     text: str
-    statements: tuple[Statement, ...] = field(default=())
+    statements: tuple[Statement, ...]
 
     def problems(self) -> list[str]:
         """Why running this text would not be one plain read of the Glue catalog (empty: it would be)."""
@@ -290,7 +289,7 @@ def _statement(tokens: list[Lexeme]) -> Statement:
         inner = _statement(body)
         writes += [f"EXPLAIN of {why}" for why in inner.writes]
         external += inner.external
-    return Statement(tuple(tokens), kind, explained, tuple(dict.fromkeys(writes)), tuple(dict.fromkeys(external)),
+    return Statement(kind, explained, tuple(dict.fromkeys(writes)), tuple(dict.fromkeys(external)),
                      tuple(token.text for token in tokens if token.kind == UNRECOGNISED))
 
 
