@@ -27,6 +27,8 @@ Measurements (names for --only):
   first    the first read of athena://query/history in a fresh process vs the same read warm (against moto), as a
            cold start runs and after an init phase's warm-up (SnapStart, provisioned concurrency), and a new
            caller's first read in a warm process
+  guard    the read-only guard on a typical SELECT, a refused trick, a 250 KB read and a 300 KB statement vs one
+           athena:GetWorkGroup against moto in the same process
   instructions  (opt-in, needs valgrind, about a minute) user-space instructions of one cold start of
            each kind under callgrind: the same ratio without the noise
 """
@@ -44,6 +46,7 @@ from dataclasses import asdict
 from typing import Any
 
 import cold
+import guard
 import harness
 import package
 from harness import REVISION_2025, REVISION_2026, Latency
@@ -62,6 +65,7 @@ PAGING_BUDGET = Budget(1.2)
 CPU_BOUND_BUDGET = Budget(1.2)
 QUERY_GROWTH_BUDGET = Budget(50, "MB")
 QUERY_TIMEOUT_SECONDS = 1800
+GUARD_REFUSAL_BUDGET = Budget(1.0)
 
 
 def _latencies(raw: dict[str, Any]) -> dict[str, Latency]:
@@ -237,6 +241,23 @@ def measure_query(args: argparse.Namespace) -> Section:
     ], raw
 
 
+def measure_guard(args: argparse.Namespace) -> Section:
+    raw = guard.measure(args.guard_repeats)
+    call, timed, sizes = raw["aws_call_s"], raw["guard_s"], raw["bytes"]
+    baseline = f"{call * 1e3:.3f} ms"
+    return [
+        Row("guard: a typical SELECT (join, comment, literals)", ms(timed["typical"] * 1e3), baseline,
+            timed["typical"] / call, note="baseline: one athena:GetWorkGroup against moto in-process"),
+        Row("guard: a refused trick (nested comment opener)", ms(timed["trick"] * 1e3), baseline,
+            timed["trick"] / call, GUARD_REFUSAL_BUDGET, note="a refusal costs less than the call it saves"),
+        Row(f"guard: a {sizes['large_256k'] / 1024:.0f} KB read (under Athena's 256 KB limit)",
+            ms(timed["large_256k"] * 1e3), baseline, timed["large_256k"] / call, note="lexed, checked and parsed"),
+        Row(f"guard: a {sizes['over_limit_300k'] / 1024:.0f} KB statement (refused by size)",
+            ms(timed["over_limit_300k"] * 1e3), baseline, timed["over_limit_300k"] / call, GUARD_REFUSAL_BUDGET,
+            note="refused before it is read"),
+    ], raw
+
+
 def _sign_in_counts(runs: list[dict[str, Any]]) -> str:
     """Requests of the client (+ the browser's) and AWS calls, each distinct combination the runs had."""
     seen = sorted({(r["client_requests"], r["browser_requests"], sum(r["aws_calls"].values())) for r in runs})
@@ -286,9 +307,11 @@ MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "fanout": measure_fanout,
     "query": measure_query,
     "signin": measure_signin,
+    "guard": measure_guard,
     "first": measure_first,
 }
-DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout", "first", "query", "signin")
+DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout", "first", "query", "signin",
+           "guard")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -303,6 +326,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--first-samples", type=int, default=5, help="fresh processes per first-read variant")
     parser.add_argument("--query-rounds", type=int, default=5, help="alternating rounds of each query figure")
     parser.add_argument("--signin-rounds", type=int, default=5, help="rounds of the sign-in figure (3 users each)")
+    parser.add_argument("--guard-repeats", type=int, default=200, help="timed guard calls per small statement")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of warm static reads")
     args = parser.parse_args(argv)
     unknown = set(args.only.split(",")) - set(MEASUREMENTS)

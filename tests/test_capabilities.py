@@ -9,7 +9,12 @@ from typing import Any
 
 import httpx2
 import pytest
+from mcp import Client
 
+from aws_data_mcp.app import create_server
+from aws_data_mcp.config import Settings
+from aws_data_mcp.demo.seed_data import DEMO_DATA_STORY as DEMO_DATA
+from aws_data_mcp.resources import registry
 from support.events import REVISION_2025, REVISION_2026, body_json, http_api_event, modern, rpc
 from support.logs import RecordKeeper
 
@@ -45,14 +50,36 @@ def test_initialize_and_discover_advertise_the_same_served_capabilities(post: An
     assert set(legacy) == set(modern_) == SERVED, (legacy, modern_)
 
 
-def test_prompts_are_an_empty_list_and_any_name_is_an_invalid_parameter(post: Any,
-                                                                        log_records: RecordKeeper) -> None:
+def test_prompts_are_the_registrys_and_an_unknown_name_is_an_invalid_parameter(post: Any,
+                                                                               log_records: RecordKeeper) -> None:
     for revision, build in ((REVISION_2025, rpc), (REVISION_2026, modern)):
-        assert post(build("prompts/list", {}, 10), revision)["result"]["prompts"] == []
+        listed = post(build("prompts/list", {}, 10), revision)["result"]["prompts"]
+        assert [p["name"] for p in listed] == [p.name for p in registry.prompts()] != []
         error = post(build("prompts/get", {"name": "x" * 5_000}, 11), revision)["error"]
-        assert error["code"] == -32602 and "offers no prompts" in error["message"], (revision, error)
+        assert error["code"] == -32602 and "Unknown prompt" in error["message"], (revision, error)
+        assert error["data"]["error"] == "invalid_argument"
         assert len(error["message"]) < 400, "the unknown name is echoed bounded"
     assert [r.getMessage() for r in log_records.at_least(logging.ERROR)] == []
+
+
+def test_instructions_say_what_the_server_is_for_and_where_to_start(post: Any) -> None:
+    """A few lines, the same from `initialize` and `server/discover`, naming the first reads, the query tool with
+    its cutoff and estimate, whose credentials every call uses, and the prompts."""
+    legacy = post(INITIALIZE, REVISION_2025)["result"]["instructions"]
+    assert post(modern("server/discover", {}), REVISION_2026)["result"]["instructions"] == legacy
+    for said in ("caller's own AWS credentials", "info://capabilities", "athena://databases", "athena_query",
+                 "cutoff", "estimate_only=true", "permissions://recommendations", "get_resource()",
+                 *(p.name for p in registry.prompts())):
+        assert said in legacy, said
+    assert len(legacy.splitlines()) <= 8 and len(legacy) < 1_500
+
+
+@pytest.mark.anyio
+async def test_a_deployment_adds_what_its_data_is_to_the_instructions() -> None:
+    """The hook the demo uses (`about_data`): its story is the instructions' last line, through the protocol."""
+    async with Client(create_server(Settings(mode="local"), about_data=DEMO_DATA)) as client:
+        instructions = client.instructions or ""
+    assert instructions.splitlines()[-1] == DEMO_DATA and "athena_query" in instructions
 
 
 def test_logging_set_level_is_accepted_where_the_revision_has_it(post: Any) -> None:

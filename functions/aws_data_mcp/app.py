@@ -9,10 +9,11 @@ from aws_data_mcp.server import DataMCPServer
 from aws_data_mcp.transport.http import McpHttpApp
 
 
-def create_server(settings: Settings) -> DataMCPServer:
+def create_server(settings: Settings, about_data: str = "") -> DataMCPServer:
+    """`about_data`: what this deployment's data is, for the server's instructions (the demo passes its story)."""
     configure(hosted=settings.hosted)
-    return DataMCPServer(registry, settings)
+    return DataMCPServer(registry, settings, about_data)
 
 
-def create_http_app(settings: Settings) -> McpHttpApp:
-    return McpHttpApp(create_server(settings), settings)
+def create_http_app(settings: Settings, about_data: str = "") -> McpHttpApp:
+    return McpHttpApp(create_server(settings, about_data), settings)

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from aws_data_mcp.config import SettingError, Settings, state_directory
+from aws_data_mcp.private_files import SymlinkRefused
 from aws_data_mcp.transport.local_server import PortUnavailable
 
 
-def _serve_http(settings: Settings, banner: str) -> None:
+def _serve_http(settings: Settings, banner: str, about_data: str = "") -> None:
     """Serve once the port is ours: only then is the token file written and the banner printed."""
     from aws_data_mcp.app import create_http_app
     from aws_data_mcp.transport.local_server import serve
@@ -30,13 +31,13 @@ def _serve_http(settings: Settings, banner: str) -> None:
             write_token_file(token_file(settings.port), settings.local_token)
         print(banner, file=sys.stderr, flush=True)
 
-    serve(create_http_app(settings), settings.host, settings.port, ready)
+    serve(create_http_app(settings, about_data), settings.host, settings.port, ready)
 
 
-def _serve_stdio(settings: Settings) -> None:
+def _serve_stdio(settings: Settings, about_data: str = "") -> None:
     from aws_data_mcp.app import create_server
 
-    create_server(settings).run("stdio")
+    create_server(settings, about_data).run("stdio")
 
 
 @contextmanager
@@ -63,7 +64,7 @@ def _with_demo_workgroups(settings: Settings) -> Settings:
 def client_configurations(url: str, token: str | None, stdio_args: list[str], stdio_env: dict[str, str],
                           python: str = sys.executable) -> dict[str, Any]:
     """Ready-to-paste configuration for the common MCP clients: HTTP ones with the token's header, if any. The
-    banners print it; the README's client table is it with placeholders (`client_table`)."""
+    banners print it; docs/local.md's client table is it with placeholders (`client_table`)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     remote: dict[str, Any] = {"url": url, **({"headers": headers} if headers else {})}
     claude_code = f"claude mcp add --transport http aws-data-mcp {url}"
@@ -113,6 +114,8 @@ DEMO_QUESTION = ("Ask your agent: \"Which sales channel had the most returned or
                  "the analytics workgroup, whose 10 MB cutoff Athena enforces: a full scan is refused).")
 
 
+
+
 def _demo_banner(settings: Settings, inventory: Any, token_ignored: bool) -> str:
     url = f"http://{settings.host}:{settings.port}/mcp"
     notes = [f"Seeded data lake: {inventory}", "No access token: the demo serves only the emulated account, "
@@ -128,6 +131,12 @@ STDIO_DEMO_READY = ("aws-data-mcp stdio --demo: ready, serving MCP on stdin/stdo
 
 NO_TOKEN_WARNING = ("WARNING: --no-token: any user or process on this machine can call this server and read AWS "
                     "as you. Use it only on a single-user machine.")
+
+
+def _other_port(make_target: str, port: int) -> str:
+    """How to choose another port, said both ways: most people started this through `make`, which takes PORT."""
+    other = port + 1
+    return f"Choose another port: make {make_target} PORT={other}, or --port {other}."
 
 
 def _local_token(settings: Settings, wanted: bool) -> str | None:
@@ -174,7 +183,7 @@ def client_table() -> str:
 
 
 def doc_table(name: str) -> str:
-    """A generated README table: the registry's resources and tools, every setting of config.py, or the client
+    """A generated docs table: the registry's resources and tools, every setting of config.py, or the client
     configurations."""
     if name == "client-table":
         return client_table()
@@ -216,8 +225,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     invoke = commands.add_parser("invoke", help="run the Lambda handler on an API Gateway event file")
     invoke.add_argument("event", type=Path)
     for name, what in DOC_TABLES.items():
-        table = commands.add_parser(name, help=f"print the README's {what}")
-        table.add_argument("--update", type=Path, metavar="README", help="rewrite the table in this file instead")
+        table = commands.add_parser(name, help=f"print the docs' {what}")
+        table.add_argument("--update", type=Path, metavar="PAGE", help="rewrite the table in this page instead")
     args = parser.parse_args(argv)
 
     if args.command in DOC_TABLES:
@@ -240,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             serve(args.auth, args.host or "127.0.0.1", args.port or 8000, state_directory())
         except PortUnavailable as refused:
-            parser.exit(2, f"aws-data-mcp: error: {refused}\n")
+            parser.exit(2, f"aws-data-mcp: error: {refused} {_other_port(f'demo-{args.auth}', refused.port)}\n")
         return
     demo_mode = args.command == "demo" or getattr(args, "demo", False)
     overrides = {k: v for k, v in (("host", getattr(args, "host", None)), ("port", getattr(args, "port", None)))
@@ -255,13 +264,18 @@ def main(argv: Sequence[str] | None = None) -> None:
             _serve_stdio(settings)
         else:
             with _demo_account() as account:
+                from aws_data_mcp.demo.seed_data import DEMO_DATA_STORY
+
                 settings = _with_demo_workgroups(settings)
                 if args.command == "demo":
                     # The demo is documented and printed as tokenless: a token from the shell would 401 its clients.
                     demo = dataclasses.replace(settings, local_token="")
-                    _serve_http(demo, _demo_banner(demo, account.inventory, token_ignored=bool(settings.local_token)))
+                    _serve_http(demo, _demo_banner(demo, account.inventory, token_ignored=bool(settings.local_token)),
+                                DEMO_DATA_STORY)
                 else:
                     print(STDIO_DEMO_READY, file=sys.stderr, flush=True)  # stdout is the protocol's
-                    _serve_stdio(settings)
-    except (SettingError, PortUnavailable) as refused:
+                    _serve_stdio(settings, DEMO_DATA_STORY)
+    except PortUnavailable as refused:
+        parser.exit(2, f"aws-data-mcp: error: {refused} {_other_port(args.command, refused.port)}\n")
+    except (SettingError, SymlinkRefused) as refused:
         parser.exit(2, f"aws-data-mcp: error: {refused}\n")

@@ -2,7 +2,7 @@
 
 Every setting is declared once, on its field: the environment variable that sets it and what it means.
 `Settings.from_env` parses by the field's type and `markdown_table` documents the same fields, so the
-README's settings table cannot drift from what the server reads. Reading only the environment (no AWS
+settings table (docs/settings.md) cannot drift from what the server reads. Reading only the environment (no AWS
 calls, no randomness) keeps module init snapshot-safe for Lambda SnapStart.
 """
 
@@ -227,7 +227,7 @@ def _check_oidc_role_map(settings: Settings) -> None:
             f"{ENV_PREFIX}OIDC_ROLE_CLAIM={settings.oidc_role_claim!r}: a role's trust cannot check this claim, so "
             f"every token holder could assume every role of {ENV_PREFIX}OIDC_ROLE_MAP through STS directly. Map on "
             f"the principal tag (`tag`, {ENV_PREFIX}OIDC_ROLE_TAG, from the token's https://aws.amazon.com/tags "
-            "claim) or on `sub`, and give each role the trust the README's oidc section shows")
+            "claim) or on `sub`, and give each role the trust docs/auth.md's oidc section shows")
     if settings.oidc_role_claim == "tag" and not settings.oidc_role_tag.strip():
         raise SettingError(f"{ENV_PREFIX}OIDC_ROLE_TAG must name the principal tag that selects a role")
 
@@ -312,7 +312,7 @@ def _pairs(variable: str, text: str) -> tuple[tuple[str, str], ...]:
 
 
 def markdown_table() -> str:
-    """Every setting the environment can give, for the README (`aws-data-mcp settings-table`)."""
+    """Every setting the environment can give, for docs/settings.md (`aws-data-mcp settings-table`)."""
     rows = ["| variable | default | meaning |", "|---|---|---|"]
     for setting_field in _documented():
         default = setting_field.metadata["default_doc"] or _shown(setting_field)

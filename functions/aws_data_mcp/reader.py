@@ -23,7 +23,7 @@ from aws_data_mcp.deadlines import request_budget
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo, from_aws_error, iam_action_name
 from aws_data_mcp.identity import Caller
 from aws_data_mcp.observability import logger, record_read
-from aws_data_mcp.registry import Registry, ResourceRequest, ResourceSpec
+from aws_data_mcp.registry import Completable, Registry, ResourceRequest, ResourceSpec
 from aws_data_mcp.rendering import to_json, within_budget
 
 MAX_URI_LENGTH = 2048
@@ -178,15 +178,15 @@ class ResourceReader:
 
     async def complete(
         self,
-        spec: ResourceSpec,
+        spec: Completable,
         argument: str,
         chosen: Mapping[str, str],
         prefix: str,
         resolve_caller: Callable[[], Caller],
         seconds_left: float | None = None,
     ) -> list[str]:
-        """Values for one template argument, given the arguments already `chosen`: a hint, so any failure
-        (no caller, denied, slow) offers nothing. The caller is resolved only where the template needs one."""
+        """Values for one argument of a template or prompt, given the arguments already `chosen`: a hint, so any
+        failure (no caller, denied, slow) offers nothing. The caller is resolved only where the spec needs one."""
         completer = spec.completions.get(argument)
         if completer is None:
             return []

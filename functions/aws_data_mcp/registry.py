@@ -1,8 +1,8 @@
-"""The resource registry: the single source of truth for every URI this server knows.
+"""The registry: the single source of truth for every URI, tool and prompt this server offers.
 
-`resources/list`, `resources/templates/list`, completion, `get_resource` discovery,
-`info://capabilities` and the README's resource table all read from here, so adding
-a resource is one `@registry.resource(...)` beside its resolver.
+`resources/list`, `resources/templates/list`, `prompts/list`, completion, `get_resource` discovery,
+`info://capabilities` and the docs' resource table (docs/resources.md) all read from here, so adding
+a resource is one `@registry.resource(...)` beside its resolver (a prompt: `@registry.prompt(...)`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from mcp.server.mcpserver.resources import ResourceSecurity
 from mcp.shared.uri_template import UriTemplate
@@ -141,6 +141,95 @@ class ToolSpec:
                 "destructive": self.destructive}
 
 
+class Completable(Protocol):
+    """What completion needs of a resource template or a prompt: a completer per argument, and whether a caller
+    must be resolved to run them."""
+
+    @property
+    def completions(self) -> Mapping[str, Completer]: ...
+
+    @property
+    def requires(self) -> Requirement: ...
+
+
+PromptRenderer = Callable[[Mapping[str, str]], str]
+"""A prompt's message, from its arguments: required ones present, every one checked (`PromptArgument.value`)."""
+
+
+@dataclass(frozen=True)
+class PromptArgument:
+    name: str
+    description: str
+    required: bool = True
+    completer: Completer | None = None
+    max_chars: int = 255
+    multiline: bool = False
+    """A question may span lines; a name may not (it lands in a URI or SQL the prompt spells out)."""
+    check: ArgumentCheck | None = None
+    """What a well-formed value looks like, beyond one bounded line (e.g. `database.table` or `s3://...`)."""
+
+    def value(self, raw: object) -> str:
+        """The argument's value, or `invalid_argument` saying what it must be."""
+        what, details = f"Prompt argument {self.name!r}", [f"{self.name}: {self.description}"]
+        if not isinstance(raw, str) or not raw.strip():
+            raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"{what} must be a non-empty string", details=details)
+        text = raw.strip()
+        if len(text) > self.max_chars:
+            raise ResourceFailure(ErrorCode.INVALID_ARGUMENT,
+                                  f"{what} is {len(text)} characters: at most {self.max_chars}", details=details)
+        allowed = "\n\t" if self.multiline else ""
+        if any(ord(c) < 32 and c not in allowed for c in text):
+            raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"{what} must be one line without control characters",
+                                  details=details)
+        if self.check is not None:
+            self.check(text)
+        return text
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    name: str
+    title: str
+    description: str
+    arguments: tuple[PromptArgument, ...]
+    render: PromptRenderer
+    requires: Requirement = "auth"
+    """What the reads it leads to need; also whether completing its arguments needs a caller."""
+
+    @property
+    def completions(self) -> Mapping[str, Completer]:
+        return {a.name: a.completer for a in self.arguments if a.completer is not None}
+
+    def values(self, raw: Mapping[str, object] | None) -> dict[str, str]:
+        """The arguments a client sent, checked: every required one present, none unknown, each well formed."""
+        sent = dict(raw or {})
+        takes = f"{self.name} takes: " + ", ".join(
+            f"{a.name}{'' if a.required else ' (optional)'}" for a in self.arguments) + "."
+        unknown = sorted(set(sent) - {a.name for a in self.arguments})
+        if unknown:
+            raise ResourceFailure(ErrorCode.INVALID_ARGUMENT,
+                                  f"Prompt {self.name!r} takes no argument {echo(', '.join(unknown))!r}",
+                                  details=[takes])
+        missing = [a.name for a in self.arguments if a.required and sent.get(a.name) in (None, "")]
+        if missing:
+            raise ResourceFailure(ErrorCode.INVALID_ARGUMENT,
+                                  f"Prompt {self.name!r} is missing its required {', '.join(map(repr, missing))}",
+                                  details=[takes, *(f"{a.name}: {a.description}" for a in self.arguments
+                                                    if a.name in missing)])
+        return {a.name: a.value(sent[a.name]) for a in self.arguments if sent.get(a.name) not in (None, "")}
+
+    def describe(self) -> dict[str, Any]:
+        """The discovery entry in `get_resource()` and `info://capabilities`."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "arguments": [{"name": a.name, "description": a.description, "required": a.required,
+                           "completes": a.completer is not None} for a in self.arguments],
+            "requires": self.requires,
+        }
+
+
 @dataclass(frozen=True)
 class Match:
     spec: ResourceSpec
@@ -148,11 +237,12 @@ class Match:
 
 
 class Registry:
-    """Holds resource and tool specs; lists come out sorted so clients and prompt caches can reuse them."""
+    """Holds resource, tool and prompt specs; lists come out sorted so clients and prompt caches can reuse them."""
 
     def __init__(self, security: ResourceSecurity | None = None) -> None:
         self._resources: dict[str, ResourceSpec] = {}
         self._tools: dict[str, ToolSpec] = {}
+        self._prompts: dict[str, PromptSpec] = {}
         self._templates: dict[str, UriTemplate] = {}
         self._security = security or ResourceSecurity()
 
@@ -203,6 +293,22 @@ class Registry:
 
         return register
 
+    def prompt(self, *, name: str, title: str, description: str, arguments: Sequence[PromptArgument],
+               requires: Requirement = "auth") -> Callable[[PromptRenderer], PromptRenderer]:
+        def register(render: PromptRenderer) -> PromptRenderer:
+            if name in self._prompts:
+                raise ValueError(f"prompt {name!r} is registered twice")
+            self._prompts[name] = PromptSpec(name, title, description, tuple(arguments), render, requires)
+            return render
+
+        return register
+
+    def prompts(self) -> list[PromptSpec]:
+        return sorted(self._prompts.values(), key=lambda p: p.name)
+
+    def prompt_named(self, name: str) -> PromptSpec | None:
+        return self._prompts.get(name)
+
     def static(self) -> list[ResourceSpec]:
         return sorted((s for s in self._resources.values() if s.uri not in self._templates), key=lambda s: s.uri)
 
@@ -251,13 +357,17 @@ class Registry:
         return sorted(known, key=lambda k: (-difflib.SequenceMatcher(None, uri.lower(), k).ratio(), k))
 
     def markdown_table(self) -> str:
-        """The README's resource table, so the docs cannot drift from what is served."""
+        """The resource table of docs/resources.md, so the docs cannot drift from what is served."""
         rows = ["| URI | what it returns | AWS calls (as the caller) | requires |", "|---|---|---|---|"]
         for spec in self:
             calls = ", ".join(spec.aws_calls) or "none"
             rows.append(f"| `{spec.uri}` | {spec.description} | {calls} | {spec.requires} |")
         rows += ["", "| tool | what it does |", "|---|---|"]
         rows += [f"| `{tool.name}` | {tool.description} |" for tool in self.tools()]
+        if self._prompts:
+            rows += ["", "| prompt | arguments | what it does |", "|---|---|---|"]
+            rows += [f"| `{p.name}` | {', '.join(a.name + ('' if a.required else '?') for a in p.arguments)} "
+                     f"| {p.description} |" for p in self.prompts()]
         return "\n".join(rows) + "\n"
 
     def discovery(self) -> dict[str, Any]:
@@ -265,6 +375,7 @@ class Registry:
             "resources": [s.describe() for s in self.static()],
             "templates": [s.describe() for s in self.templates()],
             "tools": [t.describe() for t in self.tools()],
+            "prompts": [p.describe() for p in self.prompts()],
         }
 
 

@@ -1,4 +1,4 @@
-"""The MCP server: the SDK's `MCPServer`, with the resource methods served from our registry.
+"""The MCP server: the SDK's `MCPServer`, with the resource and prompt methods served from our registry.
 
 Why override the SDK's resource handlers: `MCPServer` lists resources without
 cursors, cannot hand a static resource its request (so no caller), and maps every
@@ -21,7 +21,6 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
-    INVALID_PARAMS,
     CallToolRequestParams,
     CallToolResult,
     CompleteRequestParams,
@@ -29,12 +28,16 @@ from mcp_types import (
     Completion,
     DiscoverResult,
     EmptyResult,
+    GetPromptResult,
     InputRequiredResult,
     ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
     ListToolsResult,
     PaginatedRequestParams,
+    Prompt,
+    PromptArgument,
+    PromptMessage,
     PromptsCapability,
     ReadResourceRequestParams,
     ReadResourceResult,
@@ -44,6 +47,7 @@ from mcp_types import (
     ResourceTemplateReference,
     ServerCapabilities,
     SetLevelRequestParams,
+    TextContent,
     TextResourceContents,
     ToolAnnotations,
     ToolsCapability,
@@ -60,13 +64,43 @@ from aws_data_mcp.list_paging import list_page
 from aws_data_mcp.live_updates import LiveUpdates
 from aws_data_mcp.observability import bind_request
 from aws_data_mcp.reader import Reading, ResourceReader
-from aws_data_mcp.registry import Registry, ResourceSpec
+from aws_data_mcp.registry import Completable, PromptSpec, Registry, ResourceSpec
 from aws_data_mcp.request_state import snapshot_safe_request_state
 from aws_data_mcp.resources.get_resource import TOOL_NAME as GET_RESOURCE
 from aws_data_mcp.resources.get_resource import get_resource_result
 from aws_data_mcp.sdk_adapter import SdkServer
 
 MAX_COMPLETIONS = 100
+
+
+def server_instructions(registry: Registry, about_data: str = "") -> str:
+    """What `initialize` and `server/discover` tell the agent: what this server is for and where to start, the prompts
+    the registry holds, and `about_data`, what this deployment's data is (the demo's story)."""
+    lines = [
+        "Read-only access to an AWS data estate: Athena and Glue tables, S3 permissions, IAM and SSO. Every call runs "
+        "with the caller's own AWS credentials, so it sees exactly what the caller may read.",
+        "Start with info://capabilities (everything offered here) or athena://databases (the data); "
+        "athena://databases/{database}/tables lists a database's tables with their descriptions and "
+        "athena://databases/{database}/tables/{table} gives a table's columns.",
+        "Query with the athena_query tool: it runs in a workgroup whose bytes-scanned cutoff Athena enforces "
+        "(config://server lists the workgroups); for a query that may scan much, call it with estimate_only=true "
+        "first.",
+        "Refused? auth://status says who you are; permissions://discover and permissions://recommendations say what "
+        "you may read and what is missing.",
+        "A client that cannot read resources: call get_resource() to list them and get_resource(uri=...) to read one.",
+    ]
+    prompts = ", ".join(prompt.name for prompt in registry.prompts())
+    if prompts:
+        lines.append(f"Prompts for common tasks: {prompts}.")
+    if about_data:
+        lines.append(about_data)
+    return "\n".join(lines)
+
+
+def _prompt(spec: PromptSpec) -> Prompt:
+    return Prompt(name=spec.name, title=spec.title, description=spec.description,
+                  arguments=[PromptArgument(name=a.name, description=a.description, required=a.required)
+                             for a in spec.arguments], _meta={"requires": spec.requires})
 
 
 def _resource(spec: ResourceSpec) -> Resource:
@@ -110,15 +144,13 @@ async def _set_log_level(ctx: ServerRequestContext[Any, Any], params: SetLevelRe
 
 
 class DataMCPServer(SdkServer):
-    def __init__(self, registry: Registry, settings: Settings) -> None:
+    def __init__(self, registry: Registry, settings: Settings, about_data: str = "") -> None:
+        """`about_data`: a few words on what this deployment's data is, added to the instructions (the demo's)."""
         super().__init__(
             name="aws-data-mcp",
             title="AWS data estate",
             version=settings.version,
-            instructions=(
-                "Read-only views of the caller's AWS data estate (Athena, Glue tables, S3 permissions, IAM, SSO). "
-                "Read resources directly, or call get_resource() to discover them and get_resource(uri=...) to read."
-            ),
+            instructions=server_instructions(registry, about_data),
             log_level="WARNING",
             request_state_security=snapshot_safe_request_state(),
             # No subscriptions/listen unless the transport serves live updates: `live_updates.serve()` (stdio).
@@ -159,12 +191,24 @@ class DataMCPServer(SdkServer):
     async def announce(self, uris: Sequence[str], *, lists_change: bool = False) -> None:
         await self.live_updates.announce(uris, lists_change=lists_change)
 
+    async def list_prompts(self) -> list[Prompt]:
+        return [_prompt(spec) for spec in self.registry.prompts()]
+
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
-                         context: Context[Any, Any] | None = None) -> Any:
-        """This server offers no prompts: `prompts/list` answers an empty list, as clients and the conformance
-        suites expect of a server that advertises the capability (the SDK advertises it on every path alike),
-        and any name is an invalid parameter, never the SDK's internal error with a traceback."""
-        raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt {echo(name)!r}: this server offers no prompts")
+                         context: Context[Any, Any] | None = None) -> GetPromptResult:
+        """The registry's prompt rendered with its checked arguments; an unknown name or a missing or malformed
+        argument is `invalid_argument` with the structured payload every error of this server carries."""
+        try:
+            spec = self.registry.prompt_named(name)
+            if spec is None:
+                names = ", ".join(prompt.name for prompt in self.registry.prompts()) or "none"
+                raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Unknown prompt {echo(name)!r}",
+                                      details=[f"This server's prompts (prompts/list): {names}."])
+            text = spec.render(spec.values(arguments))
+        except ResourceFailure as failure:
+            raise protocol_error(failure) from None
+        return GetPromptResult(description=spec.description,
+                               messages=[PromptMessage(role="user", content=TextContent(type="text", text=text))])
 
     def caller_for(self, ctx: ServerRequestContext[Any, Any] | None) -> Caller:
         return resolve_caller(request_scope(ctx), self.config)
@@ -253,13 +297,15 @@ class DataMCPServer(SdkServer):
         return int(self.config.cache_ttl_seconds * 1000), "public"
 
     async def _complete(self, ctx: ServerRequestContext[Any], params: CompleteRequestParams) -> CompleteResult:
-        """Complete a template argument with real values (template names, databases, the caller's workflows)."""
+        """Complete a template's or a prompt's argument with real values (template names, databases, tables, the
+        caller's workflows), read as the caller."""
         values: list[str] = []
-        if isinstance(params.ref, ResourceTemplateReference):
-            spec = self.registry.get(params.ref.uri)
-            if spec is not None:
-                chosen = (params.context.arguments if params.context else None) or {}
-                values = await self.reader.complete(spec, params.argument.name, chosen, params.argument.value,
-                                                    lambda: self.caller_for(ctx), seconds_to_edge_deadline(ctx))
+        ref = params.ref
+        spec: Completable | None = (self.registry.get(ref.uri) if isinstance(ref, ResourceTemplateReference)
+                                    else self.registry.prompt_named(ref.name))
+        if spec is not None:
+            chosen = (params.context.arguments if params.context else None) or {}
+            values = await self.reader.complete(spec, params.argument.name, chosen, params.argument.value,
+                                                lambda: self.caller_for(ctx), seconds_to_edge_deadline(ctx))
         return CompleteResult(completion=Completion(values=values[:MAX_COMPLETIONS], total=len(values),
                                                     has_more=len(values) > MAX_COMPLETIONS))

@@ -204,7 +204,7 @@ def test_the_configured_stage_is_served() -> None:
 def test_a_forged_invoke_naming_the_right_api_and_stage_cannot_be_told_apart() -> None:
     """The limit, stated: the API id and stage are public, so whoever may call lambda:InvokeFunction on the function
     acts as any caller they name. The defence is the function's resource policy (only this API may invoke it; see
-    tests/deploy) and granting lambda:InvokeFunction on it to nobody else; the README says so."""
+    tests/deploy) and granting lambda:InvokeFunction on it to nobody else; docs/security.md says so."""
     settings = dataclasses.replace(IAM, expected_api_id="abc123", expected_api_stage="$default")
     forged = iam_event("DataAdmin", "anyone")
     forged["requestContext"]["requestId"] = "forged-by-a-direct-invoke"

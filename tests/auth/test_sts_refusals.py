@@ -157,22 +157,22 @@ def test_a_token_sts_would_see_is_never_logged(sts: AwsFaults, log_records: Reco
     written = everything_written(log_records, capfd, answer)
     assert bearer not in written and "AWS-SAYS" not in written
 
-README_OIDC = Settings(auth_mode="oidc", oidc_role_arn="arn:aws:iam::<account>:role/DataAnalyst",
+DOCS_OIDC = Settings(auth_mode="oidc", oidc_role_arn="arn:aws:iam::<account>:role/DataAnalyst",
                       oidc_role_map=(("data-admins", "arn:aws:iam::<account>:role/DataAdmin"),))
-"""The oidc example of the README: admins by their role tag, everyone else the analysts' role."""
+"""The oidc example of docs/auth.md: admins by their role tag, everyone else the analysts' role."""
 
 
-def test_the_readme_trust_statements_are_the_ones_a_refusal_prints() -> None:
-    """What an operator copies from the README grants exactly what the refusal asks for, in each mode (oidc: the
+def test_the_documented_trust_statements_are_the_ones_a_refusal_prints() -> None:
+    """What an operator copies from docs/auth.md grants exactly what the refusal asks for, in each mode (oidc: the
     mapped role, the default role, and the mapped role when the map reads the subject)."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "auth.md").read_text()
     blocks = [json.loads(block) for block in re.findall(r"```json\n(\[?\{\"Effect\".*?)\n```", readme, re.S)]
     iam = Claim(principal="caller", role_arn="arn:aws:iam::<account>:role/DataAnalyst", session_name="caller")
     oidc = dataclasses.replace(iam, token="token", issuer="https://login.example.com", audience="aws-data-mcp")
     admin = dataclasses.replace(oidc, role_arn="arn:aws:iam::<account>:role/DataAdmin")
-    by_subject = dataclasses.replace(README_OIDC, oidc_role_claim="sub",
+    by_subject = dataclasses.replace(DOCS_OIDC, oidc_role_claim="sub",
                                      oidc_role_map=(("00u1a2b3c4", admin.role_arn),))
     printed = [json.loads(trust_statement(settings, claim)) for settings, claim in (
-        (Settings(function_role_arn="<FunctionRoleArn>"), iam), (README_OIDC, admin), (README_OIDC, oidc),
+        (Settings(function_role_arn="<FunctionRoleArn>"), iam), (DOCS_OIDC, admin), (DOCS_OIDC, oidc),
         (by_subject, admin))]
     assert blocks == printed

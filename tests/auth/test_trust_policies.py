@@ -5,7 +5,7 @@ directly, for any role. Before, every mapped role trusted the provider on `aud` 
 nothing), so an analyst could exchange their own token for the admins' role. Each role's trust now checks the same
 value the map reads (the principal tag STS sets from the token, or the subject), and the default role refuses every
 value mapped elsewhere. Checked here for every user and role: of the demo (its roles as the demo seeds them, its
-tokens as the demo issuer writes them), of the README's example (its statements, which equal the refusal's), and of
+tokens as the demo issuer writes them), of docs/auth.md's example (its statements, which equal the refusal's), and of
 the `sub` alternative; the function's choice is the function's own (`claim_oidc`), never restated here.
 """
 
@@ -140,9 +140,9 @@ def test_by_subject_every_user_gets_from_sts_exactly_the_role_the_map_gives_them
     assert verdicts[("erin", ROLES[1])] == (True, True) and verdicts[("dana", ROLES[1])] == (False, False)
 
 
-def test_the_readme_statements_grant_exactly_what_the_map_gives() -> None:
-    """The README's own blocks (which equal what a refusal prints), evaluated: its admin's and analyst's trust."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+def test_the_documented_statements_grant_exactly_what_the_map_gives() -> None:
+    """docs/auth.md's own blocks (which equal what a refusal prints), evaluated: its admin's and analyst's trust."""
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "auth.md").read_text()
     _iam, admin, analyst, _by_subject = [json.loads(block) for block in
                                          re.findall(r"```json\n(\[?\{\"Effect\".*?)\n```", readme, re.S)]
     settings = Settings(auth_mode="oidc", oidc_role_arn="arn:aws:iam::<account>:role/DataAnalyst",

@@ -15,7 +15,8 @@ from botocore.exceptions import ClientError
 from moto import mock_aws
 
 from aws_data_mcp.demo import athena_engine
-from aws_data_mcp.demo.lake_data import ORDER_ROWS, ORDERS_BUCKET, ORDERS_PREFIX, order_values, put_orders
+from aws_data_mcp.demo.lake_data import ORDER_ROWS, ORDERS_BUCKET, ORDERS_PREFIX, order_values
+from aws_data_mcp.demo.lake_tables import put_orders
 
 RESULTS = "engine-results"
 TERMINAL = {"SUCCEEDED", "FAILED", "CANCELLED"}
@@ -27,7 +28,7 @@ def session() -> Iterator[boto3.Session]:
     """An account holding the generated orders, with the engine running queries from then on."""
     with mock_aws():
         session = boto3.Session(aws_access_key_id="engine", aws_secret_access_key="engine", region_name="us-east-1")
-        put_orders(session)
+        put_orders(session.client("s3"), session.client("glue"))
         session.client("s3").create_bucket(Bucket=RESULTS)
         athena = session.client("athena")
         athena.create_work_group(Name="guarded", Configuration={

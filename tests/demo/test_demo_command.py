@@ -15,8 +15,10 @@ import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp_types import PromptReference
 
 from aws_data_mcp.cli import STDIO_DEMO_READY
+from aws_data_mcp.demo.seed_data import DEMO_DATA_STORY as DEMO_DATA
 from support.servers import free_port
 
 pytestmark = pytest.mark.anyio
@@ -57,6 +59,10 @@ async def test_demo_serves_every_resource_as_the_demo_caller(demo_server: tuple[
         status = json.loads((await client.read_resource("auth://status")).contents[0].text)
         config = json.loads((await client.read_resource("config://server")).contents[0].text)
         tool = await client.call_tool("get_resource", {"uri": "auth://status"})
+        instructions = client.instructions or ""
+        databases = await client.complete(PromptReference(name="explore_database"), {"name": "database", "value": ""})
+    assert instructions.splitlines()[-1] == DEMO_DATA, "the agent is told what the demo's data is"
+    assert databases.completion.values == ["marketing", "ml_features", "sales"]
     assert status["authenticated"] is True
     assert status["principal_arn"].endswith(":user/demo-analyst")
     assert config["deployment_mode"] == "demo"
@@ -121,9 +127,11 @@ async def test_stdio_demo_answers_as_the_demo_caller_and_says_once_on_stderr_tha
     with (tmp_path / "stderr").open("w+") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:  # stdout: the protocol
             status = json.loads((await client.read_resource("auth://status")).contents[0].text)
+            instructions = client.instructions or ""
         errlog.seek(0)
         said = errlog.read()
     assert status["authenticated"] is True
     assert status["account"]
+    assert instructions.splitlines()[-1] == DEMO_DATA
     assert [line for line in said.splitlines() if "ready" in line] == [STDIO_DEMO_READY], said
 

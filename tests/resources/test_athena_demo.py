@@ -10,6 +10,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -18,7 +19,9 @@ from mcp_types import ResourceTemplateReference
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.seed_data import DENIED_WORKGROUP
+from aws_data_mcp.demo.lake_tables import lake_files
+from aws_data_mcp.demo.seed_data import DENIED_WORKGROUP, QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
+from support.queries import answer, query
 from support.servers import ServerThread, free_port
 
 pytestmark = pytest.mark.anyio
@@ -27,6 +30,13 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture(scope="module")
 def demo_server(demo: DemoAccount) -> Iterator[ServerThread]:
     with ServerThread(Settings(mode="demo", port=free_port())) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def query_server(demo: DemoAccount) -> Iterator[ServerThread]:
+    settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=20)
+    with ServerThread(settings) as server:
         yield server
 
 
@@ -65,6 +75,7 @@ async def test_the_demo_caller_sees_exactly_the_seeded_estate(demo_server: Serve
     assert {t["name"]: t["format"] for t in sales["tables"]} == {
         "orders": "parquet", "order_items": "parquet", "customers": "parquet", "products": "parquet",
         "raw_orders": "csv"}
+    assert all(t["description"] for t in sales["tables"])  # an agent picks its tables from the list alone
     columns = [c["name"] for c in query["results"]["columns"]]
     assert query["results"]["rows"] and len(query["results"]["rows"][0]) == len(columns)
     assert query["results"]["rows"][0] != columns  # the header row is dropped
@@ -80,3 +91,47 @@ async def test_completion_offers_the_demo_names(demo_server: ServerThread, demo_
     assert databases.completion.values == ["sales"]
     assert chosen.completion.values == ["order_items", "orders"]
     assert set(executions.completion.values) == set(demo_caller.inventory.query_execution_ids)
+
+
+@pytest.mark.usefixtures("quick_queries")
+async def test_every_table_of_the_demo_catalog_answers_with_the_rows_its_files_hold(
+        query_server: ServerThread, demo_caller: DemoAccount) -> None:
+    async with Client(query_server.url, mode="2026-07-28") as client:
+        catalog = {database: [t["name"] for t in (await read(client, f"athena://databases/{database}/tables"))["tables"]]
+                   for database in demo_caller.inventory.databases}
+    files = lake_files()
+    assert sorted(f"{d}.{t}" for d, tables in catalog.items() for t in tables) == sorted(files)
+    for name, lake in files.items():
+        partition, rows = min(lake.rows.items())  # a partitioned table's first partition: under the cutoff
+        where = f" WHERE {partition.split('=')[0]} = '{partition.split('=')[1]}'" if partition else ""
+        got = answer(await query(query_server, "2026-07-28", sql=f"SELECT count(*) AS n FROM {name}{where}"))
+        assert got["state"] == "SUCCEEDED" and got["results"]["rows"] == [[rows]], (name, got)
+        assert 0 < got["statistics"]["data_scanned_bytes"] < QUERY_CUTOFF_BYTES, name
+
+
+@pytest.mark.usefixtures("quick_queries")
+async def test_a_four_table_join_answers_in_one_call_and_the_lines_add_up_to_the_orders(
+        query_server: ServerThread, demo_caller: DemoAccount) -> None:
+    sql = ("SELECT c.country, p.category, count(DISTINCT o.order_id) AS orders, "
+           "sum(oi.quantity * oi.unit_price - oi.discount) AS line_total "
+           "FROM sales.orders o JOIN sales.customers c ON o.customer_id = c.customer_id "
+           "JOIN sales.order_items oi ON oi.order_id = o.order_id "
+           "JOIN sales.products p ON p.product_id = oi.product_id "
+           "WHERE o.order_date = '2026-03-01' AND oi.order_date = '2026-03-01' GROUP BY 1, 2")
+    totals = ("SELECT count(*) AS orders, sum(total_amount) AS total FROM sales.orders "
+              "WHERE order_date = '2026-03-01'")
+    got = answer(await query(query_server, "2026-07-28", sql=sql))
+    expected = answer(await query(query_server, "2026-07-28", sql=totals))["results"]["rows"]
+    assert got["state"] == "SUCCEEDED" and got["statistics"]["data_scanned_bytes"] < QUERY_CUTOFF_BYTES, got
+    rows = got["results"]["rows"]
+    assert {row[1] for row in rows} == {"footwear", "apparel", "accessories", "outdoor", "electronics"}
+    assert sum(Decimal(row[3]) for row in rows) == Decimal(expected[0][1])  # every line found its customer, product
+
+
+@pytest.mark.usefixtures("quick_queries")
+async def test_a_careless_scan_of_the_biggest_tables_is_stopped_by_the_cutoff(
+        query_server: ServerThread, demo_caller: DemoAccount) -> None:
+    for sql in ("SELECT * FROM sales.orders", "SELECT count(*) FROM marketing.web_sessions"):
+        got = answer(await query(query_server, "2026-07-28", sql=sql))
+        assert got.get("state") != "SUCCEEDED" and "results" not in got, got
+        assert f"{QUERY_CUTOFF_BYTES:,}" in json.dumps(got), got

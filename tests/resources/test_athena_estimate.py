@@ -1,8 +1,9 @@
 """athena_query's estimate_only: what Athena's EXPLAIN (TYPE IO) says a query would read and cost, or that it
-has no statistics to say it with (the demo's Glue tables, as most), and never a guess.
+has no statistics to say it with, and never a guess.
 
-Through the MCP protocol against the demo account, whose Athena answers EXPLAIN (TYPE IO) as Athena does for
-tables without statistics; the reading of statistics-bearing output on a sample of Athena's JSON.
+Through the MCP protocol against the demo account, whose Athena answers EXPLAIN (TYPE IO) from the Glue statistics
+of the partitions a query reads (every demo table has them); the reading of output without statistics on samples of
+Athena's JSON.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from mcp import Client
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
+from aws_data_mcp.demo.lake_tables import lake_files
+from aws_data_mcp.demo.seed_data import QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
 from aws_data_mcp.resources.athena.query_answers import NO_STATISTICS, estimate
 from support.queries import answer, query
 from support.servers import ServerThread, free_port
@@ -37,23 +39,51 @@ def server(demo: DemoAccount) -> Iterator[ServerThread]:
         yield running
 
 
+def expected(name: str, partition: str = "") -> tuple[int, int]:
+    """The rows and bytes of a table's files (of one partition), as the seed stored them."""
+    lake = lake_files()[name]
+    keys = [key for key in lake.files if key.startswith(partition)]
+    rows = lake.rows[partition.rstrip("/")] if partition else sum(lake.rows.values())
+    return rows, sum(len(lake.files[key]) for key in keys)
+
+
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-async def test_an_estimate_without_statistics_is_unavailable_with_the_reason_and_scans_nothing(
+async def test_an_estimate_of_a_join_gives_each_table_its_rows_and_bytes_and_scans_nothing(
         server: ServerThread, demo_caller: DemoAccount, mode: str) -> None:
     result = await query(server, mode, sql=JOINED, estimate_only=True)
     assert not result.is_error, result.content[0].text
     got = answer(result)
     assert got["state"] == "SUCCEEDED" and got["statement"] == "EXPLAIN"
     assert "results" not in got and "result_file" not in got  # an estimate, not Athena's raw rows
+    (order_rows, order_bytes), (customer_rows, customer_bytes) = (
+        expected("sales.orders", "order_date=2026-01-02/"), expected("sales.customers"))
+    total = order_bytes + customer_bytes
+    billed = max(-(-total // MB), 10) * MB  # by the MB, 10 MB at least
     assert got["estimate"] == {
-        "available": False, "reason": NO_STATISTICS,
-        "tables": [{"table": "awsdatacatalog.sales.orders", "input_bytes": None, "input_rows": None},
-                   {"table": "awsdatacatalog.sales.customers", "input_bytes": None, "input_rows": None}],
-        "input_bytes": None, "input_rows": None, "billed_bytes": None, "cost_usd": None,
-        "price_per_tb_usd": PRICE_PER_TB,
+        "available": True,
+        "tables": [{"table": "awsdatacatalog.sales.orders", "input_bytes": order_bytes, "input_rows": order_rows},
+                   {"table": "awsdatacatalog.sales.customers", "input_bytes": customer_bytes,
+                    "input_rows": customer_rows}],
+        "input_bytes": total, "input_rows": order_rows + customer_rows, "billed_bytes": billed,
+        "cost_usd": pytest.approx(billed * PRICE_PER_TB / TB, rel=1e-3), "price_per_tb_usd": PRICE_PER_TB,
     }
     assert got["statistics"]["data_scanned_bytes"] == 0
     assert got["statistics"]["billed_bytes"] == 0 and got["statistics"]["cost_usd"] == 0
+
+
+async def test_every_demo_table_has_an_estimate_and_pruning_lowers_it(server: ServerThread,
+                                                                       demo_caller: DemoAccount) -> None:
+    for name, lake in lake_files().items():
+        got = answer(await query(server, "2026-07-28", sql=f"SELECT * FROM {name}", estimate_only=True))["estimate"]
+        rows, size = expected(name)
+        assert got["available"] and (got["input_rows"], got["input_bytes"]) == (rows, size), (name, got)
+        if lake.table.partition_keys:
+            partition = min(lake.rows)
+            key, value = partition.split("=")
+            pruned = answer(await query(server, "2026-07-28", sql=f"SELECT * FROM {name} WHERE {key} = '{value}'",
+                                        estimate_only=True))["estimate"]
+            assert (pruned["input_rows"], pruned["input_bytes"]) == expected(name, f"{partition}/"), name
+            assert pruned["input_bytes"] < got["input_bytes"], name
 
 
 async def test_the_explain_itself_pages_athenas_one_row_of_json(server: ServerThread,
@@ -65,7 +95,8 @@ async def test_the_explain_itself_pages_athenas_one_row_of_json(server: ServerTh
     [[plan]] = read["results"]["rows"]
     [table] = json.loads(plan)["inputTableColumnInfos"]
     assert table["table"]["schemaTable"] == {"schema": "sales", "table": "orders"}
-    assert table["estimate"]["outputSizeInBytes"] == "NaN"
+    assert table["estimate"]["outputSizeInBytes"] == expected("sales.orders")[1]
+    assert got["estimate"]["input_bytes"] > QUERY_CUTOFF_BYTES  # what the cutoff would stop, known before running
 
 
 async def test_an_estimate_of_a_missing_table_is_athenas_refusal(server: ServerThread,

@@ -134,3 +134,80 @@ def test_explain_type_io_of_a_select_is_an_estimate() -> None:
     assert read_only_statement("EXPLAIN (TYPE IO) SELECT * FROM orders").estimate
     assert read_only_statement("explain (format json, type io) select 1").estimate
     assert not read_only_statement("EXPLAIN SELECT * FROM orders").estimate
+
+
+# --------------------------------------------------------------------------- read as Trino reads it
+
+METADATA_READS = [
+    "SHOW TABLES IN sales LIKE 'ord*'", "SHOW TABLES IN sales 'ord*'", "SHOW SCHEMAS", "SHOW DATABASES LIKE 's.*'",
+    "SHOW VIEWS IN sales", "SHOW COLUMNS FROM orders IN sales", "SHOW CREATE VIEW sales.v",
+    "SHOW TBLPROPERTIES sales.orders ('classification')", "SHOW FUNCTIONS LIKE 'date%'",
+    "DESCRIBE FORMATTED sales.orders PARTITION (order_date = '2026-01-01') total_amount",
+    "DESC `sales`.`orders`", "SHOW TABLES IN AwsDataCatalog.sales", "-- what is there\nSHOW TABLES",
+]
+
+MISREAD_TRICKS = [
+    ("SELECT 1 /* /* */ ; DROP TABLE t -- */", "another '/*'"),
+    ("SHOW TABLES /* x */", "block comment"),
+    ("SHOW TABLES LIKE 'a\\'", "backslash"),
+    ("SHOW STATS FOR (INSERT INTO t SELECT 1)", "SHOW STATS"),
+    ("SHOW TABLES IN sales LIKE 'x' EXTRA", "unexpected text"),
+    ("DESCRIBE", "expected a name"),
+    ("SELECT 1\u2028", "U+2028"),
+    ("SELECT 1\x0c", "U+000C"),
+    ("SELECT 'open", "Unterminated string"),
+    ('SELECT "open', "Unterminated quoted identifier"),
+    ("SELECT 1 /* open", "Unterminated block comment"),
+    ("SELECT X'0G'", "hexadecimal"),
+    ("SELECT X'00 FF'", "binary literal with spaces"),
+    ("SELECT 1abc", "reads two ways"),
+    ("SELECT é FROM t", "U+00E9"),
+    ('SELECT * FROM "lambda:f".db.t', "'lambda:f'"),
+    ("SELECT * FROM mysql.db.t", "'mysql'"),
+    ("SHOW TABLES IN mysql.db", "'mysql'"),
+    ("SELECT * FROM TABLE(system.query(query => 'x'))", "table function"),
+    ("SELECT cat.sch.fn(1)", "function named by its catalog"),
+    ("USING EXTERNAL FUNCTION f(x int) RETURNS int LAMBDA 'fn' SELECT f(1)", "USING EXTERNAL FUNCTION"),
+    ("EXPLAIN (TYPE IO,) SELECT 1", "EXPLAIN's options"),
+    ("EXPLAIN EXPLAIN SELECT 1", "EXPLAIN of an EXPLAIN"),
+    ("EXPLAIN", "EXPLAIN of nothing"),
+    ("TABLE orders", "TABLE is not a read"),
+]
+
+
+@pytest.mark.parametrize("sql", METADATA_READS)
+def test_documented_metadata_forms_are_read_to_their_end(sql: str) -> None:
+    assert read_only_statement(sql).kind in ("SHOW", "DESCRIBE")
+
+
+@pytest.mark.parametrize(("sql", "named"), MISREAD_TRICKS)
+def test_what_athena_would_read_otherwise_is_refused_saying_why(sql: str, named: str) -> None:
+    with pytest.raises(ResourceFailure) as refused:
+        read_only_statement(sql)
+    assert named in refused.value.message, refused.value.message
+    assert refused.value.details
+
+
+def test_a_refusal_says_the_line_and_column_of_what_it_could_not_read() -> None:
+    with pytest.raises(ResourceFailure) as refused:
+        read_only_statement("SELECT 1\n  /* a /* b */ FROM t")
+    assert "line 2, column 8" in refused.value.message
+
+
+def test_the_catalogs_the_operator_allows_decide_and_case_does_not_matter() -> None:
+    assert read_only_statement("SELECT * FROM AWSDATACATALOG.sales.orders").kind == "SELECT"
+    assert read_only_statement('SELECT * FROM "lambda:f".db.t', catalogs=("lambda:f",)).kind == "SELECT"
+    assert read_only_statement("DESCRIBE MySQL.db.t", catalogs=("mysql", "AwsDataCatalog")).kind == "DESCRIBE"
+    with pytest.raises(ResourceFailure) as refused:
+        read_only_statement("SELECT * FROM awsdatacatalog.sales.orders", catalogs=("mysql",))
+    assert "AWS_DATA_MCP_QUERY_CATALOGS" in refused.value.details[0]
+
+
+def test_a_text_ending_in_a_comment_after_its_semicolon_is_sent_without_them() -> None:
+    assert read_only_statement("SELECT 1; -- done\n").sql == "SELECT 1"
+    assert read_only_statement("-- why\nSELECT 1 /* c */ ;").sql == "-- why\nSELECT 1 /* c */"
+
+
+def test_deep_nesting_is_refused_not_a_crash() -> None:
+    with pytest.raises(ResourceFailure):
+        read_only_statement("SELECT " + "(" * 5000 + "1" + ")" * 5000)

@@ -11,6 +11,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from aws_data_mcp.sign_in.redirect_allowlist import allowlist
 from aws_data_mcp.sign_in.registration import RegistrationPolicy
 
 MCP_URL = "https://abc123.execute-api.us-east-1.amazonaws.com/mcp"
@@ -64,6 +65,6 @@ def pool_fixture(monkeypatch: pytest.MonkeyPatch, cognito_session: boto3.Session
         pool_id = client.create_user_pool(PoolName="aws-data-mcp", UserPoolTier="ESSENTIALS")["UserPool"]["Id"]
         client.create_resource_server(UserPoolId=pool_id, Identifier=MCP_URL, Name="aws-data-mcp",
                                       Scopes=[{"ScopeName": "mcp", "ScopeDescription": "Use the MCP server"}])
-        made = Pool(client, RegistrationPolicy(pool_id, PATTERNS))
+        made = Pool(client, RegistrationPolicy(pool_id, allowlist(PATTERNS)))
         attach_recorder(client, made)
         yield made

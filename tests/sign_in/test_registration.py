@@ -12,6 +12,7 @@ import pytest
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 
 from aws_data_mcp.sign_in import lambda_entries
+from aws_data_mcp.sign_in.redirect_allowlist import allowlist
 from aws_data_mcp.sign_in.registration import MAX_BODY_BYTES, RegistrationPolicy, register
 from support.events import ROOT, load_event
 
@@ -188,7 +189,7 @@ def template_patterns() -> tuple[str, ...]:
     ["http://127.0.0.1:49152/"],  # Kiro: loopback, a random port
 ])
 def test_the_templates_default_allowlist_admits_each_documented_client(pool: Pool, redirect_uris: list[str]) -> None:
-    policy = RegistrationPolicy(pool.policy.user_pool_id, template_patterns())
+    policy = RegistrationPolicy(pool.policy.user_pool_id, allowlist(template_patterns()))
     answer = register(metadata(redirect_uris), policy, pool.client, MCP_URL)
     assert answer.status == 201, answer.body
     assert clients(pool)[0]["CallbackURLs"] == redirect_uris

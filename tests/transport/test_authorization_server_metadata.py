@@ -71,7 +71,7 @@ def test_the_sdk_client_finds_cognitos_endpoints_and_this_apis_registration() ->
 
 
 def test_a_named_stage_is_part_of_the_issuer_and_every_url_of_this_api() -> None:
-    """Served under /<Stage>; a client derives the host-root address, which only $default serves (README)."""
+    """Served under /<Stage>; a client derives the host-root address, which only $default serves (docs/auth.md)."""
     invoke = lambda_container(COGNITO)
     answer = invoke(http_api_event(None, method="GET", path="/.well-known/oauth-authorization-server", stage="prod"))
 

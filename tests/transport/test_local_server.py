@@ -131,7 +131,7 @@ def test_a_busy_port_is_one_line_before_any_banner_and_leaves_the_running_server
     assert second.returncode == 2
     assert second.stderr.strip().splitlines() == [
         f"aws-data-mcp: error: cannot listen on 127.0.0.1:{served.port}: Address already in use "
-        "(another server there? choose a port with --port)"]
+        f"(another server there?) Choose another port: make serve PORT={served.port + 1}, or --port {served.port + 1}."]
     assert served.token_file.read_text() == token, "the first server's token file is untouched"
 
 

@@ -46,7 +46,6 @@ from moto.utilities.utils import get_partition
 from . import athena_engine
 from .callers import function_keys, seed_hosted_callers
 from .emulated_endpoint import EmulatedEndpoint
-from .lake_data import put_orders
 from .moto_extensions import EXTENSIONS, install_moto_extensions
 from .seed import DemoInventory, seed_data_lake
 from .seed_data import DEMO_CALLER_USER
@@ -192,7 +191,6 @@ class DemoAccount:
             )
             with _answered_in_process():
                 self._inventory = seed_data_lake(admin, None)
-                put_orders(admin)
                 if self._hosted_callers:
                     self.caller_roles = seed_hosted_callers(admin.client("iam"), self._inventory.account_id,
                                                             self._region)

@@ -4,7 +4,7 @@ moto records a query and reports it SUCCEEDED with no rows. With ``install()``, 
 is a ``QueryRun``: it runs in the background over the account's own S3 objects (``lake_query.py``), goes
 QUEUED -> RUNNING -> SUCCEEDED / FAILED / CANCELLED as Athena does, writes ``<id>.csv`` and
 ``<id>.csv.metadata`` where the workgroup says, and ``GetQueryResults`` pages its rows. ``EXPLAIN (TYPE IO)``
-answers as Athena does for tables without statistics, scanning nothing. Executions started
+answers from the tables' statistics as Athena does, scanning nothing. Executions started
 before ``install()`` (the seed's history) stay moto's and keep the state the seed gave them.
 
 The state a poll sees is published when moto describes the execution (``Execution.advance()``, which moto's

@@ -43,8 +43,9 @@ class DemoCaller:
 
 
 CALLERS = (
-    DemoCaller("alice", "demo-analyst-role", "analysts", "read rights, one workgroup and two buckets denied"),
-    DemoCaller("bob", "demo-admin-role", "admins", "data estate and IAM read, nothing denied"),
+    DemoCaller("alice", "demo-analyst-role", "analysts",
+               "reads the data estate and IAM; one workgroup and two buckets denied"),
+    DemoCaller("bob", "demo-admin-role", "admins", "the same reads as alice, nothing denied"),
     DemoCaller("carol", "demo-contractor-role", "contractors", f"one bucket ({BUCKET_CURATED}) and nothing else"),
 )
 

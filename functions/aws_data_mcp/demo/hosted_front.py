@@ -12,7 +12,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -20,6 +20,7 @@ from pathlib import Path
 import boto3
 from starlette.types import ASGIApp
 
+from aws_data_mcp.private_files import open_private
 from aws_data_mcp.transport import local_server
 
 from .account import CONFLICTING_ENVIRONMENT, DemoAccount
@@ -134,7 +135,8 @@ PROXY_VERSION = "1.7.0"
 """The mcp-proxy-for-aws the iam banner names: the version the suite runs end to end (the Makefile pins it too)."""
 
 
-def banner(demo: HostedDemo) -> str:
+def banner(demo: HostedDemo, metrics: Path | None = None) -> str:
+    """How each caller connects; `metrics` names the file the handler's EMF lines go to instead of the terminal."""
     lines = [f"aws-data-mcp demo, hosted path ({demo.auth_mode}): API Gateway front at {demo.url}",
              "  -> the Lambda handler, acting as each caller through STS, against an emulated account", ""]
     if demo.auth_mode == "iam":
@@ -145,7 +147,9 @@ def banner(demo: HostedDemo) -> str:
                   f"Add {demo.url} to your MCP client as an HTTP server and sign in in the browser when it asks:",
                   f"the demo's sign-in page lets you choose {', '.join(c.name for c in CALLERS)}.",
                   f"claude mcp add --transport http aws-data-mcp {demo.url}   (then /mcp in Claude Code to sign in)",
-                  "", "== Or a static token per caller, for clients without OAuth =="]
+                  "", "== Or a static token per caller, for clients without OAuth ==",
+                  "Send a caller's Authorization line as a header, e.g. claude mcp add --transport http "
+                  f"aws-data-mcp-alice {demo.url} --header \"Authorization: Bearer <alice's token>\"", ""]
     for caller in CALLERS:
         lines.append(f"== {caller.name}: role {caller.role}, {caller.rights} ==")
         if demo.auth_mode == "iam":
@@ -153,19 +157,29 @@ def banner(demo: HostedDemo) -> str:
             lines += [f"{env} \\", f"  uvx mcp-proxy-for-aws@{PROXY_VERSION} {demo.url} --service execute-api "
                       f"--region {demo.account.region} --profile demo-{caller.name}"]
         else:
-            token = demo.token(caller)
-            lines += [f"Authorization: Bearer {token}",
-                      f"claude mcp add --transport http aws-data-mcp-{caller.name} {demo.url} "
-                      f"--header \"Authorization: Bearer {token}\""]
+            lines.append(f"Authorization: Bearer {demo.token(caller)}")  # once: each is about 900 characters
         lines.append("")
     if demo.auth_mode == "oidc":
         lines.append(f"Issuer: {demo.url.removesuffix('/mcp')} (JWKS and discovery under /.well-known/)")
+    if metrics is not None:
+        lines.append(f"Metrics: each request's EMF line (what CloudWatch would get) goes to {metrics}")
     lines.append("Press Ctrl+C to stop.")
     return "\n".join(lines)
 
 
+@contextmanager
+def metrics_to(path: Path) -> Iterator[None]:
+    """The handler's EMF lines, which it writes to stdout as on Lambda (where CloudWatch reads them), into `path`
+    (owner-only, a new one per start): the terminal keeps the banner and readable log lines."""
+    with os.fdopen(open_private(path, os.O_WRONLY | os.O_TRUNC), "w", buffering=1, encoding="utf-8") as file, \
+            redirect_stdout(file):
+        yield
+
+
 def serve(auth_mode: str, host: str, port: int, state_dir: Path,
           access_token_lifetime: int = ACCESS_TOKEN_LIFETIME_SECONDS) -> None:
-    with hosted_demo(auth_mode, host, port, state_dir / f"demo-{auth_mode}", access_token_lifetime) as demo:
-        local_server.serve(demo.app, host, port, lambda: print(banner(demo), file=sys.stderr, flush=True))
+    state = state_dir / f"demo-{auth_mode}"
+    metrics = state / "metrics.jsonl"
+    with hosted_demo(auth_mode, host, port, state, access_token_lifetime) as demo, metrics_to(metrics):
+        local_server.serve(demo.app, host, port, lambda: print(banner(demo, metrics), file=sys.stderr, flush=True))
 

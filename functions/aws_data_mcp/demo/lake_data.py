@@ -1,28 +1,19 @@
-"""Real rows for the demo lake's ``sales.orders``: a partitioned Parquet table large enough to page and to guard.
+"""The demo lake's rows: a small online shop (Acme Outdoor) from 2026-01-01 to 2026-04-30, as DuckDB SQL.
 
-The seed describes ``sales.orders`` with placeholder files; ``put_orders`` replaces them with ``ORDER_ROWS``
-deterministic orders (one uncompressed Parquet file per ``order_date=YYYY-MM-DD/`` partition over ``ORDER_DAYS``
-days, about 12 MB in all: more than Athena's smallest per-query cutoff, 10 MB, so a workgroup's cutoff can refuse
-a full scan while a query on a few days passes) and registers the table and its partitions in Glue, through the
-ordinary S3 and Glue APIs. Every value is a function of the row number (``order_values``), so tests can compute
-exact aggregates.
+One SELECT per table of the seed's catalog (``seed_data.TABLES``), its Glue columns in order and its partition key
+last; ``lake_tables.py`` runs them and writes the files. Every value is a function of row numbers through DuckDB's
+``hash`` (a seeded, deterministic stand-in for an RNG), and the tables agree with each other: each order's lines
+add up to its total, every web or mobile order has its session and may be a campaign's conversion, the features
+and churn labels are computed from the orders, sessions and e-mails they describe.
+
+``sales.orders`` is the exception kept from before: every value is plain arithmetic on the row number
+(``order_values``), so tests can compute exact aggregates in Python. It is uncompressed Parquet, about 12 MB: more
+than analytics' 10 MB cutoff, so a full scan is refused while a query on a few days passes.
 """
 
-import contextlib
-import functools
-import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
-from pathlib import Path
-from types import MappingProxyType
-from typing import Any
-
-import boto3
-import duckdb
-
-from .seed_data import TABLES
 
 ORDERS_DATABASE = "sales"
 ORDERS_TABLE = "orders"
@@ -35,14 +26,6 @@ FIRST_ORDER_DAY = date(2026, 1, 1)
 _STATUSES = ("placed", "shipped", "delivered", "returned", "cancelled")
 _CURRENCIES = ("USD", "EUR", "GBP")
 _CHANNELS = ("web", "mobile", "store")
-_COLUMNS = next(t.columns for t in TABLES if (t.database, t.name) == (ORDERS_DATABASE, ORDERS_TABLE))
-"""The seed inventory's schema of sales.orders: the files written here hold exactly those columns."""
-_PARQUET: dict[str, Any] = {
-    "InputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
-    "OutputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
-    "SerdeInfo": {"SerializationLibrary": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
-                  "Parameters": {"serialization.format": "1"}},
-}
 
 
 @dataclass(frozen=True)
@@ -79,7 +62,7 @@ def _choice(options: tuple[str, ...], index: str) -> str:
     return "[" + ", ".join(f"'{option}'" for option in options) + f"][1 + ({index}) % {len(options)}]"
 
 
-def _generation_sql(rows: int, days: int) -> str:
+def orders_sql(rows: int = ORDER_ROWS, days: int = ORDER_DAYS) -> str:
     """DuckDB SQL producing the same rows as ``order_values``."""
     day = f"DATE '{FIRST_ORDER_DAY.isoformat()}' + CAST(i % {days} AS INTEGER)"
     return (
@@ -92,70 +75,269 @@ def _generation_sql(rows: int, days: int) -> str:
     )
 
 
-@functools.cache
-def order_files(rows: int = ORDER_ROWS, days: int = ORDER_DAYS) -> Mapping[str, bytes]:
-    """The table's objects: key (under ``ORDERS_PREFIX``) -> Parquet bytes, one file per day. Generated once per
-    process (every value is a function of the row number): a demo account started again serves the same files
-    without paying for them again."""
-    with tempfile.TemporaryDirectory(prefix="aws-data-mcp-orders-") as scratch, duckdb.connect() as connection:
-        connection.execute("SET enable_progress_bar = false")
-        connection.execute(f"COPY ({_generation_sql(rows, days)}) TO '{scratch}' "
-                           "(FORMAT parquet, PARTITION_BY (order_date), COMPRESSION uncompressed)")
-        return MappingProxyType({
-            f"{ORDERS_PREFIX}{path.parent.name}/part-00000.parquet": path.read_bytes()
-            for path in sorted(Path(scratch).glob("order_date=*/*.parquet"))
-        })
+COMPANY_START = "DATE '2026-01-01'"
+COMPANY_DAYS = ORDER_DAYS
+CUSTOMERS = 60_000
+"""Customers CUS-1000000..1059999: the first 50,000 order in 2026 (sales.orders), the rest are lapsed."""
+PRODUCTS = 400
+FEATURE_SNAPSHOTS = ("2026-02-01", "2026-03-01", "2026-04-01", "2026-05-01")
+LABELLED_SNAPSHOTS = FEATURE_SNAPSHOTS[:2]
+"""Snapshots old enough for their 60-day churn window to lie within the data."""
 
+MACROS = (
+    "CREATE MACRO pick(x, salt, n) AS CAST(hash(x, salt) % n AS BIGINT)",
+    "CREATE MACRO chance(x, salt) AS (hash(x, salt) % 1000000) / 1e6",
+    "CREATE MACRO text_ts(ts) AS strftime(ts, '%Y-%m-%dT%H:%M:%SZ')",
+)
+"""Deterministic draws: ``pick`` an integer below n, ``chance`` a number in [0, 1), from a value and a salt."""
 
-def _storage_descriptor(location: str) -> dict[str, Any]:
-    return {"Columns": [{"Name": n, "Type": t, "Comment": c} for n, t, c in _COLUMNS], "Location": location,
-            **_PARQUET, "Compressed": False, "NumberOfBuckets": -1, "BucketColumns": [], "SortColumns": [],
-            "StoredAsSubDirectories": False}
+_CUSTOMERS = f"""
+SELECT 'CUS-' || (1000000 + i) AS customer_id, first_name || ' ' || last_name AS full_name,
+       sha256(lower(first_name || '.' || last_name || '.' || i || '@example.com')) AS email_sha256,
+       CASE WHEN c < 0.42 THEN 'US' WHEN c < 0.56 THEN 'GB' WHEN c < 0.68 THEN 'DE' WHEN c < 0.76 THEN 'FR'
+            WHEN c < 0.84 THEN 'CA' WHEN c < 0.90 THEN 'AU' WHEN c < 0.94 THEN 'NL' WHEN c < 0.97 THEN 'ES'
+            ELSE 'JP' END AS country,
+       CASE WHEN s < 0.80 THEN 'consumer' WHEN s < 0.95 THEN 'smb' ELSE 'enterprise' END AS segment,
+       CASE WHEN i < 50000 THEN TIMESTAMP '2023-01-01' ELSE TIMESTAMP '2022-01-01' END
+           + to_seconds(pick(i, 4, 94608000)) AS created_at,
+       CASE WHEN i < 50000 THEN pick(i, 5, 100) > 0 ELSE pick(i, 5, 10) >= 4 END AS is_active
+FROM (SELECT i, chance(i, 3) AS c, chance(i, 6) AS s,
+             ['Ava', 'Liam', 'Mia', 'Noah', 'Emma', 'Lucas', 'Sofia', 'Mateo', 'Hana', 'Omar', 'Lena', 'Ravi',
+              'Chloe', 'Jonas', 'Aiko', 'Diego', 'Nora', 'Felix', 'Zara', 'Elias'][1 + pick(i, 1, 20)] AS first_name,
+             ['Smith', 'Garcia', 'Müller', 'Martin', 'Rossi', 'Kim', 'Nguyen', 'Silva', 'Jansen', 'Dubois',
+              'Tanaka', 'Brown', 'Novak', 'Patel', 'Larsen', 'Costa'][1 + pick(i, 2, 16)] AS last_name
+      FROM range({CUSTOMERS}) AS t(i))
+"""
 
+_PRODUCTS = f"""
+SELECT 'PRD-' || (10000 + i) AS product_id,
+       'SKU-' || upper(left(category, 3)) || '-' || lpad(CAST(i AS VARCHAR), 4, '0') AS sku,
+       ['Alpine', 'Summit', 'Ridge', 'Canyon', 'Glacier', 'Forest', 'Coastal', 'Desert'][1 + i % 8]
+           || ' ' || items[1 + (i // 5) % 3] || ' ' || (1 + i // 40) AS name,
+       category, subcategories[1 + (i // 5) % 3] AS subcategory,
+       CAST(round(base_price * (0.6 + chance(i, 21)), 0) - 0.01 AS DECIMAL(10, 2)) AS list_price,
+       MAP {{'color': ['black', 'blue', 'green', 'red', 'grey', 'orange'][1 + pick(i, 22, 6)],
+             'material': ['recycled polyester', 'merino wool', 'nylon', 'aluminium', 'leather'][1 + pick(i, 23, 5)]}}
+           AS attributes
+FROM range({PRODUCTS}) AS t(i)
+JOIN (VALUES (0, 'footwear', ['running', 'hiking', 'sandals'], ['Trail Runner', 'Hiking Boot', 'Sandal'], 120),
+             (1, 'apparel', ['jackets', 'tops', 'pants'], ['Shell Jacket', 'Merino Tee', 'Trek Pant'], 70),
+             (2, 'accessories', ['bags', 'hats', 'socks'], ['Daypack', 'Sun Hat', 'Wool Sock'], 25),
+             (3, 'outdoor', ['tents', 'sleeping', 'cooking'], ['Tent', 'Sleeping Bag', 'Camp Stove'], 180),
+             (4, 'electronics', ['watches', 'lights', 'audio'], ['GPS Watch', 'Headlamp', 'Trail Speaker'], 90))
+     AS c(k, category, subcategories, items, base_price) ON c.k = i % 5
+"""
 
-def _table_input(location: str) -> dict[str, Any]:
-    return {
-        "Name": ORDERS_TABLE,
-        "Description": "One row per order, deduplicated from the raw feed.",
-        "Owner": "data-platform",
-        "TableType": "EXTERNAL_TABLE",
-        "Parameters": {"EXTERNAL": "TRUE", "classification": "parquet", "compressionType": "none",
-                       "typeOfData": "file"},
-        "PartitionKeys": [{"Name": "order_date", "Type": "string", "Comment": "Order date, yyyy-MM-dd"}],
-        "StorageDescriptor": _storage_descriptor(location),
-    }
+# Each order's total split over its items_count lines (the remainder on line 1); a line's unit price is its share
+# rounded up to the cent per unit, the rounding given back as discount: quantity * unit_price - discount adds up.
+_ORDER_ITEMS = f"""
+SELECT order_id, CAST(line_no AS INTEGER) AS line_no, 'PRD-' || (10000 + pick(r * 16 + line_no, 8, {PRODUCTS}))
+           AS product_id, CAST(quantity AS INTEGER) AS quantity,
+       CAST(unit_cents / 100 AS DECIMAL(10, 2)) AS unit_price,
+       CAST((unit_cents * quantity - line_cents) / 100 AS DECIMAL(10, 2)) AS discount, order_date
+FROM (SELECT *, (line_cents + quantity - 1) // quantity AS unit_cents
+      FROM (SELECT *, CASE WHEN line_cents < 2000 OR q < 0.7 THEN 1 WHEN q < 0.9 THEN 2 ELSE 3 END AS quantity
+            FROM (SELECT order_id, order_date, r, line_no, chance(r * 16 + line_no, 7) AS q,
+                         cents // n + CASE WHEN line_no = 1 THEN cents % n ELSE 0 END AS line_cents
+                  FROM (SELECT order_id, order_date, CAST(substr(order_id, 5) AS BIGINT) - 1000000 AS r,
+                               items_count AS n, CAST(total_amount * 100 AS BIGINT) AS cents,
+                               unnest(range(1, items_count + 1)) AS line_no
+                        FROM orders))))
+"""
 
+# The commerce platform's export of the last 14 days, as it lands: upper-case statuses, amounts as text (a few
+# unparsed: 'N/A'), about 1% of orders delivered twice; ingested the day after the order.
+_RAW_ORDERS = """
+SELECT order_id, customer_id, text_ts(order_ts) AS order_ts, upper(status) AS status, currency,
+       CASE WHEN pick(order_id, 10, 1500) = 0 THEN 'N/A' ELSE CAST(total_amount AS VARCHAR) END AS total_amount,
+       CASE WHEN order_date >= '2026-04-23' THEN 3 ELSE 2 END AS payload_version,
+       strftime(CAST(order_date AS DATE) + 1, '%Y-%m-%d') AS ingest_date
+FROM orders, range(2) AS copies(copy)
+WHERE order_date BETWEEN '2026-04-16' AND '2026-04-29' AND (copy = 0 OR pick(order_id, 9, 100) = 0)
+ORDER BY ingest_date, order_id, copy
+"""
 
-def put_orders(session: boto3.Session, endpoint_url: str | None = None, *, rows: int = ORDER_ROWS,
-               days: int = ORDER_DAYS) -> int:
-    """Put ``sales.orders`` into the emulated account: its files (replacing any under its prefix), the Glue
-    table (created or updated) and one Glue partition per day. Returns the bytes stored.
+_CAMPAIGNS = """
+SELECT campaign_id, campaign_name, channel, start_date, end_date,
+       CAST(round(CASE channel WHEN 'email' THEN 3000 WHEN 'paid_search' THEN 40000 ELSE 20000 END
+                  * (0.5 + chance(i, 30)), -2) AS DECIMAL(12, 2)) AS budget_usd,
+       ['bob.martinez', 'dana.lee', 'eve.kim'][1 + i % 3] AS owner,
+       [CASE WHEN start_date < DATE '2026-04-01' THEN 'q1' ELSE 'q2' END,
+        ['brand', 'promo', 'launch', 'retention'][1 + i % 4]] AS tags
+FROM (SELECT i, 'CAM-' || (1000001 + i) AS campaign_id, names[1 + i] AS campaign_name,
+             ['email', 'paid_search', 'social', 'display'][1 + i % 4] AS channel,
+             DATE '2026-01-01' + CAST(i * 4 AS INTEGER) AS start_date,
+             least(DATE '2026-01-01' + CAST(i * 4 + 14 + 7 * pick(i, 31, 4) AS INTEGER), DATE '2026-04-30') AS end_date
+      FROM range(24) AS t(i),
+           (SELECT ['New Year Reset', 'Winter Sale 2026', 'Trail Runner Launch', 'Cold Weather Layers',
+                    'Newsletter W03', 'Ski Week', 'Valentine Gifts', 'Headlamp Promo', 'Newsletter W07',
+                    'Spring Preview', 'Merino Month', 'Camp Kitchen', 'Newsletter W11', 'Easter Trails',
+                    'Tent Season', 'Rain Ready', 'Newsletter W15', 'Hiking Boot Launch', 'Earth Day',
+                    'GPS Watch Drop', 'Newsletter W19', 'Family Camping', 'Summer Preview', 'Loyalty Thanks']
+                   AS names))
+"""
 
-    The database and bucket are created when missing, so this works on an empty account as on the seeded one.
-    """
-    s3 = session.client("s3", endpoint_url=endpoint_url)
-    glue = session.client("glue", endpoint_url=endpoint_url)
-    if ORDERS_BUCKET not in {bucket["Name"] for bucket in s3.list_buckets()["Buckets"]}:
-        s3.create_bucket(Bucket=ORDERS_BUCKET)
-    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=ORDERS_BUCKET, Prefix=ORDERS_PREFIX):
-        for stale in page.get("Contents", []):
-            s3.delete_object(Bucket=ORDERS_BUCKET, Key=stale["Key"])
-    files = order_files(rows, days)
-    for key, body in files.items():
-        s3.put_object(Bucket=ORDERS_BUCKET, Key=key, Body=body)
+_UTM = """{'source': CASE channel WHEN 'email' THEN 'newsletter' WHEN 'paid_search' THEN 'google'
+                      WHEN 'social' THEN ['facebook', 'instagram'][1 + pick(h, 6, 2)] ELSE 'display-network' END,
+          'medium': CASE channel WHEN 'email' THEN 'email' WHEN 'paid_search' THEN 'cpc' WHEN 'social' THEN 'social'
+                      ELSE 'display' END,
+          'content': 'variant-' || ['a', 'b', 'c'][1 + pick(h, 7, 3)]}"""
 
-    location = f"s3://{ORDERS_BUCKET}/{ORDERS_PREFIX}"
-    if ORDERS_DATABASE not in {database["Name"] for database in glue.get_databases()["DatabaseList"]}:
-        glue.create_database(DatabaseInput={"Name": ORDERS_DATABASE})
-    with contextlib.suppress(glue.exceptions.EntityNotFoundException):  # the seed's, with placeholder partitions
-        glue.delete_table(DatabaseName=ORDERS_DATABASE, Name=ORDERS_TABLE)
-    glue.create_table(DatabaseName=ORDERS_DATABASE, TableInput=_table_input(location))
-    days_stored = sorted({key.split("/")[-2].split("=", 1)[1] for key in files})
-    for start in range(0, len(days_stored), 100):  # BatchCreatePartition takes at most 100
-        glue.batch_create_partition(
-            DatabaseName=ORDERS_DATABASE, TableName=ORDERS_TABLE,
-            PartitionInputList=[{"Values": [day], "Parameters": {},
-                                 "StorageDescriptor": _storage_descriptor(f"{location}order_date={day}/")}
-                                for day in days_stored[start:start + 100]],
-        )
-    return sum(len(body) for body in files.values())
+# Impressions and clicks for each day a campaign runs; conversions are about 1 in 40 web and mobile orders,
+# credited to one of the campaigns running that day.
+_CAMPAIGN_EVENTS = f"""
+WITH days AS (SELECT {COMPANY_START} + CAST(d AS INTEGER) AS day FROM range({COMPANY_DAYS}) AS t(d)),
+shown AS (
+    SELECT campaign_id, channel, day, k, hash(campaign_id, day, k) AS h
+    FROM (SELECT c.campaign_id, c.channel, day, unnest(range(150 + pick(c.campaign_id || day, 32, 200))) AS k
+          FROM days JOIN campaigns AS c ON day BETWEEN c.start_date AND c.end_date)),
+converted AS (
+    SELECT o.order_id, o.customer_id, o.order_ts, c.campaign_id, c.channel, hash(o.order_id) AS h,
+           row_number() OVER (PARTITION BY o.order_id ORDER BY hash(o.order_id, c.campaign_id)) AS rank
+    FROM orders AS o JOIN campaigns AS c ON CAST(o.order_date AS DATE) BETWEEN c.start_date AND c.end_date
+    WHERE o.channel <> 'store' AND pick(o.order_id, 11, 40) = 0),
+events AS (
+    SELECT 'EVT-' || strftime(day, '%y%m%d') || '-' || substr(campaign_id, 5) || '-' || lpad(CAST(k AS VARCHAR), 4, '0')
+               AS event_id, campaign_id,
+           CASE WHEN chance(h, 1) >= 0.85 AND chance(h, 2) < 0.4 THEN 'CUS-' || (1000000 + pick(h, 3, {CUSTOMERS}))
+           END AS customer_id,
+           CASE WHEN chance(h, 1) < 0.85 THEN 'impression' ELSE 'click' END AS event_type,
+           CAST(day AS TIMESTAMP) + to_seconds(pick(h, 4, 86400)) AS event_ts,
+           CASE WHEN channel = 'email' THEN 0.0 WHEN chance(h, 1) < 0.85 THEN round(0.002 + chance(h, 5) * 0.01, 4)
+                WHEN channel = 'paid_search' THEN round(0.4 + chance(h, 5) * 1.6, 2)
+                ELSE round(0.2 + chance(h, 5) * 0.8, 2) END AS cost_usd, {_UTM} AS utm
+    FROM shown
+    UNION ALL
+    SELECT 'EVT-' || strftime(order_ts, '%y%m%d') || '-' || substr(campaign_id, 5) || '-C' || substr(order_id, 5),
+           campaign_id, customer_id, 'conversion',
+           greatest(order_ts - to_seconds(60 + pick(h, 12, 600)), date_trunc('day', order_ts)), 0.0, {_UTM}
+    FROM converted WHERE rank = 1)
+SELECT *, strftime(event_ts, '%Y-%m-%d') AS event_date FROM events ORDER BY event_date, event_ts, event_id
+"""
+
+_DEVICE = """CASE WHEN mobile THEN {'type': 'mobile', 'os': ['iOS', 'Android'][1 + pick(h, 40, 2)],
+                                  'browser': ['Safari', 'Chrome'][1 + pick(h, 41, 2)]}
+             ELSE {'type': CASE WHEN chance(h, 42) < 0.15 THEN 'tablet' ELSE 'desktop' END,
+                   'os': ['Windows', 'macOS', 'Linux'][1 + pick(h, 43, 3)],
+                   'browser': ['Chrome', 'Firefox', 'Safari', 'Edge'][1 + pick(h, 44, 4)]} END"""
+
+# The session of every web and mobile order (started before it, that day), and 2,400 browsing sessions a day
+# (30% of them by a signed-in customer). A customer keeps one cookie (anonymous_id).
+_WEB_SESSIONS = f"""
+WITH sessions AS (
+    SELECT 'SES-' || substr(order_id, 5) AS session_id, customer_id, channel = 'mobile' AS mobile,
+           order_ts - to_seconds(least(60 + pick(order_id, 14, 1200), (r * 37) % 86400)) AS started_at,
+           120 + pick(order_id, 13, 1500) AS duration_seconds, 3 + pick(order_id, 15, 20) AS pages_viewed,
+           hash(order_id) AS h
+    FROM (SELECT *, CAST(substr(order_id, 5) AS BIGINT) - 1000000 AS r FROM orders WHERE channel <> 'store')
+    UNION ALL
+    SELECT 'SES-B' || b, CASE WHEN chance(b, 20) < 0.3 THEN 'CUS-' || (1000000 + pick(b, 21, {CUSTOMERS})) END,
+           chance(b, 26) < 0.55, {COMPANY_START} + to_seconds(b // 2400 * 86400 + pick(b, 23, 86400)),
+           5 + pick(b, 24, 900), 1 + pick(b, 25, 8), hash(b)
+    FROM range({COMPANY_DAYS} * 2400) AS t(b))
+SELECT session_id, 'anon-' || lpad(CAST(hash(coalesce(customer_id, session_id)) % 100000000 AS VARCHAR), 8, '0')
+           AS anonymous_id, customer_id, started_at, CAST(duration_seconds AS INTEGER) AS duration_seconds,
+       CAST(pages_viewed AS INTEGER) AS pages_viewed,
+       ['/', '/sale', '/products/PRD-' || (10000 + pick(h, 16, {PRODUCTS})), '/blog/trail-guide'][1 + pick(h, 17, 4)]
+           AS landing_page,
+       ['www.google.com', 'www.instagram.com', 'newsletter.acme-outdoor.example', NULL][1 + pick(h, 18, 4)]
+           AS referrer, {_DEVICE} AS device, strftime(started_at, '%Y-%m-%d') AS dt
+FROM sessions ORDER BY dt, started_at, session_id
+"""
+
+_SHOP_ACCESS_LOGS = """
+SELECT request_ts, '203.0.113.' || (1 + pick(n, 51, 254)) AS client_ip,
+       CASE WHEN chance(n, 52) < 0.9 THEN 'GET' ELSE 'POST' END AS method,
+       ['/', '/products/PRD-' || (10000 + pick(n, 53, 400)), '/cart', '/checkout', '/api/search'][1 + pick(n, 54, 5)]
+           AS path,
+       CASE WHEN chance(n, 55) < 0.93 THEN 200 WHEN chance(n, 55) < 0.96 THEN 304 WHEN chance(n, 55) < 0.99 THEN 404
+            ELSE 500 END AS status, round(5 + chance(n, 56) * chance(n, 57) * 800, 1) AS latency_ms,
+       ['Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X)', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64)',
+        'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5)', 'Mozilla/5.0 (Linux; Android 15)'][1 + pick(n, 58, 4)]
+           AS user_agent, strftime(request_ts, '%Y-%m-%d') AS dt
+FROM (SELECT n, TIMESTAMP '2026-04-24' + to_seconds(n // 3000 * 86400 + pick(n, 50, 86400)) AS request_ts
+      FROM range(7 * 3000) AS t(n))
+ORDER BY request_ts
+"""
+
+# A fifth of the customers receive each e-mail campaign, on its first day; lapsed customers open less.
+_EMAIL_SENDS = f"""
+SELECT 'SND-' || substr(campaign_id, 5) || '-' || (1000000 + i) AS send_id, campaign_id,
+       'CUS-' || (1000000 + i) AS customer_id,
+       text_ts(CAST(start_date AS TIMESTAMP) + to_seconds(32400 + h % 7200)) AS sent_at,
+       NOT bounced AND chance(h, 2) < CASE WHEN i < 50000 THEN 0.38 ELSE 0.12 END AS opened,
+       NOT bounced AND chance(h, 2) < CASE WHEN i < 50000 THEN 0.38 ELSE 0.12 END AND chance(h, 3) < 0.22 AS clicked,
+       bounced
+FROM (SELECT c.campaign_id, c.start_date, i, hash(i, c.campaign_id) AS h, chance(hash(i, c.campaign_id), 1) < 0.02
+             AS bounced
+      FROM campaigns AS c, range({CUSTOMERS}) AS t(i) WHERE c.channel = 'email' AND hash(i, c.campaign_id) % 5 = 0)
+ORDER BY campaign_id, customer_id
+"""
+
+_SNAPSHOTS = ", ".join(f"(DATE '{day}')" for day in FEATURE_SNAPSHOTS)
+_LABELLED = ", ".join(f"(DATE '{day}')" for day in LABELLED_SNAPSHOTS)
+
+_CUSTOMER_FEATURES = f"""
+WITH snapshots AS (SELECT * FROM (VALUES {_SNAPSHOTS}) AS v(snap)),
+bought AS (SELECT snap, customer_id, max(CAST(order_ts AS DATE)) AS last_day, avg(total_amount) AS basket,
+                  count(*) FILTER (WHERE order_ts >= snap - INTERVAL 90 DAY) AS orders_90d,
+                  sum(total_amount) FILTER (WHERE order_ts >= snap - INTERVAL 90 DAY) AS spend_90d
+           FROM snapshots JOIN orders ON order_ts < snap GROUP BY ALL),
+visited AS (SELECT snap, customer_id, count(*) AS sessions
+            FROM snapshots JOIN web_sessions ON started_at >= snap - INTERVAL 30 DAY AND started_at < snap
+            WHERE customer_id IS NOT NULL GROUP BY ALL),
+mailed AS (SELECT snap, customer_id, avg(CAST(opened AS DOUBLE)) AS open_rate
+           FROM snapshots JOIN email_sends ON CAST(left(sent_at, 10) AS DATE) < snap GROUP BY ALL),
+features AS (
+    SELECT c.customer_id, CAST(date_diff('day', b.last_day, s.snap) AS INTEGER) AS recency_days,
+           CAST(coalesce(b.orders_90d, 0) AS INTEGER) AS frequency_90d,
+           CAST(coalesce(b.spend_90d, 0) AS DOUBLE) AS monetary_90d, round(CAST(b.basket AS DOUBLE), 2) AS avg_basket,
+           CAST(coalesce(v.sessions, 0) AS INTEGER) AS sessions_30d, round(m.open_rate, 3) AS email_open_rate,
+           s.snap
+    FROM snapshots AS s JOIN customers AS c ON c.created_at < s.snap
+    LEFT JOIN bought AS b ON b.snap = s.snap AND b.customer_id = c.customer_id
+    LEFT JOIN visited AS v ON v.snap = s.snap AND v.customer_id = c.customer_id
+    LEFT JOIN mailed AS m ON m.snap = s.snap AND m.customer_id = c.customer_id)
+SELECT * EXCLUDE (snap),
+       CASE WHEN recency_days IS NULL OR recency_days > 60 THEN 'high' WHEN recency_days > 30 THEN 'medium'
+            ELSE 'low' END AS churn_risk_bucket, strftime(snap, '%Y-%m-%d') AS snapshot_date
+FROM features ORDER BY snapshot_date, customer_id
+"""
+
+# Churned: no order in the 60 days from the snapshot; enterprise accounts are reviewed by hand.
+_CHURN_LABELS = f"""
+WITH snapshots AS (SELECT * FROM (VALUES {_LABELLED}) AS v(snap)),
+kept AS (SELECT DISTINCT snap, customer_id FROM snapshots JOIN orders
+         ON order_ts >= snap AND order_ts < snap + INTERVAL 60 DAY)
+SELECT c.customer_id, k.customer_id IS NULL AS churned, CASE WHEN k.customer_id IS NULL THEN s.snap + 60 END
+           AS churn_date, CASE WHEN c.segment = 'enterprise' THEN 'manual_review' ELSE 'rule_v2' END AS label_source,
+       strftime(s.snap, '%Y-%m-%d') AS label_date
+FROM snapshots AS s JOIN customers AS c ON c.created_at < s.snap
+LEFT JOIN kept AS k ON k.snap = s.snap AND k.customer_id = c.customer_id
+ORDER BY label_date, c.customer_id
+"""
+
+_PRODUCT_EMBEDDINGS = """
+SELECT product_id, list_transform(range(256), lambda d: CAST(chance(hash(product_id, model_version), d) * 2 - 1
+                                                            AS FLOAT)) AS embedding, trained_at, model_version
+FROM products, (VALUES ('v3', TIMESTAMP '2026-02-02 03:12:44', 380), ('v4', TIMESTAMP '2026-04-06 03:09:10', 400))
+     AS m(model_version, trained_at, products)
+WHERE CAST(substr(product_id, 5) AS INTEGER) - 10000 < products
+"""
+
+TABLE_SQL: dict[str, str] = {
+    "sales.customers": _CUSTOMERS,
+    "sales.products": _PRODUCTS,
+    "sales.orders": orders_sql(),
+    "sales.order_items": _ORDER_ITEMS,
+    "sales.raw_orders": _RAW_ORDERS,
+    "marketing.campaigns": _CAMPAIGNS,
+    "marketing.campaign_events": _CAMPAIGN_EVENTS,
+    "marketing.web_sessions": _WEB_SESSIONS,
+    "marketing.shop_access_logs": _SHOP_ACCESS_LOGS,
+    "marketing.email_sends": _EMAIL_SENDS,
+    "ml_features.customer_features": _CUSTOMER_FEATURES,
+    "ml_features.churn_labels": _CHURN_LABELS,
+    "ml_features.product_embeddings": _PRODUCT_EMBEDDINGS,
+}
+"""Each table's rows (Glue columns in order, then the partition key), in the order a table may use those before."""

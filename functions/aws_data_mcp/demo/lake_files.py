@@ -23,6 +23,9 @@ class Source:
     view: exp.Table
     definition: dict[str, Any]
     objects: tuple[tuple[tuple[str, ...], str, FakeKey], ...]  # (partition values, s3 path, object)
+    rows: int | None = None
+    """The rows of what is read, from the Glue statistics (numRows) of each partition read; None where one has
+    none."""
 
     @property
     def scanned_bytes(self) -> int:

@@ -10,9 +10,11 @@ Bytes scanned are the sizes of the objects the query reads: every object of each
 partitions a simple filter on partition keys (``key = 'v'``, ``IN``, ``BETWEEN``, comparisons, joined by AND
 in the WHERE of the SELECT that reads the table) rules out, as Athena prunes partitions.
 
-``EXPLAIN (TYPE IO[, FORMAT JSON]) <query>`` answers what Athena answers for tables without statistics (the
-demo's Glue tables have none): one ``Query Plan`` row of JSON naming each table the query reads, its estimates
-``"NaN"``. Nothing is read, so nothing is scanned.
+``EXPLAIN (TYPE IO[, FORMAT JSON]) <query>`` answers one ``Query Plan`` row of JSON in Trino's shape, naming each
+table the query reads with its estimate as Athena makes it from table statistics: the rows are the Glue statistics
+(``numRows``) of the partitions that survive pruning (of the table, unpartitioned), the bytes are the sizes of the
+files those partitions hold, which the query would scan. A table with a partition read that has no statistics is
+estimated ``"NaN"``, as Athena answers without statistics. Nothing is read, so nothing is scanned.
 """
 
 import json
@@ -39,7 +41,8 @@ _IO_OPTIONS = re.compile(r"^\s*TYPE\s+IO\s*(?:,\s*FORMAT\s+JSON\s*)?$|^\s*FORMAT
                          re.IGNORECASE)
 _UNKNOWN_ESTIMATE = {name: "NaN" for name in ("outputRowCount", "outputSizeInBytes", "cpuCost", "maxMemory",
                                               "networkCost")}
-"""Trino's estimate of a plan node without table statistics: every figure unknown."""
+"""Trino's estimate of a plan node without table statistics: every figure unknown (and of the query's output, which
+the demo does not estimate)."""
 _TEXT_INPUTS = ("TextInputFormat",)
 
 
@@ -217,16 +220,27 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
     keys = definition.get("PartitionKeys") or []
     if keys:
         keep = _partition_filter(table, keys)
+        read = [partition for partition in found.partitions.values() if keep(tuple(partition.values))]
         objects = tuple(
-            (tuple(partition.values), path, key)
-            for partition in found.partitions.values() if keep(tuple(partition.values))
+            (tuple(partition.values), path, key) for partition in read
             for path, key in objects_under(account_id, partition.partition_input["StorageDescriptor"]["Location"])
         )
+        counts = [_row_count(partition.partition_input.get("Parameters")) for partition in read]
     else:
         objects = tuple(((), path, key) for path, key in objects_under(
             account_id, definition["StorageDescriptor"]["Location"]))
+        counts = [_row_count(definition.get("Parameters"))]
+    rows = None if None in counts else sum(count or 0 for count in counts)
     return Source(exp.table_(exp.to_identifier(found.name, quoted=True), db=exp.to_identifier(schema, quoted=True)),
-                   definition, objects)
+                  definition, objects, rows)
+
+
+def _row_count(parameters: dict[str, str] | None) -> int | None:
+    """A table's or partition's numRows statistic, as Hive and Athena keep it in its parameters; None without."""
+    try:
+        return int((parameters or {})["numRows"])
+    except (KeyError, ValueError):
+        return None
 
 
 # --------------------------------------------------------------------------- results as Athena renders them
@@ -284,16 +298,28 @@ def _lake_tables(tree: exp.Expression) -> list[exp.Table]:
             if table.name and not (not table.db and table.name.lower() in ctes)]
 
 
+def _estimate(reads: list[Source]) -> dict[str, Any]:
+    """Trino's estimate of a table's scans: rows and bytes, from the statistics of what they read."""
+    counts = [source.rows for source in reads]
+    if None in counts:
+        return _UNKNOWN_ESTIMATE
+    size = float(sum(source.scanned_bytes for source in reads))
+    return {"outputRowCount": float(sum(count or 0 for count in counts)), "outputSizeInBytes": size,
+            "cpuCost": size, "maxMemory": 0.0, "networkCost": 0.0}
+
+
 def _explain_io(sql: str, *, database: str | None, account_id: str, region: str, output: Path) -> QueryResult:
-    """EXPLAIN (TYPE IO, FORMAT JSON) of ``sql`` as Athena answers it for tables without statistics."""
-    tables: dict[tuple[str, str], dict[str, Any]] = {}
+    """EXPLAIN (TYPE IO, FORMAT JSON) of ``sql`` as Athena answers it from the statistics of what it reads."""
+    reads: dict[tuple[str, str], list[Source]] = {}
     for table in _lake_tables(_parsed_query(sql)):
-        view = _resolve(table, sql, database, account_id, region).view
-        schema, name = view.args["db"].name, view.name
-        tables[(schema, name)] = {  # one entry a table, however often the query reads it, as Trino lists them
-            "table": {"catalog": _CATALOG, "schemaTable": {"schema": schema, "table": name}},
-            "columnConstraints": [], "estimate": _UNKNOWN_ESTIMATE}
-    plan = json.dumps({"inputTableColumnInfos": list(tables.values()), "estimate": _UNKNOWN_ESTIMATE})
+        source = _resolve(table, sql, database, account_id, region)
+        reads.setdefault((source.view.args["db"].name, source.view.name), []).append(source)
+    plan = json.dumps({  # one entry a table, however often the query reads it (each read counted), as Trino lists
+        "inputTableColumnInfos": [
+            {"table": {"catalog": _CATALOG, "schemaTable": {"schema": schema, "table": name}},
+             "columnConstraints": [], "estimate": _estimate(sources)}
+            for (schema, name), sources in reads.items()],
+        "estimate": _UNKNOWN_ESTIMATE})
     with duckdb.connect(str(output)) as connection:
         connection.execute("CREATE TABLE result AS SELECT CAST(? AS VARCHAR) AS c0", [plan])
     return QueryResult(output, (ColumnInfo("Query Plan", "varchar", _PRECISION["varchar"], 0),), 1, 0,

@@ -45,6 +45,16 @@ FORMATS: dict[str, dict[str, Any]] = {
         "TableParameters": {"classification": "parquet", "compressionType": "snappy", "parquet.compression": "SNAPPY"},
         "Compressed": True,
     },
+    "parquet_uncompressed": {  # sales.orders: uncompressed, so a full scan is more than analytics' cutoff
+        "InputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+        "OutputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+        "SerdeInfo": {
+            "SerializationLibrary": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+            "Parameters": {"serialization.format": "1"},
+        },
+        "TableParameters": {"classification": "parquet", "compressionType": "none"},
+        "Compressed": False,
+    },
     "csv": {
         "InputFormat": "org.apache.hadoop.mapred.TextInputFormat",
         "OutputFormat": "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
@@ -78,7 +88,6 @@ class Table:
     description: str
     columns: tuple[Column, ...]
     partition_keys: tuple[Column, ...] = ()
-    partitions: str = "dates"  # "dates" (last 3 days), "versions", or "none"
     owner: str = "data-platform"
 
 
@@ -100,10 +109,21 @@ DATABASES: dict[str, dict[str, Any]] = {
     },
 }
 
+DEMO_DATA_STORY = (
+    "The demo account's data is Acme Outdoor, a small online shop, from 2026-01-01 to 2026-04-30. Glue database "
+    "`sales`: orders (250,000, partitioned by order_date), order_items, customers, products and the raw order feed; "
+    "`marketing`: campaigns, campaign_events, web_sessions and email_sends; `ml_features`: customer_features, "
+    "churn_labels and product_embeddings. Tables join on customer_id, order_id, product_id and campaign_id. "
+    "Queries run in the `analytics` workgroup, which stops any query that would read more than 10 MB: filter "
+    "partitioned tables on their date key (e.g. order_date), and ask estimate_only first when unsure."
+)
+"""What the demo data is, in a few sentences: for the demo's server instructions and banner."""
+
 TABLES: tuple[Table, ...] = (
     Table(
-        "sales", "orders", BUCKET_CURATED, "sales/orders/", "parquet",
-        "One row per order, deduplicated from the raw feed.",
+        "sales", "orders", BUCKET_CURATED, "sales/orders/", "parquet_uncompressed",
+        "One row per order (250,000 orders, 2026-01-01 to 2026-04-30), deduplicated from the raw feed; "
+        "partitioned by order_date.",
         (
             ("order_id", "string", "Order identifier (ORD-nnnnnnn)"),
             ("customer_id", "string", "Customer identifier, joins sales.customers"),
@@ -118,7 +138,8 @@ TABLES: tuple[Table, ...] = (
     ),
     Table(
         "sales", "order_items", BUCKET_CURATED, "sales/order_items/", "parquet",
-        "Order lines with quantities and prices.",
+        "Order lines (about 1.25 million): product, quantity and price; the lines of an order add up to its "
+        "total_amount. Partitioned by order_date, as sales.orders.",
         (
             ("order_id", "string", "Order identifier, joins sales.orders"),
             ("line_no", "int", "Line number within the order"),
@@ -131,7 +152,7 @@ TABLES: tuple[Table, ...] = (
     ),
     Table(
         "sales", "customers", BUCKET_CURATED, "sales/customers/", "parquet",
-        "Customer master data (PII: name; e-mail is stored hashed).",
+        "Customer master data, one row per customer (60,000; PII: name; e-mail is stored hashed).",
         (
             ("customer_id", "string", "Customer identifier"),
             ("full_name", "string", "PII: customer name"),
@@ -141,11 +162,10 @@ TABLES: tuple[Table, ...] = (
             ("created_at", "timestamp", "Account creation time (UTC)"),
             ("is_active", "boolean", "False once the account is closed"),
         ),
-        partitions="none",
     ),
     Table(
         "sales", "products", BUCKET_CURATED, "sales/products/", "parquet",
-        "Product catalogue snapshot.",
+        "Product catalogue snapshot (400 products in 5 categories).",
         (
             ("product_id", "string", "Product identifier"),
             ("sku", "string", "Stock keeping unit"),
@@ -155,11 +175,11 @@ TABLES: tuple[Table, ...] = (
             ("list_price", "decimal(10,2)", "Current list price"),
             ("attributes", "map<string,string>", "Free-form product attributes"),
         ),
-        partitions="none",
     ),
     Table(
         "sales", "raw_orders", BUCKET_RAW, "sales/orders/", "csv",
-        "Raw order export as delivered by the commerce platform (one CSV per ingest).",
+        "Raw order export as delivered by the commerce platform (one CSV per daily ingest, the last 14 days "
+        "kept; duplicates and unparsed amounts included).",
         (
             ("order_id", "string", "Order identifier"),
             ("customer_id", "string", "Customer identifier"),
@@ -174,7 +194,7 @@ TABLES: tuple[Table, ...] = (
     ),
     Table(
         "marketing", "campaigns", BUCKET_CURATED, "marketing/campaigns/", "parquet",
-        "Marketing campaigns with budget and owner.",
+        "Marketing campaigns with budget and owner (24 campaigns over 2026-01 to 2026-04).",
         (
             ("campaign_id", "string", "Campaign identifier"),
             ("campaign_name", "string", "Human readable name"),
@@ -185,11 +205,11 @@ TABLES: tuple[Table, ...] = (
             ("owner", "string", "Responsible marketer"),
             ("tags", "array<string>", "Free-form labels"),
         ),
-        partitions="none",
     ),
     Table(
         "marketing", "campaign_events", BUCKET_CURATED, "marketing/campaign_events/", "parquet",
-        "Impressions, clicks and conversions attributed to campaigns.",
+        "Impressions, clicks and conversions attributed to campaigns; a conversion is an order (same "
+        "customer, minutes before order_ts). Partitioned by event_date.",
         (
             ("event_id", "string", "Event identifier"),
             ("campaign_id", "string", "Campaign identifier, joins marketing.campaigns"),
@@ -203,7 +223,8 @@ TABLES: tuple[Table, ...] = (
     ),
     Table(
         "marketing", "web_sessions", BUCKET_RAW, "marketing/web_sessions/", "json",
-        "Web analytics sessions (gzip JSON lines from the tracking pipeline).",
+        "Web analytics sessions (gzip JSON lines from the tracking pipeline); every web or mobile order has "
+        "its session. Partitioned by dt.",
         (
             ("session_id", "string", "Session identifier"),
             ("anonymous_id", "string", "Cookie identifier"),
@@ -220,7 +241,7 @@ TABLES: tuple[Table, ...] = (
     ),
     Table(  # in the list-only logs bucket: the demo's table whose data the caller cannot read
         "marketing", "shop_access_logs", BUCKET_LOGS, "alb/shop-prod/", "json",
-        "Shop load-balancer access logs, parsed to JSON lines by the log shipper.",
+        "Shop load-balancer access logs, parsed to JSON lines by the log shipper (the last 7 days).",
         (
             ("request_ts", "timestamp", "When the request arrived (UTC)"),
             ("client_ip", "string", "Client address"),
@@ -235,7 +256,7 @@ TABLES: tuple[Table, ...] = (
     ),
     Table(
         "marketing", "email_sends", BUCKET_RAW, "marketing/email_sends/", "csv",
-        "E-mail sends and engagement flags exported from the ESP.",
+        "E-mail sends and engagement flags exported from the ESP (the e-mail campaigns' sends).",
         (
             ("send_id", "string", "Send identifier"),
             ("campaign_id", "string", "Campaign identifier"),
@@ -245,12 +266,12 @@ TABLES: tuple[Table, ...] = (
             ("clicked", "boolean", "Clicked at least once"),
             ("bounced", "boolean", "Hard or soft bounce"),
         ),
-        partitions="none",
         owner="ingestion",
     ),
     Table(
         "ml_features", "customer_features", BUCKET_ML, "features/customer_features/", "parquet",
-        "Daily customer feature snapshot for the churn model.",
+        "Customer feature snapshot for the churn model, computed from orders, sessions and e-mails (one "
+        "partition per monthly snapshot_date).",
         (
             ("customer_id", "string", "Customer identifier"),
             ("recency_days", "int", "Days since last order"),
@@ -266,7 +287,7 @@ TABLES: tuple[Table, ...] = (
     ),
     Table(
         "ml_features", "churn_labels", BUCKET_ML, "labels/churn_labels/", "parquet",
-        "Ground-truth churn labels, 60 days after the snapshot.",
+        "Ground-truth churn labels, 60 days after the snapshot (label_date = the snapshot_date labelled).",
         (
             ("customer_id", "string", "Customer identifier"),
             ("churned", "boolean", "No order within 60 days"),
@@ -285,7 +306,6 @@ TABLES: tuple[Table, ...] = (
             ("trained_at", "timestamp", "Training run end time (UTC)"),
         ),
         (("model_version", "string", "Model version, e.g. v4"),),
-        partitions="versions",
         owner="data-science",
     ),
 )

@@ -1,4 +1,4 @@
-"""The trust each caller role needs, as AWS evaluates it: one source for the refusal advice, the README and the demo.
+"""The trust each caller role needs, as AWS evaluates it: one source for the refusal advice, docs/auth.md and the demo.
 
 oidc: AssumeRoleWithWebIdentity needs no AWS credentials, so a role's trust policy is all that stands between any
 holder of a token for this audience and that role. Each role therefore checks again, in its trust, the very value

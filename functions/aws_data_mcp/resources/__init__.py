@@ -1,4 +1,5 @@
-"""One module per resource namespace: importing this package registers them all, and the tools, into `registry`.
+"""One module per resource namespace: importing this package registers them all, the tools and the prompts, into
+`registry`.
 
 `registry` lives in the leaf module `aws_data_mcp.registry`, so the namespaces import it from there and imports run
 one way; import it from here to get it filled.
@@ -8,10 +9,14 @@ from aws_data_mcp.registry import registry
 from aws_data_mcp.resources import admin, athena, auth, config, info, metadata, permissions, tabulator, workflow
 
 # isort: split
+# The prompts after the namespaces whose completers they reuse.
+from aws_data_mcp.resources import prompts
+
+# isort: split
 # The tool last: its description lists the URI families registered above.
 from aws_data_mcp.resources import get_resource
 
 __all__ = [
-    "admin", "athena", "auth", "config", "get_resource", "info", "metadata", "permissions", "registry", "tabulator",
-    "workflow",
+    "admin", "athena", "auth", "config", "get_resource", "info", "metadata", "permissions", "prompts", "registry",
+    "tabulator", "workflow",
 ]

@@ -11,7 +11,8 @@ from aws_data_mcp.registry import ResourceRequest, registry
     "info://capabilities",
     name="capabilities",
     title="Server capabilities",
-    description="Every tool, resource and template this server offers, with what each requires (none/auth/admin).",
+    description="Every tool, resource, template and prompt this server offers, with what each requires "
+    "(none/auth/admin).",
 )
 def capabilities(request: ResourceRequest) -> dict[str, Any]:
     discovery = request.registry.discovery()

@@ -2,10 +2,10 @@
 
 An MCP client (Claude Code, VS Code, Cursor...) posts its metadata here before its first sign-in; this creates
 exactly one public Cognito app client for it: no secret, the authorization-code grant only, the pool's fixed
-scopes, and the redirect URIs it asked for, each of which must match the operator's allowlist. Everything is
-checked before Cognito is called, so a refused request makes no AWS call. The only AWS permission this needs is
-`cognito-idp:CreateUserPoolClient` (and `CreateManagedLoginBranding`, `DeleteUserPoolClient` for the client it
-just made) on the one pool.
+scopes, and the redirect URIs it asked for, each of which must match the operator's allowlist (part by part:
+`redirect_allowlist` says how). Everything is checked before Cognito is called, so a refused request makes no AWS
+call. The only AWS permission this needs is `cognito-idp:CreateUserPoolClient` (and `CreateManagedLoginBranding`,
+`DeleteUserPoolClient` for the client it just made) on the one pool.
 
 What a client gets is no more than a name for itself: signing in still takes a user of the pool (admin-created
 only), and the token it gets is still validated by API Gateway (issuer, audience) and exchanged with STS.
@@ -13,24 +13,22 @@ only), and the token it gets is still validated by API Gateway (issuer, audience
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import logging
 import os
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from botocore.exceptions import ClientError
+
+from aws_data_mcp.sign_in.redirect_allowlist import RedirectPattern, allowed, allowlist
 
 MAX_BODY_BYTES = 16_384
 """Client metadata is a few hundred bytes; anything far larger is refused before it is parsed."""
 MAX_REDIRECT_URIS = 10
-MAX_REDIRECT_URI_CHARS = 1024
-"""Cognito's own limit on one callback URL."""
 MAX_CLIENT_NAME_CHARS = 100
 MCP_SCOPE = "mcp"
 """The one scope of the pool's resource server, whose identifier is the MCP URL: Cognito names it `<MCP URL>/mcp`."""
@@ -38,7 +36,6 @@ ACCESS_TOKEN_MINUTES = 60
 REFRESH_TOKEN_DAYS = 30
 _CLIENT_NAME_CHARS = re.compile(r"[^\w\s+=,.@-]")
 """What Cognito accepts in a ClientName: everything else of a client's chosen name is dropped."""
-_CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f]")
 logger = logging.getLogger("aws_data_mcp.registration")
 
 
@@ -47,17 +44,15 @@ class RegistrationPolicy:
     """What the operator decided: the pool, and the redirect URIs clients may register."""
 
     user_pool_id: str
-    redirect_patterns: tuple[str, ...]
-    """fnmatch patterns over the whole URI, e.g. `http://localhost:*` or `https://claude.ai/api/mcp/auth_callback`."""
+    redirect_patterns: tuple[RedirectPattern, ...]
+    """e.g. `http://localhost:*` or `https://claude.ai/api/mcp/auth_callback` (the language: `redirect_allowlist`)."""
 
     @classmethod
     def from_env(cls) -> RegistrationPolicy:
         """The policy the template sets in the registration function's environment (not the MCP server's settings:
-        this function reads nothing else)."""
+        this function reads nothing else); a pattern that could match across a URI's parts raises `PatternError`."""
         return cls(user_pool_id=os.environ["REGISTRATION_USER_POOL_ID"],
-                   redirect_patterns=tuple(p.strip() for p in
-                                           os.environ["REGISTRATION_REDIRECT_PATTERNS"].split(",")
-                                           if p.strip()))
+                   redirect_patterns=allowlist(os.environ["REGISTRATION_REDIRECT_PATTERNS"].split(",")))
 
 
 @dataclass(frozen=True)
@@ -88,28 +83,14 @@ def _metadata(body: bytes) -> Mapping[str, Any]:
     return metadata
 
 
-def _well_formed(uri: str) -> bool:
-    """An absolute URI without userinfo, fragment, spaces or a non-numeric port: `http://localhost:*` must not match
-    `http://localhost:80@evil.example/` (a user name before another host) or `http://localhost:1.evil.example/`."""
-    if len(uri) > MAX_REDIRECT_URI_CHARS or _CONTROL_OR_SPACE.search(uri):
-        return False
-    try:
-        parts = urlsplit(uri)
-        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
-    except ValueError:
-        return False
-    return bool(parts.scheme and parts.netloc) and "@" not in parts.netloc and not parts.fragment \
-        and "#" not in uri and "\\" not in uri
-
-
-def _redirect_uris(metadata: Mapping[str, Any], patterns: Sequence[str]) -> list[str]:
+def _redirect_uris(metadata: Mapping[str, Any], patterns: tuple[RedirectPattern, ...]) -> list[str]:
     uris = metadata.get("redirect_uris")
     if not isinstance(uris, list) or not uris or not all(isinstance(uri, str) for uri in uris):
         raise Refusal("invalid_redirect_uri", "redirect_uris must be a non-empty array of URIs")
     if len(uris) > MAX_REDIRECT_URIS:
         raise Refusal("invalid_redirect_uri", f"at most {MAX_REDIRECT_URIS} redirect_uris")
     for uri in uris:
-        if not _well_formed(uri) or not any(fnmatch.fnmatchcase(uri, pattern) for pattern in patterns):
+        if not allowed(uri, patterns):
             raise Refusal("invalid_redirect_uri",
                           f"redirect URI {uri[:200]!r} is not one this server allows (ask its operator: "
                           "RegistrationRedirectPatterns)")

@@ -28,7 +28,11 @@ each response (so also how long an idle keep-alive connection is kept); then it 
 
 
 class PortUnavailable(OSError):
-    """The port cannot be bound; the message says which and what to do."""
+    """The port cannot be bound; the message says which. The command line adds how to choose another."""
+
+    def __init__(self, message: str, port: int) -> None:
+        super().__init__(message)
+        self.port = port
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -42,8 +46,8 @@ def bind(host: str, port: int) -> socket.socket:
         sock.listen()  # from now on a client is queued, not refused: the banner printed next never precedes readiness
     except OSError as exc:
         sock.close()
-        raise PortUnavailable(f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server there? "
-                              "choose a port with --port)") from None
+        raise PortUnavailable(f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server there?)",
+                              port) from None
     return sock
 
 

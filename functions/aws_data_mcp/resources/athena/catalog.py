@@ -61,6 +61,8 @@ class Column(TypedDict):
 class TableSummary(TypedDict):
     name: str
     type: str | None
+    description: str | None
+    """Glue's description of the table: what it holds, so a reader can pick tables from the list alone."""
     format: str | None
     location: str | None
     column_count: int
@@ -247,7 +249,8 @@ def _columns(raw: Sequence[Mapping[str, Any]]) -> list[Column]:
 def _table_summary(table: Mapping[str, Any]) -> TableSummary:
     descriptor = table.get("StorageDescriptor") or {}
     return TableSummary(
-        name=table["Name"], type=table.get("TableType"), format=table_format(table),
+        name=table["Name"], type=table.get("TableType"), description=table.get("Description"),
+        format=table_format(table),
         location=descriptor.get("Location"), column_count=len(descriptor.get("Columns") or []),
         partition_keys=[k["Name"] for k in table.get("PartitionKeys") or []], updated=iso(table.get("UpdateTime")),
     )
@@ -268,7 +271,7 @@ def complete_table(request: ResourceRequest, prefix: str) -> list[str]:
     "athena://databases/{database}/tables",
     name="athena-tables",
     title="Tables of a database",
-    description="The tables of one Glue database: type, format, S3 location, column count and partition keys.",
+    description="The tables of one Glue database: description, type, format, S3 location, column count and partition keys.",
     requires="auth",
     aws_calls=["glue:GetTables"],
     list_field="tables",

@@ -136,9 +136,8 @@ def _one_statement(sql: str, found: list[Token]) -> _Statement:
         second = _Statement(sql, holding[1])
         raise _refused(f"The SQL holds {len(holding)} statements; this tool runs exactly one",
                        f"Send the statements one at a time; a second one ({_name(second.words)}) was refused.")
-    # The statement runs from the text's start (leading comments are the caller's) to its terminating `;`.
-    first = next(index for index, statement in enumerate(statements) if statement is holding[0])
-    return _Statement(sql, [token for statement in statements[:first + 1] for token in statement])
+    # From after any empty statement before it (`;` alone) to its own terminating `;`: comments stay the caller's.
+    return _Statement(sql, holding[0])
 
 
 def _decide(statement: _Statement, catalogs: set[str], *, explained: bool) -> ReadOnlyStatement:

@@ -1,0 +1,63 @@
+"""The read-only guard's own time, beside the cheapest AWS call there is, measured in the same process.
+
+The guard runs before any AWS call, so its promise is that a refusal costs less than the call it saves. The
+baseline is one `athena:GetWorkGroup` (the tool's first AWS call) against moto in this process: no network, no
+TLS, so a real call costs far more and the ratio here is the guard's worst case.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+TYPICAL = ("SELECT c.customer_id, c.name, sum(o.total_amount) AS spent /* last quarter */ FROM orders o "
+           "JOIN customers c ON o.customer_id = c.customer_id WHERE o.order_date >= DATE '2026-01-01' "
+           "GROUP BY 1, 2 ORDER BY spent DESC LIMIT 10 -- top ten")
+TRICK = "SHOW TABLES /* /* */ ; DROP TABLE orders -- */"
+_CHUNK = "SELECT order_id, 'a -- b /* c */', \"col\" FROM orders WHERE total_amount > 10 UNION ALL\n"
+
+
+def large_statement(size: int) -> str:
+    """A read of about `size` bytes: many small SELECTs joined by UNION ALL, with literals and comments."""
+    repeats = max(1, (size - 20) // len(_CHUNK))
+    return _CHUNK * repeats + "SELECT 1, '', \"col\" FROM orders"
+
+
+def _median_seconds(call: Callable[[], Any], repeats: int) -> float:
+    samples = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        call()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def _guard(sql: str) -> Callable[[], Any]:
+    from aws_data_mcp.errors import ResourceFailure
+    from aws_data_mcp.resources.athena.read_only import read_only_statement
+
+    def run() -> Any:
+        try:
+            return read_only_statement(sql)
+        except ResourceFailure as refusal:
+            return refusal
+
+    return run
+
+
+def measure(repeats: int) -> dict[str, Any]:
+    """Median seconds of the guard on each statement and of one moto GetWorkGroup, alternating in blocks."""
+    import boto3
+    from moto import mock_aws
+
+    statements = {"typical": TYPICAL, "trick": TRICK, "large_256k": large_statement(255_000),
+                  "over_limit_300k": large_statement(300_000)}
+    with mock_aws():
+        athena = boto3.client("athena", region_name="us-east-1")
+        athena.create_work_group(Name="bench")
+        aws = _median_seconds(lambda: athena.get_work_group(WorkGroup="bench"), repeats)
+        timed = {name: _median_seconds(_guard(sql), repeats if len(sql) < 10_000 else max(3, repeats // 20))
+                 for name, sql in statements.items()}
+    return {"aws_call_s": aws, "guard_s": timed, "bytes": {name: len(sql.encode()) for name, sql in statements.items()}}
