@@ -38,11 +38,11 @@ def assert_agrees(text: str) -> ReadOnlyStatement | ResourceFailure:
     answer = verdict(text)
     reading = trino_oracle.read(text)
     if isinstance(answer, ReadOnlyStatement):
-        assert not reading.problems(), f"the guard accepted {text!r}; Trino reads it as {reading.problems()}"
+        assert not reading.problems(), f"the guard accepted {text!r}; by Trino's lexer rules: {reading.problems()}"
         # Athena receives `answer.sql`: the caller's own text, read by the oracle as the same one statement.
         assert answer.sql in text, (text, answer.sql)
         sent = trino_oracle.read(answer.sql)
-        assert not sent.problems(), f"the guard sends {answer.sql!r}; Trino reads it as {sent.problems()}"
+        assert not sent.problems(), f"the guard sends {answer.sql!r}; by Trino's lexer rules: {sent.problems()}"
         assert sent.statements[0].kind == GUARD_KINDS[answer.kind], (text, answer.kind, sent.statements[0].kind)
     elif reading.writes:
         assert isinstance(answer, ResourceFailure)
@@ -240,7 +240,6 @@ TRICKS = [
     "SELECT * FROM t FOR TIMESTAMP AS OF (SELECT max(ts) FROM mysql.db.t)",
     "SELECT * FROM system.runtime.queries",
     "SELECT * FROM awsdatacatalog.\"lambda:f\".t",
-    'SELECT * FROM "".db.t',
     "SHOW COLUMNS IN t FROM mysql.db",
     "SHOW TABLES FROM mysql.db",
     "SHOW SCHEMAS FROM mysql",
@@ -284,6 +283,14 @@ TRICKS = [
     "INSERT /* SELECT */ INTO t SELECT 1",
     "TABLE orders",
     "VALUES (1), (2); DROP TABLE t",
+    # Texts Trino does not parse (a reserved word as an alias, a time-travel form Trino lacks, a zero-length quoted
+    # catalog) that a lenient parser reads as a harmless read: its tree then misses what the text names.
+    "SELECT 1 DELETE FROM orders",
+    "SELECT json_extract_scalar('{}', '$.a') DELETE FROM orders WHERE a = 1",
+    "SELECT * FROM orders FOR VERSION FROM mysql.db.t",
+    "SELECT * FROM orders FOR TIMESTAMP FROM mysql.db.t",
+    "SELECT * FROM orders FOR VERSION -- AS OF 3\nFROM mysql.db.t",
+    'SELECT * FROM "".db.t',
     # Text after the first statement.
     "SELECT 1; DROP TABLE t",
     "SELECT 1;;",
@@ -434,6 +441,8 @@ WRITE_TEMPLATES = [
     "EXPLAIN ( TYPE IO ) DELETE FROM orders WHERE {c} = {v}",
     "SELECT * FROM ( TABLE mysql.db.t )",
     "SELECT * FROM orders JOIN b ON true , mysql.db.t",
+    "SELECT {v} DELETE FROM orders WHERE {c} = {v}",
+    "SELECT * FROM orders FOR VERSION FROM mysql.db.t",
 ]
 """Writes and reads of sources outside the Glue catalog."""
 

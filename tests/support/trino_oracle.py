@@ -324,27 +324,41 @@ def _kind(tokens: list[Lexeme]) -> tuple[str, str | None, list[Lexeme]]:
 
 
 def _nested_writes(tokens: list[Lexeme]) -> list[str]:
-    """Writes that begin after a parenthesis: `WITH x AS (INSERT ...)`, `SHOW STATS FOR (DELETE ...)`, and
-    `WITH x AS (SELECT 1) INSERT INTO t ...`. Trino's grammar allows none of them; a more lenient reader might."""
-    return [f"{tokens[index].upper} ..." for index in range(1, len(tokens))
-            if tokens[index - 1].kind == SYMBOL and tokens[index - 1].text in "()" and _write_shape(tokens, index)]
+    """Writes past the statement's first word: `WITH x AS (INSERT ...)`, `SHOW STATS FOR (DELETE ...)`,
+    `WITH x AS (SELECT 1) INSERT INTO t ...`, `SELECT 1 DELETE FROM t`. Trino's grammar allows none of them (the words
+    are reserved), so they are errors to Trino, but a reader that takes a reserved word for a name may read on."""
+    found = []
+    for index in range(1, len(tokens)):
+        before = tokens[index - 1]
+        after_parenthesis = before.kind == SYMBOL and before.text in "()"
+        reserved = _reserved_write(tokens, index) and before.text != "." and before.upper != "SHOW"
+        if reserved or (after_parenthesis and _write_shape(tokens, index)):
+            found.append(f"{tokens[index].upper} ...")
+    return found
+
+
+def _reserved_write(tokens: list[Lexeme], at: int) -> bool:
+    """A write begun by reserved words (never a name in Trino, so never part of a read)."""
+    word = tokens[at].upper
+    following = tokens[at + 1] if at + 1 < len(tokens) else Lexeme(SPACE, "")
+    if word in ("CREATE", "DROP", "ALTER"):
+        return following.kind == WORD
+    shapes = {"INSERT": ("INTO", "OVERWRITE"), "MERGE": ("INTO",), "DELETE": ("FROM",), "TRUNCATE": ("TABLE",)}
+    return following.upper in shapes.get(word, ())
 
 
 def _write_shape(tokens: list[Lexeme], at: int) -> bool:
+    """A write begun by reserved words, or by words that may also be names (where a statement could begin)."""
     word = tokens[at].upper
     following = tokens[at + 1] if at + 1 < len(tokens) else Lexeme(SPACE, "")
-    if word in ("CREATE", "DROP", "ALTER"):  # reserved words: never a name, so a statement when a word follows
-        return following.kind == WORD
-    shapes = {"INSERT": ("INTO", "OVERWRITE"), "MERGE": ("INTO",), "DELETE": ("FROM",), "TRUNCATE": ("TABLE",),
-              "MSCK": ("REPAIR",)}
-    if word in shapes:
-        return following.upper in shapes[word]
+    if word == "MSCK":
+        return following.upper == "REPAIR"
     if word == "UNLOAD":
         return following.kind == SYMBOL and following.text == "("
     if word == "UPDATE":
         end = _name_end(tokens, at + 1)
         return at + 1 < end < len(tokens) and tokens[end].upper == "SET"
-    return False
+    return _reserved_write(tokens, at)
 
 
 def _name_end(tokens: list[Lexeme], at: int) -> int:
