@@ -74,6 +74,9 @@ ORACLE_READINGS: list[tuple[str, list[str], bool, bool]] = [
     ("SELECT * FROM AwsDataCatalog.sales.orders", [QUERY], False, False),
     ("USING EXTERNAL FUNCTION f(x int) RETURNS int LAMBDA 'fn' SELECT f(1)", [OTHER], True, True),
     ("DESCRIBE mysql.db.t", [METADATA], False, True),
+    ("SELECT extract(year FROM mysql.db.t) FROM orders", [QUERY], False, False),  # a row's field, not a table
+    ("SELECT 1 DELETE FROM t", [QUERY], True, False),
+    ("SELECT msck repair, unload(1) FROM t", [QUERY], False, False),  # names, not statements
 ]
 
 
@@ -349,6 +352,9 @@ AWKWARD_READS = [
     "SELECT json_extract(payload, '$[\"key; with -- odd /* chars\"]') FROM events",
     "SELECT CAST(ROW(1, 'a') AS ROW(n INTEGER, s VARCHAR)).n",
     "SELECT address.city FROM customers",
+    "SELECT c.address.city.name FROM customers c",
+    "SELECT extract(year FROM o.created.ts), substring(o.addr.city FROM 1 FOR 3) FROM orders o",
+    "SELECT trim(BOTH ' ' FROM o.addr.city), o.a IS DISTINCT FROM o.addr.city FROM orders o",
     "SELECT * FROM orders FOR VERSION AS OF 949530903748831860",
     "SELECT * FROM orders FOR TIMESTAMP AS OF TIMESTAMP '2024-01-01 00:00:00 UTC'",
     "SELECT * FROM AwsDataCatalog.sales.orders",

@@ -394,22 +394,28 @@ def _external(tokens: list[Lexeme]) -> list[str]:
 
 
 def _relation_positions(tokens: list[Lexeme]) -> list[int]:
-    """Where a relation may begin: after FROM or JOIN, after a `,` of a FROM clause, after a `(` at such a place, and
-    after TABLE (the query `TABLE name`, which may stand in any parenthesised query)."""
+    """Where a relation may begin: after the FROM of a SELECT (not the FROM of `EXTRACT(x FROM y)`, `SUBSTRING`,
+    `TRIM` or `IS DISTINCT FROM`, which takes a value), after JOIN, after a `,` of a FROM clause, after a `(` at such
+    a place, and after TABLE (the query `TABLE name`, which may stand in any parenthesised query)."""
     positions: list[int] = []
-    in_from = [False]
+    selects, in_from = [False], [False]  # per parenthesis depth: a SELECT began here; its FROM clause is open
     for index, token in enumerate(tokens):
+        previous = tokens[index - 1].upper if index else ""
         if token.kind == SYMBOL and token.text == "(":
             if index in positions:
                 positions.append(index + 1)
+            selects.append(False)
             in_from.append(False)
         elif token.kind == SYMBOL and token.text == ")":
             if len(in_from) > 1:
+                selects.pop()
                 in_from.pop()
-        elif token.upper in ("FROM", "JOIN"):
+        elif token.upper == "SELECT":
+            selects[-1], in_from[-1] = True, False
+        elif token.upper == "FROM" and selects[-1] and previous != "DISTINCT":
             in_from[-1] = True
             positions.append(index + 1)
-        elif token.upper == "TABLE":
+        elif token.upper == "JOIN" or token.upper == "TABLE":
             positions.append(index + 1)
         elif token.upper in _CLAUSE_ENDS:
             in_from[-1] = False
