@@ -39,6 +39,8 @@ def assert_agrees(text: str) -> ReadOnlyStatement | ResourceFailure:
     """The guard and the oracle agree on `text`; the guard's verdict."""
     answer = verdict(text)
     reading = trino_oracle.read(text)
+    if reading.writes:
+        assert isinstance(answer, ResourceFailure), f"the guard accepted {text!r}, a write: {reading.problems()}"
     if isinstance(answer, ReadOnlyStatement):
         assert not reading.problems(), f"the guard accepted {text!r}; by Trino's lexer rules: {reading.problems()}"
         # Athena receives `answer.sql`: the caller's own text, read by the oracle as the same one statement.
@@ -46,8 +48,6 @@ def assert_agrees(text: str) -> ReadOnlyStatement | ResourceFailure:
         sent = trino_oracle.read(answer.sql)
         assert not sent.problems(), f"the guard sends {answer.sql!r}; by Trino's lexer rules: {sent.problems()}"
         assert sent.statements[0].kind == GUARD_KINDS[answer.kind], (text, answer.kind, sent.statements[0].kind)
-    elif reading.writes:
-        assert isinstance(answer, ResourceFailure)
     return answer
 
 
@@ -540,6 +540,7 @@ def statements(draw: st.DrawFn, templates: list[str], gap: st.SearchStrategy[str
 
 @st.composite
 def benign_reads(draw: st.DrawFn) -> str:
+    """A read among comments and line breaks any reader ends alike, its literals well formed."""
     before, body = draw(BENIGN_GAP), draw(statements(READ_TEMPLATES, BENIGN_GAP, BENIGN_VALUES))
     return before + body + draw(BENIGN_GAP) + draw(st.sampled_from(["", ";", " ;", ";\n"]))
 
