@@ -6,7 +6,9 @@ STAMP := $(VENV)/.installed-stamp
 # mcp-proxy-for-aws (the SigV4 proxy iam-mode users run) pins its own MCP SDK: it gets a venv of its own.
 PROXY := .venv-proxy/bin/mcp-proxy-for-aws
 
-.PHONY: install demo demo-iam demo-oidc serve test lint bench build clean
+.PHONY: install demo demo-iam demo-oidc serve test lint bench build clean views views-install
+# The MCP Apps views' build tools and browser test driver (esbuild, ext-apps, playwright-core), pinned by the lockfile.
+VIEWS_STAMP := views/node_modules/.installed-stamp
 
 # `make demo PORT=8001` (or any target that serves): another port than 8000.
 PORT ?=
@@ -41,7 +43,16 @@ lint: install  ## ruff, and cfn-lint on the template in every region (the suite 
 	$(PY) -m ruff check .
 	$(VENV)/bin/cfn-lint --include-checks I --regions ALL_REGIONS -- template.yaml
 
-test: lint $(PROXY)  ## lint, then the whole test suite on every core and one more worker (end-to-end through the real SigV4 proxy too)
+$(VIEWS_STAMP): views/package-lock.json
+	@command -v npm >/dev/null || { echo "== npm not found: the views' browser tests will skip (install Node 20+)"; exit 0; }; \
+	cd views && npm ci --no-audit --no-fund --loglevel=error && touch .installed-stamp && mv .installed-stamp node_modules/
+
+views-install: $(VIEWS_STAMP)
+
+views: views-install  ## rebuild the MCP Apps views (views/src -> functions/aws_data_mcp/views/*.html)
+	cd views && node build.mjs
+
+test: lint $(PROXY) views-install  ## lint, then the whole test suite on every core and one more worker (end-to-end through the real SigV4 proxy too)
 	@# The package's bytecode, once: where PYTHONDONTWRITEBYTECODE is set, every server process the suite starts
 	@# would compile it again (a third of a second of CPU each).
 	$(PY) -m compileall -q functions

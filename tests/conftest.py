@@ -38,6 +38,15 @@ from support.scheduling import ModuleScheduling  # noqa: E402
 from support.servers import ServerThread, free_port, in_container, lambda_container  # noqa: E402
 
 
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """A run without what the views' browser tests need says so in one line (they skip)."""
+    from support.browser import missing
+
+    reason = missing()
+    if reason:
+        terminalreporter.write_line(reason)
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> ModuleScheduling:
     """Whole modules (and groups of modules) to each worker: see `support.scheduling`."""
     return ModuleScheduling(config, log)

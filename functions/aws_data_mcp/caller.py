@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import boto3
 
+from aws_data_mcp.config import Account
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required
 
 
@@ -51,6 +53,11 @@ class Caller:
     """iam: whether the caller's role pins session names to the person; None where no session name is chosen."""
     refusal: ResourceFailure | None = field(default=None, repr=False, compare=False)
     """Why this request may not act as anybody, when that is more than "no credentials" (e.g. a role's trust)."""
+    account_name: str | None = None
+    """The listed account (its short name) this caller acts in; None: their home account, not named."""
+    reach: Callable[[Account], Caller] | None = field(default=None, repr=False, compare=False)
+    """A home caller only: the same caller carried into a listed account by their own identity (the token, or their
+    own role session), never by the function's; None where this caller cannot be carried further."""
 
     @property
     def authenticated(self) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import re
 import typing
 from dataclasses import MISSING, Field, dataclass, field, fields
 from functools import cache
@@ -155,6 +156,19 @@ class Settings:
         "`https://<prefix>.auth.<region>.amazoncognito.com`. Set, this API publishes RFC 8414 authorization-server "
         "metadata (the domain's authorize, token and revoke endpoints, and this API's `/register`) and names itself "
         "the authorization server in the protected-resource metadata (set by the template).", "SIGN_IN_DOMAIN")
+    accounts: tuple[tuple[str, str], ...] = setting(
+        (), "The accounts callers may name (`?account=<name>` on every resource, `account` on every tool): JSON "
+        "object, short name -> 12-digit account id. A caller reaches one only as themselves (docs/accounts.md); "
+        "an account not listed here is refused before any AWS call. Empty: the caller's home account only.",
+        "ACCOUNTS")
+    account_role: str = setting(
+        "{role}", "The role a caller acts as in a listed account: a role name, `{role}` standing for the caller's "
+        "home role's name (iam: their own role; oidc: the role the map chose; local: the profile's role).",
+        "ACCOUNT_ROLE", default_doc="`{role}` (the same role name in every account)")
+    account_profiles: tuple[tuple[str, str], ...] = setting(
+        (), "Local mode: JSON object, account short name -> the AWS profile to read it with (an SSO profile, or one "
+        "chaining `role_arn` from yours); an account without one is reached by AssumeRole from your own "
+        "credentials into ACCOUNT_ROLE.", "ACCOUNT_PROFILES")
     workflow_store: WorkflowStoreKind = setting(
         "sqlite", "Where workflows live: dynamodb (any container reads them) or sqlite (one machine).",
         "WORKFLOW_STORE", default_doc="`sqlite` locally, `dynamodb` on Lambda and in the demo")
@@ -187,10 +201,15 @@ class Settings:
         if self.local_token and len(self.local_token) < MIN_LOCAL_TOKEN_LENGTH:
             raise SettingError(f"{ENV_PREFIX}TOKEN must be at least {MIN_LOCAL_TOKEN_LENGTH} characters (it guards "
                                "your AWS credentials); unset it for a random token per start")
+        _check_accounts(self)
         if self.auth_mode == "oidc":
             _check_oidc_role_map(self)
         if self.auth_mode == "iam":
             _check_principal_role_map(self)
+
+    def account_named(self, name: str) -> Account | None:
+        """The listed account called `name`, or None."""
+        return next((Account(short, number) for short, number in self.accounts if short == name), None)
 
     @property
     def hosted(self) -> bool:
@@ -213,6 +232,37 @@ class Settings:
                                f"or `aws-data-mcp demo --auth {auth_mode}`); the local server uses your own "
                                "credentials")
         return cls(**values)
+
+
+@dataclass(frozen=True)
+class Account:
+    """An account the operator listed: the short name callers use, and its id."""
+
+    name: str
+    id: str
+
+
+ACCOUNT_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+"""A short name: never an ARN, an id or a wildcard, so nothing a caller sends for it can name a role."""
+_ACCOUNT_ID = re.compile(r"\d{12}")
+_ROLE_NAME = re.compile(r"[\w+=,.@-]{1,64}", re.ASCII)
+
+
+def _check_accounts(settings: Settings) -> None:
+    for name, number in settings.accounts:
+        if not ACCOUNT_NAME.fullmatch(name):
+            raise SettingError(f"{ENV_PREFIX}ACCOUNTS name {name[:40]!r}: a short name is lower-case letters, "
+                               "digits, _ and -, at most 32, starting with a letter or digit")
+        if not _ACCOUNT_ID.fullmatch(number):
+            raise SettingError(f"{ENV_PREFIX}ACCOUNTS {name!r}: {number[:40]!r} is not a 12-digit account id")
+    listed = {name for name, _ in settings.accounts}
+    unknown = sorted({name for name, _ in settings.account_profiles} - listed)
+    if unknown:
+        raise SettingError(f"{ENV_PREFIX}ACCOUNT_PROFILES names accounts {ENV_PREFIX}ACCOUNTS does not list: "
+                           f"{', '.join(n[:40] for n in unknown)}")
+    if not _ROLE_NAME.fullmatch(settings.account_role.replace("{role}", "role")):
+        raise SettingError(f"{ENV_PREFIX}ACCOUNT_ROLE {settings.account_role[:70]!r}: a role name, in which only "
+                           "{role} (the caller's home role's name) is replaced")
 
 
 OIDC_ROLE_CLAIMS = ("tag", "sub")

@@ -14,12 +14,15 @@ class InvalidCursor(ValueError):
 _NOT_OURS = "Invalid cursor: pass back a cursor this server returned, unchanged"
 
 
-def encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"offset": offset}).encode()).decode().rstrip("=")
+def encode_cursor(offset: int, account: str | None = None) -> str:
+    """A cursor to `offset`, bound to the `account` whose list it pages (None: the caller's home account)."""
+    position: dict[str, object] = {"offset": offset} | ({"account": account} if account else {})
+    return base64.urlsafe_b64encode(json.dumps(position).encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str | None, length: int) -> int:
-    """The offset a cursor points at; 0 for no cursor.
+def decode_cursor(cursor: str | None, length: int, account: str | None = None) -> int:
+    """The offset a cursor points at; 0 for no cursor. A cursor issued for another account's list is refused:
+    an offset into one account's results means nothing in another's.
 
     Anything else a client can put in a cursor (`Infinity`, `1e999`, a string, a deeply nested list) is an
     `InvalidCursor`, never a server error.
@@ -34,6 +37,8 @@ def decode_cursor(cursor: str | None, length: int) -> int:
     offset = decoded.get("offset") if isinstance(decoded, dict) else None
     if not isinstance(offset, int) or isinstance(offset, bool):
         raise InvalidCursor(_NOT_OURS)
+    if decoded.get("account") != account:
+        raise InvalidCursor("Invalid cursor: it pages another account's results")
     if not 0 <= offset <= length:
         raise InvalidCursor("Invalid cursor: it points past the end of the list")
     return offset

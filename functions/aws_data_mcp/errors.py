@@ -100,6 +100,8 @@ class ResourceFailure(Exception):
     """The URI as the client sent it, so a client matching errors to requests need not remember it."""
     action: str | None = None
     """For `access_denied`: the IAM action the caller lacks."""
+    retry: bool | None = None
+    """Whether a retry could succeed, where the upstream says so (Athena's Retryable); else the code decides."""
 
     def __post_init__(self) -> None:
         self.message = echo(self.message, MESSAGE_LIMIT)  # messages quote input: never an unbounded answer
@@ -107,7 +109,7 @@ class ResourceFailure(Exception):
 
     @property
     def retryable(self) -> bool:
-        return self.code in RETRYABLE
+        return self.retry if self.retry is not None else self.code in RETRYABLE
 
     @property
     def jsonrpc_code(self) -> int:

@@ -11,6 +11,7 @@ import hashlib
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import boto3
@@ -19,8 +20,10 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, 
 from aws_data_mcp import hosted
 from aws_data_mcp.aws import client, seconds_to_aws_deadline
 from aws_data_mcp.caller import Caller, retry_later
-from aws_data_mcp.config import Settings
-from aws_data_mcp.errors import from_aws_error
+from aws_data_mcp.config import ENV_PREFIX, Account, Settings
+from aws_data_mcp.errors import authentication_required, from_aws_error
+from aws_data_mcp.hosted.claim import Claim, sts_name
+from aws_data_mcp.hosted.exchange import into_account
 
 LOCAL_AUTH_MODES = frozenset({"local"})
 """The auth modes the local credential chain may serve: an explicit allow-list, never "anything not hosted"."""
@@ -93,7 +96,34 @@ class _LocalChain:
             return Caller("local", None, region, from_aws_error(exc, "sts:GetCallerIdentity").message)
         expiry = getattr(credentials, "_expiry_time", None)
         return Caller("local", session, region, principal_arn=principal.arn, account=principal.account,
-                      user_id=principal.user_id, credential_expiry=expiry)
+                      user_id=principal.user_id, credential_expiry=expiry,
+                      reach=partial(self._into, session, principal.arn, settings))
+
+    def _into(self, session: boto3.Session, home_arn: str, settings: Settings, account: Account) -> Caller:
+        """You in a listed account: through the profile configured for it (your own profile chain: SSO, or
+        `role_arn` chained from yours), else your credentials assuming ACCOUNT_ROLE there."""
+        profile = dict(settings.account_profiles).get(account.name)
+        if profile is None:
+            if ":assumed-role/" not in home_arn and "{role}" in settings.account_role:
+                return _unreached(account, "your credentials are not a role's, so there is no role of yours to "
+                                  f"carry: name a profile for {account.name} in {ENV_PREFIX}ACCOUNT_PROFILES", settings)
+            claim = Claim(principal=home_arn, role_arn=home_arn, session_name=sts_name(home_arn.rsplit("/", 1)[-1]))
+            return into_account(claim, settings, session, account)
+        try:
+            there = boto3.Session(profile_name=profile)
+            frozen = there.get_credentials().get_frozen_credentials()
+            principal = self._principal(there, frozen.access_key, settings)
+        except _SAFE_CHAIN_ERRORS as exc:
+            return _unreached(account, f"profile {profile!r}: {exc}", settings)
+        except (ClientError, BotoCoreError) as exc:
+            return _unreached(account, from_aws_error(exc, "sts:GetCallerIdentity").message, settings)
+        except Exception as exc:  # a credential helper's failure may carry secrets: type only
+            return _unreached(account, f"profile {profile!r} failed ({type(exc).__name__})", settings)
+        if principal.account != account.id:
+            return _unreached(account, f"profile {profile!r} acts in account {principal.account}, not {account.id}",
+                              settings)
+        return Caller("local", there, there.region_name or settings.region, principal_arn=principal.arn,
+                      account=principal.account, user_id=principal.user_id, account_name=account.name)
 
     def _principal(self, session: boto3.Session, access_key: str, settings: Settings) -> _Principal:
         key = hashlib.sha256(access_key.encode()).hexdigest()
@@ -104,6 +134,11 @@ class _LocalChain:
                 found = _Principal(identity["Arn"], identity["Account"], identity["UserId"])
                 self._principals[key] = found
             return found
+
+
+def _unreached(account: Account, reason: str, settings: Settings) -> Caller:
+    refusal = authentication_required(f"not admitted to account {account.name}: {reason}")
+    return Caller("local", None, settings.region, refusal.message, refusal=refusal, account_name=account.name)
 
 
 local_chain = _LocalChain()

@@ -15,12 +15,15 @@ from urllib.parse import parse_qsl, urlencode
 import anyio
 from botocore.exceptions import BotoCoreError, ClientError
 
+from aws_data_mcp import accounts
+from aws_data_mcp.accounts import EVERY, ORG_WIDE_URIS, caller_in, provenance
 from aws_data_mcp.aws import deadline_scope
 from aws_data_mcp.cache import ResultCache
-from aws_data_mcp.config import Settings
+from aws_data_mcp.config import Account, Settings
 from aws_data_mcp.cursors import InvalidCursor, decode_cursor, encode_cursor
 from aws_data_mcp.deadlines import request_budget
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo, from_aws_error, iam_action_name
+from aws_data_mcp.fanout import fan_out
 from aws_data_mcp.identity import Caller
 from aws_data_mcp.observability import logger, record_read
 from aws_data_mcp.registry import Completable, Registry, ResourceRequest, ResourceSpec
@@ -97,7 +100,7 @@ class ResourceReader:
         if match is None:
             raise self._invalid(base, ErrorCode.NOT_FOUND, f"No resource at {echo(base)!r}")
         query = dict(parse_qsl(query_text, keep_blank_values=True)) if query_text else {}
-        unknown = sorted(set(query) - set(match.spec.accepted_query))
+        unknown = sorted(set(query) - {*match.spec.accepted_query, accounts.PARAMETER})
         if unknown:
             accepted = ", ".join(match.spec.accepted_query) or "none"
             raise ResourceFailure(ErrorCode.INVALID_ARGUMENT,
@@ -105,7 +108,11 @@ class ResourceReader:
                                   details=[f"Query parameters accepted here: {accepted}."])
         for argument, check in match.spec.argument_checks.items():
             check(match.args[argument])
+        self._account(match.spec, query)  # an unlisted account, an ARN: refused before the caller is resolved
         return match.spec, match.args, query
+
+    def _account(self, spec: ResourceSpec, query: Mapping[str, str]) -> accounts.Choice:
+        return accounts.chosen(self.settings, query.get(accounts.PARAMETER), org_wide=spec.uri in ORG_WIDE_URIS)
 
     async def read(
         self, raw: str, resolve_caller: Callable[[], Caller], seconds_left: float | None = None
@@ -187,6 +194,9 @@ class ResourceReader:
     ) -> list[str]:
         """Values for one argument of a template or prompt, given the arguments already `chosen`: a hint, so any
         failure (no caller, denied, slow) offers nothing. The caller is resolved only where the spec needs one."""
+        if argument == accounts.PARAMETER and isinstance(spec, ResourceSpec):  # every resource takes `?account=`
+            org_wide = [EVERY] if spec.uri in ORG_WIDE_URIS else []
+            return [name for name in [*accounts.listed_names(self.settings), *org_wide] if name.startswith(prefix)]
         completer = spec.completions.get(argument)
         if completer is None:
             return []
@@ -222,11 +232,51 @@ class ResourceReader:
         deadline: float,
     ) -> Resolved:
         """In a worker thread: resolve the caller, then the resource, all within `deadline`."""
-        with deadline_scope(deadline):
-            caller = resolve_caller()
+        choice = self._account(spec, query)
+        with deadline_scope(deadline), accounts.reading_in(choice):
+            home = resolve_caller()
+            if choice == EVERY:
+                return self._every_account(spec, args, query, home)
+            caller = caller_in(home, choice)
             if spec.requires != "none":
                 caller.require_session()
-            return self._resolve(spec, args, query, caller)
+            resolved = self._resolve(spec, args, query, caller)
+            if choice is None:
+                return resolved
+            return Resolved({**resolved.value, "from_account": provenance(caller, choice)}, resolved.fresh_seconds)
+
+    def _every_account(self, spec: ResourceSpec, args: Mapping[str, str], query: Mapping[str, str],
+                       home: Caller) -> Resolved:
+        """`?account=*`: the view read in every listed account side by side, in parallel, each entry labelled with
+        its account; an account that refuses is that account's error, never the whole answer's."""
+        home.require_session()
+        field = spec.list_field or "entries"
+
+        def read_in(account: Account) -> Resolved:
+            with accounts.reading_in(account):
+                there = caller_in(home, account)
+                there.require_session()
+                return self._resolve(spec, args, {**query, accounts.PARAMETER: account.name}, there)
+
+        outcomes = fan_out(read_in, accounts.listed(self.settings), action=lambda a: f"{spec.uri} in account {a.name}",
+                           width=self.settings.fanout_width)
+        entries: list[Any] = []
+        summary: list[dict[str, Any]] = []
+        fresh: list[float] = []
+        for outcome in outcomes:
+            account = outcome.item
+            where = {"name": account.name, "id": account.id}
+            if outcome.error is not None or outcome.value is None:
+                failure = outcome.error or ResourceFailure(ErrorCode.INTERNAL, "no answer")
+                summary.append({**where, "error": failure.payload()})
+                continue
+            value = outcome.value.value
+            items = value.get(field, []) if spec.list_field else [value]
+            entries += [{"account": account.name, **item} if isinstance(item, Mapping)
+                        else {"account": account.name, "value": item} for item in items]
+            summary.append({**where, "count": len(items)})
+            fresh.append(outcome.value.fresh_seconds or 0.0)
+        return Resolved({"account": EVERY, "accounts": summary, field: entries}, min(fresh, default=0.0))
 
     def _resolve(
         self, spec: ResourceSpec, args: Mapping[str, str], query: Mapping[str, str], caller: Caller
@@ -235,9 +285,12 @@ class ResourceReader:
 
         The cursor is not part of the key: every page of a list comes from one cached result.
         """
-        request = ResourceRequest(args, query, caller, self.settings, self.registry,
-                                  related=lambda uri: self._related(uri, caller))
         digest = caller.identity_digest
+        memo = None if digest is None or not self.cache.enabled else (
+            lambda key, compute: self.cache.get_or_compute(
+                (digest, query.get(accounts.PARAMETER), "remembered", key), compute)[0])
+        request = ResourceRequest(args, query, caller, self.settings, self.registry,
+                                  related=lambda uri: self._related(uri, caller), memo=memo)
         if spec.requires == "none" or not spec.cacheable or digest is None or not self.cache.enabled:
             return Resolved(spec.resolver(request), None)
         key = (digest, spec.uri, tuple(sorted(args.items())),
@@ -261,7 +314,7 @@ class ResourceReader:
         items = list(result[spec.list_field])
         kept = {key: value for key, value in query.items() if key != "cursor"}  # the next page is of the same list
         try:
-            offset = decode_cursor(query.get("cursor"), len(items))
+            offset = decode_cursor(query.get("cursor"), len(items), query.get(accounts.PARAMETER))
         except InvalidCursor as exc:
             raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, str(exc),
                                   details=[f"Start again from {base_uri}, then follow page.next_uri."]) from exc
@@ -269,7 +322,8 @@ class ResourceReader:
 
         def page(count: int) -> dict[str, Any]:
             end = offset + count
-            next_uri = f"{base_uri}?{urlencode({**kept, 'cursor': encode_cursor(end)})}" if end < len(items) else None
+            cursor = encode_cursor(end, query.get(accounts.PARAMETER))
+            next_uri = f"{base_uri}?{urlencode({**kept, 'cursor': cursor})}" if end < len(items) else None
             info = {"field": spec.list_field, "total": len(items), "offset": offset, "returned": count,
                     "next_uri": next_uri}
             return {**around, spec.list_field: items[offset:end], "page": info}

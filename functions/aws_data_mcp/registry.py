@@ -2,13 +2,14 @@
 
 `resources/list`, `resources/templates/list`, `prompts/list`, completion, `get_resource` discovery,
 `info://capabilities` and the docs' resource table (docs/resources.md) all read from here, so adding
-a resource is one `@registry.resource(...)` beside its resolver (a prompt: `@registry.prompt(...)`).
+a resource is one `@registry.resource(...)` beside its resolver (a prompt: `@registry.prompt(...)`; an MCP Apps
+view of answers: `registry.view(...)`).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -44,6 +45,9 @@ class ResourceRequest:
     related: Callable[[str], Mapping[str, Any]] | None = field(default=None, repr=False)
     """Reads another URI's result for the same caller, through the same cache (e.g. discover for
     recommendations)."""
+    memo: Callable[[Hashable, Callable[[], Any]], Any] | None = field(default=None, repr=False)
+    """Keeps an AWS answer that can no longer change (a finished query's description) for this caller, for the
+    cache's TTL; None where the server caches nothing."""
 
     def client(self, service: str, region: str | None = None) -> Any:
         """A boto3 client acting as the caller (in `region`, else the caller's region)."""
@@ -53,6 +57,11 @@ class ResourceRequest:
                 action: str | Callable[[I], str]) -> list[Outcome[I, T]]:
         """`fn` over `items` in parallel, bounded by the server's fan-out width and the request's deadline."""
         return fan_out(fn, items, action=action, width=self.settings.fanout_width)
+
+    def remembered(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """`compute()`, or the value it gave this caller under `key` within the cache's TTL. Only for answers that
+        cannot change: a cached one is served without asking AWS again."""
+        return compute() if self.memo is None else self.memo(key, compute)
 
     def read_related(self, uri: str) -> Mapping[str, Any]:
         if self.related is None:
@@ -135,10 +144,28 @@ class ToolSpec:
     fn: Callable[..., Any]
     read_only: bool = True
     destructive: bool = False
+    view_only: bool = False
+    """Offered (listed and called) only to a client that negotiated MCP Apps: it exists to open a view."""
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "title": self.title, "description": self.description, "readOnly": self.read_only,
                 "destructive": self.destructive}
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    """An MCP Apps view (`ui://`): one HTML document that renders the answers of `tools` (and of the resources it
+    reads through the host).
+
+    Listed, and stamped on its tools, only for a client that negotiated the extension (`views.py`)."""
+
+    uri: str
+    name: str
+    title: str
+    description: str
+    html_file: str
+    """The built document's file name in `aws_data_mcp/views/` (`make views` writes it)."""
+    tools: tuple[str, ...] = ()
 
 
 class Completable(Protocol):
@@ -243,6 +270,7 @@ class Registry:
         self._resources: dict[str, ResourceSpec] = {}
         self._tools: dict[str, ToolSpec] = {}
         self._prompts: dict[str, PromptSpec] = {}
+        self._views: dict[str, ViewSpec] = {}
         self._templates: dict[str, UriTemplate] = {}
         self._security = security or ResourceSecurity()
 
@@ -284,11 +312,11 @@ class Registry:
         self._resources[spec.uri] = spec
 
     def tool(self, *, name: str, title: str, description: str, read_only: bool = True,
-             destructive: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+             destructive: bool = False, view_only: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             if name in self._tools:
                 raise ValueError(f"tool {name!r} is registered twice")
-            self._tools[name] = ToolSpec(name, title, description, fn, read_only, destructive)
+            self._tools[name] = ToolSpec(name, title, description, fn, read_only, destructive, view_only)
             return fn
 
         return register
@@ -303,6 +331,18 @@ class Registry:
 
         return register
 
+    def view(self, uri: str, *, name: str, title: str, description: str, html_file: str,
+             tools: Sequence[str] = ()) -> None:
+        if not uri.startswith("ui://") or uri in self._views:
+            raise ValueError(f"view {uri!r} must be a ui:// URI registered once")
+        taken = {tool for view in self._views.values() for tool in view.tools} & set(tools)
+        if taken:
+            raise ValueError(f"tools {sorted(taken)} already have a view")
+        self._views[uri] = ViewSpec(uri, name, title, description, html_file, tuple(tools))
+
+    def views(self) -> list[ViewSpec]:
+        return sorted(self._views.values(), key=lambda v: v.uri)
+
     def prompts(self) -> list[PromptSpec]:
         return sorted(self._prompts.values(), key=lambda p: p.name)
 
@@ -315,11 +355,13 @@ class Registry:
     def templates(self) -> list[ResourceSpec]:
         return sorted((s for s in self._resources.values() if s.uri in self._templates), key=lambda s: s.uri)
 
-    def tools(self) -> list[ToolSpec]:
-        return sorted(self._tools.values(), key=lambda t: t.name)
+    def tools(self, *, view_only: bool = False) -> list[ToolSpec]:
+        """The tools every client gets; with `view_only`, those of negotiated MCP Apps clients too."""
+        return sorted((t for t in self._tools.values() if view_only or not t.view_only), key=lambda t: t.name)
 
-    def tool_named(self, name: str) -> ToolSpec | None:
-        return self._tools.get(name)
+    def tool_named(self, name: str, *, view_only: bool = False) -> ToolSpec | None:
+        tool = self._tools.get(name)
+        return tool if tool is not None and (view_only or not tool.view_only) else None
 
     def __iter__(self) -> Iterator[ResourceSpec]:
         return iter([*self.static(), *self.templates()])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -93,14 +93,14 @@ class SdkServer(MCPServer[Any], ABC):
         """What `initialize` and `server/discover` advertise."""
 
     def add_strict_tool(self, fn: Callable[..., Any], *, name: str, title: str, description: str,
-                        annotations: ToolAnnotations) -> None:
+                        annotations: ToolAnnotations, extra_properties: Mapping[str, Any] | None = None) -> None:
         """Register a tool that refuses arguments it does not take (see `_refuse_unknown_arguments`).
 
         Registered when a request first needs the SDK's tools (or `prepare_tools`): building each tool's pydantic
         models and schemas is most of a cold start's own work, and a container that only serves reads never
         needs them."""
         register = partial(self._register_strict_tool, fn, name=name, title=title, description=description,
-                           annotations=annotations)
+                           annotations=annotations, extra_properties=extra_properties or {})
         with self._tools_lock:
             if not self._tools_ready:
                 self._unregistered_tools.append(register)
@@ -108,9 +108,13 @@ class SdkServer(MCPServer[Any], ABC):
         register()
 
     def _register_strict_tool(self, fn: Callable[..., Any], *, name: str, title: str, description: str,
-                              annotations: ToolAnnotations) -> None:
-        _refuse_unknown_arguments(self._tool_manager.add_tool(
-            fn, name=name, title=title, description=description, annotations=annotations))
+                              annotations: ToolAnnotations, extra_properties: Mapping[str, Any]) -> None:
+        """`extra_properties`: arguments the server takes off before the tool runs, advertised beside its own."""
+        tool = self._tool_manager.add_tool(fn, name=name, title=title, description=description,
+                                           annotations=annotations)
+        _refuse_unknown_arguments(tool)
+        tool.parameters = {**tool.parameters,
+                           "properties": {**tool.parameters.get("properties", {}), **extra_properties}}
 
     def prepare_tools(self) -> None:
         """Register the tools added so far, once (an init phase no request waits on calls it ahead of time)."""

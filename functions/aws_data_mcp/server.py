@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
+from urllib.parse import urlencode
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
@@ -55,7 +56,10 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from aws_data_mcp import accounts
+from aws_data_mcp.accounts import caller_in
 from aws_data_mcp.answers import failure_result, protocol_error
+from aws_data_mcp.apps import Views
 from aws_data_mcp.config import Settings
 from aws_data_mcp.deadlines import request_scope, seconds_to_edge_deadline
 from aws_data_mcp.errors import ECHO_LIMIT, ErrorCode, ResourceFailure, echo, invalid_arguments
@@ -71,6 +75,10 @@ from aws_data_mcp.resources.get_resource import get_resource_result
 from aws_data_mcp.sdk_adapter import SdkServer
 
 MAX_COMPLETIONS = 100
+ACCOUNT_ARGUMENT = {accounts.PARAMETER: {
+    "type": "string", "description": "The listed account to act in, by its short name (config://server lists them); "
+    "omit it for your home account. Never a role ARN."}}
+"""Every tool's `account`: taken off the arguments before the tool runs (`call_tool`), so no tool declares it."""
 
 
 def server_instructions(registry: Registry, about_data: str = "") -> str:
@@ -83,8 +91,8 @@ def server_instructions(registry: Registry, about_data: str = "") -> str:
         "athena://databases/{database}/tables lists a database's tables with their descriptions and "
         "athena://databases/{database}/tables/{table} gives a table's columns.",
         "Query with the athena_query tool: it runs in a workgroup whose bytes-scanned cutoff Athena enforces "
-        "(config://server lists the workgroups); for a query that may scan much, call it with estimate_only=true "
-        "first.",
+        "(athena://workgroups says which are usable for you); for a query that may scan much, call it with "
+        "estimate_only=true first.",
         "Refused? auth://status says who you are; permissions://discover and permissions://recommendations say what "
         "you may read and what is missing.",
         "A client that cannot read resources: call get_resource() to list them and get_resource(uri=...) to read one.",
@@ -146,6 +154,7 @@ async def _set_log_level(ctx: ServerRequestContext[Any, Any], params: SetLevelRe
 class DataMCPServer(SdkServer):
     def __init__(self, registry: Registry, settings: Settings, about_data: str = "") -> None:
         """`about_data`: a few words on what this deployment's data is, added to the instructions (the demo's)."""
+        self.views = Views(registry)
         super().__init__(
             name="aws-data-mcp",
             title="AWS data estate",
@@ -155,6 +164,7 @@ class DataMCPServer(SdkServer):
             request_state_security=snapshot_safe_request_state(),
             # No subscriptions/listen unless the transport serves live updates: `live_updates.serve()` (stdio).
             subscriptions=False,
+            extensions=[self.views.extension],  # advertised as `extensions["io.modelcontextprotocol/ui"]`
         )
         self.registry = registry
         self.config = settings
@@ -164,11 +174,11 @@ class DataMCPServer(SdkServer):
         self.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
         self.add_request_handler("server/discover", RequestParams, self._discover)
-        for tool in registry.tools():
+        for tool in registry.tools(view_only=True):
             annotations = ToolAnnotations(read_only_hint=tool.read_only, idempotent_hint=tool.read_only,
                                           destructive_hint=tool.destructive, open_world_hint=tool.read_only)
             self.add_strict_tool(tool.fn, name=tool.name, title=tool.title, description=tool.description,
-                                 annotations=annotations)
+                                 annotations=annotations, extra_properties=ACCOUNT_ARGUMENT)
 
     def capabilities(self, protocol_version: str | None = None) -> ServerCapabilities:
         """What `initialize` and `server/discover` advertise: derived from the registered methods, so both say
@@ -211,7 +221,8 @@ class DataMCPServer(SdkServer):
                                messages=[PromptMessage(role="user", content=TextContent(type="text", text=text))])
 
     def caller_for(self, ctx: ServerRequestContext[Any, Any] | None) -> Caller:
-        return resolve_caller(request_scope(ctx), self.config)
+        """The caller behind the request, in the account it reads (`accounts.reading_in`)."""
+        return caller_in(resolve_caller(request_scope(ctx), self.config), accounts.current())
 
     async def read(self, uri: str, ctx: ServerRequestContext[Any, Any] | None) -> Reading:
         """Read one URI for the request behind `ctx`: the path shared by resources/read and get_resource."""
@@ -228,8 +239,16 @@ class DataMCPServer(SdkServer):
         would drop them silently. Other tools take the SDK's path.
         """
         if params.name == GET_RESOURCE and self.registry.tool_named(GET_RESOURCE):
-            return await get_resource_result(self, params.arguments or {}, ctx)
-        return await self.sdk_call_tool(ctx, params)
+            arguments = dict(params.arguments or {})
+            account = arguments.pop(accounts.PARAMETER, None)
+            if account is not None and isinstance(arguments.get("uri"), str):  # read as `?account=` on the URI
+                uri = arguments["uri"]
+                arguments["uri"] = f"{uri}{'&' if '?' in uri else '?'}{urlencode({accounts.PARAMETER: account})}"
+            return await get_resource_result(self, arguments, ctx)
+        result = await self.sdk_call_tool(ctx, params)
+        if self.views.negotiated(ctx) and isinstance(result, CallToolResult):
+            return self.views.for_view(params.name, result)
+        return result
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -237,12 +256,19 @@ class DataMCPServer(SdkServer):
         """An unknown tool, or arguments that fail a tool's input schema, answer as every error of this server
         does: `isError` with the structured `invalid_argument` payload, not the SDK's text. The SDK validates
         before any tool runs, so this is the one place that sees it, for every tool."""
-        if self.registry.tool_named(name) is None:  # the SDK's answer quotes the whole name, a megabyte or not
-            names = ", ".join(tool.name for tool in self.registry.tools())
+        apps = self.views.negotiated(context.request_context if context else None)
+        if self.registry.tool_named(name, view_only=apps) is None:  # the SDK's answer quotes the whole name
+            names = ", ".join(tool.name for tool in self.registry.tools(view_only=apps))
             return failure_result(ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Unknown tool {echo(name)!r}",
                                                   details=[f"This server's tools (tools/list): {names}."]))
         try:
-            return await super().call_tool(name, arguments, context)
+            arguments = dict(arguments)
+            choice = accounts.chosen(self.config, arguments.pop(accounts.PARAMETER, None))
+        except ResourceFailure as failure:  # an unlisted account, an ARN: refused before any AWS call
+            return failure_result(failure)
+        try:
+            with accounts.reading_in(choice):
+                return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
                 raise
@@ -254,7 +280,10 @@ class DataMCPServer(SdkServer):
     async def answer_list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourcesResult:
-        page = list_page([_resource(s) for s in self.registry.static()], params, self.config)
+        resources = [_resource(s) for s in self.registry.static()]
+        if self.views.negotiated(ctx):
+            resources += self.views.resources()
+        page = list_page(resources, params, self.config)
         return ListResourcesResult(resources=page.entries, next_cursor=page.next_cursor, _meta=page.meta)
 
     async def answer_list_resource_templates(
@@ -266,7 +295,12 @@ class DataMCPServer(SdkServer):
 
     async def answer_list_tools(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
                                 ) -> ListToolsResult:
-        page = list_page(await self.list_tools(), params, self.config)
+        tools = await self.list_tools()
+        if self.views.negotiated(ctx):
+            tools = [self.views.stamped(tool) for tool in tools]
+        else:
+            tools = [tool for tool in tools if self.registry.tool_named(tool.name)]
+        page = list_page(tools, params, self.config)
         return ListToolsResult(tools=page.entries, next_cursor=page.next_cursor, _meta=page.meta)
 
     async def answer_list_prompts(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
@@ -277,6 +311,9 @@ class DataMCPServer(SdkServer):
     async def answer_read_resource(
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
     ) -> ReadResourceResult:
+        document = self.views.read(params.uri) if self.views.negotiated(ctx) else None
+        if document is not None:
+            return document
         try:
             reading = await self.read(params.uri, ctx)
         except ResourceFailure as failure:

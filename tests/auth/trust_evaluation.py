@@ -70,3 +70,27 @@ def admits(policy: Mapping[str, Any], provider_arn: str, context: Context) -> bo
         if not any(s["Effect"] == "Allow" and _applies(s, provider_arn, action, context) for s in statements):
             return False
     return True
+
+
+def _role_of(session_arn: str) -> str:
+    """The role ARN a session ARN (arn:aws:sts::<account>:assumed-role/<role>/<session>) is of: what a trust policy's
+    AWS principal names."""
+    head, _, path = session_arn.partition(":assumed-role/")
+    return f"{head.replace(':sts::', ':iam::')}:role/{path.split('/')[0]}"
+
+
+def admits_session(policy: Mapping[str, Any], session_arn: str, source_identity: str | None) -> bool:
+    """Whether a trust policy lets a role session AssumeRole (and SetSourceIdentity, when its session carries one,
+    as a chained session does) through."""
+    context = {"sts:SourceIdentity": source_identity} if source_identity else {}
+    wanted = ["sts:AssumeRole", *(["sts:SetSourceIdentity"] if source_identity else [])]
+
+    def applies(statement: Mapping[str, Any], action: str) -> bool:
+        principals = statement.get("Principal", {}).get("AWS", [])
+        actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+        return _role_of(session_arn) in (principals if isinstance(principals, list) else [principals]) and \
+            action in actions and _conditions_hold(statement.get("Condition", {}), context)
+
+    statements = policy["Statement"]
+    return all(not any(s["Effect"] == "Deny" and applies(s, a) for s in statements) and
+               any(s["Effect"] == "Allow" and applies(s, a) for s in statements) for a in wanted)

@@ -79,7 +79,7 @@ async def test_every_aws_resource_tells_the_demo_story(demo_server: tuple[str, s
     async with Client(url, mode="2026-07-28") as client:
         workgroups = await read(client, "athena://workgroups")
         history = await read(client, "athena://query/history?limit=100")
-        succeeded = [e["id"] for e in history["executions"] if e["state"] == "SUCCEEDED"]
+        succeeded = [e["execution_id"] for e in history["executions"] if e["state"] == "SUCCEEDED"]
         answered = [await read(client, f"athena://queries/{execution_id}") for execution_id in succeeded]
         databases = await read(client, "athena://databases")
         orders = await read(client, "athena://databases/sales/tables/orders")

@@ -291,7 +291,7 @@ async def test_a_query_runs_as_its_caller_and_its_id_answers_each_reader_as_athe
     assert alice["result_file"]["presigned_url"] is None  # a hosted caller's credentials are temporary
     uri = alice["uri"]
     bob = await read_as(url, tokens["bob"], uri)  # demo-admin-role may read the workgroup's executions
-    assert bob["execution"]["id"] == alice["execution_id"] and bob["results"]["rows"] == alice["results"]["rows"]
+    assert bob["execution_id"] == alice["execution_id"] and bob["results"]["rows"] == alice["results"]["rows"]
     with pytest.raises((MCPError, BaseExceptionGroup)) as denied:
         await read_as(url, tokens["carol"], uri)  # demo-contractor-role has no Athena permission
     assert_denied(the_error(denied.value).error.data, "athena:GetQueryExecution", "demo-contractor-role/carol")

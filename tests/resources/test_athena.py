@@ -85,6 +85,17 @@ def _queue_result(endpoint: str, columns: list[tuple[str, str]], rows: list[list
     urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request).close()
 
 
+FAILURES: dict[int, tuple[str, dict[str, Any]]] = {
+    13: ("HIVE_BAD_DATA: Malformed JSON in file s3://lake-bucket/lake_01/logs/part-0.json.gz (table lake_01.logs_json)",
+         {"ErrorCategory": 2, "ErrorType": 1001, "Retryable": False}),
+    23: ("GENERIC_INTERNAL_ERROR: worker lost reading spill file /tmp/athena-spill-7/part-3.bin",
+         {"ErrorCategory": 1, "ErrorType": 200, "Retryable": True}),
+    33: ("Bytes scanned limit was exceeded", {}),
+}
+"""Failed executions other than the COLUMN_NOT_FOUND of every other index ending in 3: a data error, an error of
+Athena's own, and a query the workgroup's cutoff stopped."""
+
+
 def _workgroup_for(index: int) -> str:
     if index < 120:
         return BUSY
@@ -211,10 +222,11 @@ def _seed(endpoint: str) -> Estate:
                       "EngineExecutionTimeInMillis": 2000}
         details: dict[str, Any] = {"Statistics": statistics}
         if state == "FAILED":
-            message = f"COLUMN_NOT_FOUND: line 1:8: Column 'x{index}' cannot be resolved"
-            details |= {"StateChangeReason": message,
-                        "AthenaError": {"ErrorCategory": 2, "ErrorType": 1006, "Retryable": False,
-                                        "ErrorMessage": message}}
+            message, error = FAILURES.get(index, (f"COLUMN_NOT_FOUND: line 1:8: Column 'x{index}' cannot be resolved",
+                                                  {"ErrorCategory": 2, "ErrorType": 1006, "Retryable": False}))
+            details |= {"StateChangeReason": message}
+            if error:
+                details["AthenaError"] = error | {"ErrorMessage": message}
         elif state == "CANCELLED":
             details["StateChangeReason"] = "Query cancelled by user"
         setattr(execution, EXECUTION_DETAILS_ATTR, details)
@@ -332,24 +344,29 @@ async def test_history_is_the_newest_50_across_every_workgroup(server: ServerThr
                                                                local_lambda_handler: Any) -> None:
     result = await read_everywhere(server.url, local_lambda_handler, "athena://query/history")
     executions = result["executions"]
-    assert [e["id"] for e in executions] == estate.ids[:50]
+    assert [e["execution_id"] for e in executions] == estate.ids[:50]
     assert result["limit"] == 50 and len(result["workgroups_read"]) == 45 and result["workgroup_errors"] == []
     first, long, failed, cancelled = executions[0], executions[5], executions[3], executions[7]
     assert first["state"] == "RUNNING" and first["completed"] is None and executions[1]["state"] == "QUEUED"
     assert long["query_truncated"] is True and long["query"] == LONG_SQL[:500]
-    assert failed["state"] == "FAILED" and failed["error"]["category"] == 2
-    assert failed["error"]["message"].startswith("COLUMN_NOT_FOUND") and failed["state_change_reason"]
-    assert cancelled["state"] == "CANCELLED" and cancelled["state_change_reason"] == "Query cancelled by user"
-    assert executions[9] | {"bytes_scanned": 9000, "run_time_ms": 2500, "statement_type": "DML"} == executions[9]
+    assert failed["state"] == "FAILED" and failed["error"]["error"] == "invalid_argument"
+    assert failed["error"]["athena"] | {"category": "USER", "name": "COLUMN_NOT_FOUND", "line": 1, "column": 8} \
+        == failed["error"]["athena"] and failed["state_reason"].startswith("COLUMN_NOT_FOUND")
+    assert cancelled["state"] == "CANCELLED" and cancelled["state_reason"] == "Query cancelled by user"
+    assert cancelled["error"] is None and cancelled["statistics"]["cost_usd"] > 0  # Athena bills what it read
+    assert executions[9]["statement_type"] == "DML" and executions[9]["statistics"] | {
+        "data_scanned_bytes": 9000, "billed_bytes": 10 << 20, "total_ms": 2500, "engine_ms": 2000} \
+        == executions[9]["statistics"]
+    assert all(e["uri"] == f"athena://queries/{e['execution_id']}" for e in executions)
 
 
 async def test_history_of_all_300_is_paged_by_the_reader_newest_first(server: ServerThread, estate: Estate) -> None:
     async with Client(server.url, mode="2026-07-28") as client:
         executions, pages = await read_all_pages(client, "athena://query/history?limit=300")
         narrowed = await read_json(client, "athena://query/history?workgroup=team-07&limit=500")
-    assert [e["id"] for e in executions] == estate.ids and pages > 1
+    assert [e["execution_id"] for e in executions] == estate.ids and pages > 1
     assert {e["workgroup"] for e in executions} == set(WORKGROUPS)  # not just "primary"
-    assert [e["id"] for e in narrowed["executions"]] == estate.of("team-07")
+    assert [e["execution_id"] for e in narrowed["executions"]] == estate.of("team-07")
     assert narrowed["workgroups_read"] == ["team-07"]
 
 
@@ -372,7 +389,7 @@ def test_history_of_200_follows_only_the_busy_workgroup_deeper_and_only_as_far_a
     assert aws_faults.calls["athena.BatchGetQueryExecution"] == 5 + 2
     result = direct_read("athena://query/history?limit=200")
     assert result["page"]["total"] == 200
-    assert [e["id"] for e in result["executions"]] == estate.ids[:result["page"]["returned"]]
+    assert [e["execution_id"] for e in result["executions"]] == estate.ids[:result["page"]["returned"]]
 
 
 @pytest.fixture
@@ -401,7 +418,7 @@ def test_history_of_500_over_45_deep_workgroups_describes_little_more_than_it_an
     """Listing every workgroup 500 deep would describe all 4,800 executions (96 BatchGet calls, 137 list pages).
     Round one describes each workgroup's newest 50; only the busy one can hold more of the newest 500."""
     result = direct_read("athena://query/history?limit=500", Settings(mode="local", response_char_budget=10**7))
-    assert [e["id"] for e in result["executions"]] == deep_history[:500]
+    assert [e["execution_id"] for e in result["executions"]] == deep_history[:500]
     # Round two: the busy workgroup (50 of the newest 500 listed) may add 450 and has 170: 4 pages, 4 calls.
     assert aws_faults.calls["athena.ListQueryExecutions"] == 45 + 4
     assert aws_faults.calls["athena.BatchGetQueryExecution"] == 45 + 4
@@ -424,7 +441,7 @@ def test_history_keeps_a_failed_chunk_beside_the_workgroups_it_costs(estate: Est
     errors = result["workgroup_errors"]
     assert BUSY in {e["workgroup"] for e in errors}
     assert {e["error"]["action"] for e in errors} == {"athena:BatchGetQueryExecution"}
-    assert estate.ids[0] not in [e["id"] for e in result["executions"]] and result["executions"]
+    assert estate.ids[0] not in [e["execution_id"] for e in result["executions"]] and result["executions"]
 
 
 @pytest.mark.parametrize(("query", "code"), [
@@ -444,14 +461,13 @@ async def test_a_succeeded_select_gives_typed_rows_in_column_order_without_the_h
         server: ServerThread, estate: Estate, local_lambda_handler: Any) -> None:
     select = await read_everywhere(server.url, local_lambda_handler, f"athena://queries/{estate.select_id}")
     show = await anyio.to_thread.run_sync(direct_read, f"athena://queries/{estate.show_id}")
-    assert select["execution"] | {"id": estate.select_id, "state": "SUCCEEDED", "statement_type": "DML"} \
-        == select["execution"]
+    assert select | {"execution_id": estate.select_id, "state": "SUCCEEDED", "statement_type": "DML"} == select
     assert select["results"]["columns"] == [{"name": "id", "type": "bigint"}, {"name": "name", "type": "varchar"},
                                             {"name": "id", "type": "bigint"}]
     assert select["results"]["rows"] == [[1, "alpha", 1], [2, None, 2], [3, "gamma", 3]]  # names listed once
     assert select["results"] | {"returned": 3, "first_row": 0, "more_rows": False, "next_uri": None,
                                 "cut_to_budget": False} == select["results"]
-    assert show["execution"]["statement_type"] == "UTILITY"  # no header row: the first row is data
+    assert show["statement_type"] == "UTILITY"  # no header row: the first row is data
     assert [row[0] for row in show["results"]["rows"]] == ["events_csv", "ice", "orders_parquet"]
 
 
@@ -474,15 +490,46 @@ async def test_a_large_result_is_paged_to_the_budget_every_row_once(budget_http_
 def test_unfinished_and_failed_executions_have_no_results(estate: Estate, aws_faults: AwsFaults) -> None:
     running = direct_read(f"athena://queries/{estate.ids[0]}")
     failed = direct_read(f"athena://queries/{estate.ids[3]}")
-    assert running["results"] is None and running["execution"]["state"] == "RUNNING"
-    assert failed["results"] is None and failed["execution"]["error"]["message"].startswith("COLUMN_NOT_FOUND")
+    assert running["results"] is None and running["state"] == "RUNNING" and running["next_step"]
+    assert failed["results"] is None and failed["error"]["error"] == "invalid_argument"
+    assert "COLUMN_NOT_FOUND: line 1:8" in failed["error"]["message"]
     assert aws_faults.calls["athena.GetQueryResults"] == 0  # asked only of a SUCCEEDED execution
+
+
+@pytest.mark.parametrize(("index", "code", "retryable", "says"), [
+    (13, "upstream_unavailable", False, "table lake_01.logs_json file s3://lake-bucket/lake_01/logs/part-0.json.gz"),
+    (23, "upstream_unavailable", True, "worker lost reading spill file <local path>"),
+    (33, "invalid_argument", False, "allows per query (its cutoff); Athena stopped it after 33,000 bytes"),
+])
+async def test_a_failure_says_what_happened_and_what_it_cost_in_every_shape(
+        server: ServerThread, estate: Estate, index: int, code: str, retryable: bool, says: str) -> None:
+    async with Client(server.url, mode="2026-07-28") as client:
+        detail = await read_json(client, f"athena://queries/{estate.ids[index]}")
+        history = await read_json(client, f"athena://query/history?workgroup={BUSY}&limit=50")
+    error = detail["error"]
+    assert detail["state"] == "FAILED" and error["error"] == code and error["retryable"] is retryable, error
+    assert says in error["message"] and "/tmp" not in json.dumps(detail)
+    assert "misspelt" not in json.dumps(error)
+    [row] = [e for e in history["executions"] if e["execution_id"] == estate.ids[index]]
+    assert row == {key: detail[key] for key in row}  # a history row is the query's answer without its results
+    billed = detail["statistics"]["billed_bytes"]
+    assert billed == (10 << 20 if index == 33 else 0)  # Athena bills what the cutoff let it read, not a failure
+
+
+def test_query_workgroups_say_which_are_usable_for_the_caller_and_why_not(estate: Estate) -> None:
+    settings = Settings(mode="local", query_workgroups=("team-00", "team-01", "team-03", "no-such-group"))
+    found = direct_read("athena://workgroups", settings)["query_workgroups"]
+    assert [(w["name"], w["default"], w["usable"]) for w in found] == [
+        ("team-00", True, True), ("team-01", False, False), ("team-03", False, False),
+        ("no-such-group", False, False)]
+    assert found[0]["why_not"] == [] and len(found[1]["why_not"]) == 2
+    assert "not enforced" in found[2]["why_not"][0] and "cannot list" in found[3]["why_not"][0]
 
 
 def test_unreadable_results_stay_beside_the_status(estate: Estate, aws_faults: AwsFaults) -> None:
     aws_faults.fail("athena.GetQueryResults", "AccessDeniedException")
     detail = direct_read(f"athena://queries/{estate.select_id}")
-    assert detail["execution"]["state"] == "SUCCEEDED" and detail["results"] is None
+    assert detail["state"] == "SUCCEEDED" and detail["results"] is None
     assert detail["results_error"]["action"] == "athena:GetQueryResults"
 
 

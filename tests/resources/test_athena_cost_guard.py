@@ -11,7 +11,7 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.resources.athena.cost_guard import SUGGESTED_CUTOFF_BYTES, chosen_workgroup, guarded
 from aws_data_mcp.resources.athena.query import limits
-from aws_data_mcp.resources.athena.query_answers import failure, statistics
+from aws_data_mcp.resources.athena.query_answers import statistics
 
 SAFE = {"State": "ENABLED", "Configuration": {"BytesScannedCutoffPerQuery": 1 << 30,
                                               "EnforceWorkGroupConfiguration": True,
@@ -24,9 +24,9 @@ def test_the_first_allowed_workgroup_is_the_default() -> None:
 
 
 @pytest.mark.parametrize(("requested", "allowed", "says"), [
-    ("primary", ("analysts",), "Allowed workgroups: analysts"),
+    ("primary", ("analysts",), "query workgroups: analysts"),
     (None, (), "AWS_DATA_MCP_QUERY_WORKGROUPS"),
-    ("x" * 5000, ("analysts",), "Allowed workgroups"),
+    ("x" * 5000, ("analysts",), "athena://workgroups says which"),
 ])
 def test_a_workgroup_the_deployment_does_not_allow_is_refused(requested: str | None, allowed: tuple[str, ...],
                                                               says: str) -> None:
@@ -79,18 +79,6 @@ def _failed(reason: str, category: int = 2, scanned: int = 0) -> dict[str, Any]:
             "Status": {"State": "FAILED", "StateChangeReason": reason,
                        "AthenaError": {"ErrorCategory": category, "ErrorType": 1000}},
             "Statistics": {"DataScannedInBytes": scanned}}
-
-
-def test_athenas_reasons_become_errors_to_act_on() -> None:
-    cutoff = failure(_failed("Query cancelled! : Bytes scanned limit was exceeded", scanned=1 << 31), 1 << 30)
-    assert cutoff.code is ErrorCode.INVALID_ARGUMENT and "1,073,741,824 bytes" in cutoff.message
-    assert "2,147,483,648" in cutoff.message and "partition" in cutoff.details[0]
-    syntax = failure(_failed("line 1:8: Column 'nope' cannot be resolved"))
-    assert syntax.code is ErrorCode.INVALID_ARGUMENT and "line 1:8" in syntax.message
-    denied = failure(_failed("Access denied when writing output to url: s3://x/ ... (s3:PutObject)"))
-    assert denied.code is ErrorCode.ACCESS_DENIED and denied.action == "s3:PutObject"
-    system = failure(_failed("Internal error", category=1))
-    assert system.code is ErrorCode.UPSTREAM_UNAVAILABLE and system.retryable
 
 
 def test_statistics_bill_what_athena_bills() -> None:

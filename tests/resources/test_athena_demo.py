@@ -61,7 +61,7 @@ async def test_the_demo_caller_sees_exactly_the_seeded_estate(demo_server: Serve
         history = await read(client, "athena://query/history")
         sales = await read(client, "athena://databases/sales/tables")
         succeeded = [e for e in history["executions"] if e["state"] == "SUCCEEDED" and e["statement_type"] == "DML"]
-        query = await read(client, f"athena://queries/{succeeded[0]['id']}")
+        query = await read(client, f"athena://queries/{succeeded[0]['execution_id']}")
 
     by_name = {w["name"]: w for w in workgroups["workgroups"]}
     assert sorted(by_name) == sorted(inventory.workgroups)
@@ -133,5 +133,6 @@ async def test_a_careless_scan_of_the_biggest_tables_is_stopped_by_the_cutoff(
         query_server: ServerThread, demo_caller: DemoAccount) -> None:
     for sql in ("SELECT * FROM sales.orders", "SELECT count(*) FROM marketing.web_sessions"):
         got = answer(await query(query_server, "2026-07-28", sql=sql))
-        assert got.get("state") != "SUCCEEDED" and "results" not in got, got
+        assert got["state"] == "CANCELLED" and got["results"] is None, got
         assert f"{QUERY_CUTOFF_BYTES:,}" in json.dumps(got), got
+        assert got["statistics"]["data_scanned_bytes"] > 0 and got["statistics"]["cost_usd"] > 0, "Athena bills it"

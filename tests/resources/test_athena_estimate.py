@@ -54,7 +54,7 @@ async def test_an_estimate_of_a_join_gives_each_table_its_rows_and_bytes_and_sca
     assert not result.is_error, result.content[0].text
     got = answer(result)
     assert got["state"] == "SUCCEEDED" and got["statement"] == "EXPLAIN"
-    assert "results" not in got and "result_file" not in got  # an estimate, not Athena's raw rows
+    assert got["results"] is None and got["error"] is None  # an estimate, not Athena's raw rows
     (order_rows, order_bytes), (customer_rows, customer_bytes) = (
         expected("sales.orders", "order_date=2026-01-02/"), expected("sales.customers"))
     total = order_bytes + customer_bytes
@@ -102,8 +102,9 @@ async def test_the_explain_itself_pages_athenas_one_row_of_json(server: ServerTh
 async def test_an_estimate_of_a_missing_table_is_athenas_refusal(server: ServerThread,
                                                                  demo_caller: DemoAccount) -> None:
     result = await query(server, "2026-07-28", sql="SELECT * FROM no_such_table", estimate_only=True)
-    assert result.is_error and answer(result)["error"] == "invalid_argument"
-    assert "TABLE_NOT_FOUND" in answer(result)["message"] and "no_such_table" in answer(result)["message"]
+    error = answer(result)["error"]
+    assert result.is_error and error["error"] == "invalid_argument" and answer(result)["state"] == "FAILED"
+    assert "TABLE_NOT_FOUND" in error["message"] and "no_such_table" in error["message"]
 
 
 def plan_with(orders: dict[str, Any], customers: dict[str, Any]) -> str:

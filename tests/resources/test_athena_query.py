@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -19,12 +20,14 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import ResourceLink
+from moto.glue.models import glue_backends
+from moto.s3.models import s3_backends
 
 from aws_data_mcp.cli import DEMO_QUESTION
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.account import CONFLICTING_ENVIRONMENT, DemoAccount
 from aws_data_mcp.demo.lake_data import ORDER_ROWS, order_values
-from aws_data_mcp.demo.seed_data import DENIED_WORKGROUP, QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
+from aws_data_mcp.demo.seed_data import BUCKET_CURATED, DENIED_WORKGROUP, QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
 from support.events import REVISION_2026, body_json, http_api_event, modern, rpc
 from support.exchanges import AnsweredPosts, client_over
 from support.queries import answer, query
@@ -98,6 +101,22 @@ async def test_the_linked_resource_pages_100000_rows_every_row_once_on_both_revi
         assert len(seen) == total and len(set(seen)) == total and seen == sorted(seen), mode
 
 
+async def test_later_pages_ask_for_the_finished_querys_state_once_not_once_a_page(
+        server: ServerThread, demo_caller: DemoAccount, aws_calls: Counter[str]) -> None:
+    sql = "SELECT order_id FROM orders WHERE order_date BETWEEN '2026-01-01' AND '2026-01-04'"
+    got = answer(await query(server, "legacy", sql=sql, max_rows=100))
+    uri, pages = got["results"]["next_uri"], 0
+    described = aws_calls["athena:GetQueryExecution"]
+    async with Client(server.url, mode="2026-07-28") as client:
+        while uri is not None and pages < 6:
+            page = json.loads((await client.read_resource(uri)).contents[0].text)
+            assert page["state"] == "SUCCEEDED" and page["statistics"] == got["statistics"]
+            uri, pages = page["results"]["next_uri"], pages + 1
+    assert pages == 6
+    assert aws_calls["athena:GetQueryExecution"] - described == 1, "a finished query's state does not change"
+    assert aws_calls["athena:GetQueryResults"] >= 6
+
+
 @pytest.mark.parametrize("sql", ["INSERT INTO orders SELECT * FROM orders", "SELECT 1; DROP TABLE orders",
                                  "WITH x AS (DELETE FROM orders) SELECT 1", "UNLOAD (SELECT 1) TO 's3://x/'"])
 async def test_writes_are_refused_before_any_aws_call(server: ServerThread, demo_caller: DemoAccount,
@@ -124,17 +143,108 @@ async def test_a_workgroup_the_caller_cannot_describe_is_refused(server: ServerT
     assert aws_calls["athena:StartQueryExecution"] == 0
 
 
-async def test_a_query_over_the_cutoff_says_the_cutoff_and_what_it_scanned(server: ServerThread,
-                                                                            demo_caller: DemoAccount) -> None:
+async def test_a_query_over_the_cutoff_says_the_cutoff_what_it_scanned_and_what_that_cost(
+        server: ServerThread, demo_caller: DemoAccount) -> None:
     result = await query(server, "legacy", sql="SELECT * FROM orders")
     got = answer(result)
-    assert result.is_error and got["error"] == "invalid_argument"
-    assert f"{QUERY_CUTOFF_BYTES:,} bytes" in got["message"] and "partition" in got["details"][0]
+    assert result.is_error and got["error"]["error"] == "invalid_argument" and got["state"] in ("FAILED", "CANCELLED")
+    assert f"{QUERY_CUTOFF_BYTES:,} bytes" in got["error"]["message"] and "partition" in got["error"]["details"][0]
+    assert got["uri"] == f"athena://queries/{got['execution_id']}"
+    stats = got["statistics"]  # Athena bills what it read before the cutoff stopped it
+    assert stats["data_scanned_bytes"] == QUERY_CUTOFF_BYTES and stats["billed_bytes"] >= QUERY_CUTOFF_BYTES
+    assert stats["cost_usd"] > 0
 
 
 async def test_athenas_own_refusal_names_the_line_and_column(server: ServerThread, demo_caller: DemoAccount) -> None:
-    got = answer(await query(server, "legacy", sql="SELECT no_such_column FROM orders WHERE order_date = '2026-01-01'"))
-    assert got["error"] == "invalid_argument" and "line 1:8" in got["message"], got
+    result = await query(server, "legacy", sql="SELECT no_such_column FROM orders WHERE order_date = '2026-01-01'")
+    got = answer(result)
+    assert result.is_error and got["state"] == "FAILED" and got["statistics"]["cost_usd"] == 0
+    assert got["error"]["error"] == "invalid_argument" and "line 1:8" in got["error"]["message"], got
+    assert got["error"]["athena"] | {"category": "USER", "name": "COLUMN_NOT_FOUND", "line": 1, "column": 8} \
+        == got["error"]["athena"]
+
+
+@pytest.fixture
+def broken_table(demo: DemoAccount) -> Iterator[str]:
+    """sales.h_unreadable: a Parquet table whose one file is not Parquet, as a lake sometimes has."""
+    glue = glue_backends[demo.account_id][demo.region]
+    definition = glue.get_table("sales", "orders").as_dict()
+    descriptor = definition["StorageDescriptor"] | {"Location": f"s3://{BUCKET_CURATED}/sales/h_unreadable/"}
+    glue.create_table("sales", "h_unreadable", {"Name": "h_unreadable", "StorageDescriptor": descriptor,
+                                                "TableType": "EXTERNAL_TABLE"})
+    s3_backends[demo.account_id]["aws"].put_object(BUCKET_CURATED, "sales/h_unreadable/part-0.parquet",
+                                                   b"twenty bytes, no PAR")
+    yield f"s3://{BUCKET_CURATED}/sales/h_unreadable/part-0.parquet"
+    glue.delete_table("sales", "h_unreadable")
+    s3_backends[demo.account_id]["aws"].delete_object(BUCKET_CURATED, "sales/h_unreadable/part-0.parquet")
+
+
+async def test_unreadable_data_is_athenas_failure_naming_the_table_and_file_not_the_callers_sql(
+        server: ServerThread, demo_caller: DemoAccount, broken_table: str) -> None:
+    result = await query(server, "2026-07-28", sql="SELECT count(*) FROM h_unreadable")
+    got = answer(result)
+    error = got["error"]
+    assert result.is_error and error["error"] == "upstream_unavailable" and error["retryable"] is False, error
+    assert f"table sales.h_unreadable file {broken_table}" in error["message"]
+    assert "not the statement" in error["details"][0] and "misspelt" not in json.dumps(got)
+    assert "/tmp" not in json.dumps(got) and tempfile.gettempdir() not in json.dumps(got)
+    assert error["athena"] | {"category": "USER", "type": 1001, "file": broken_table} == error["athena"]
+
+
+async def test_one_value_longer_than_the_budget_is_cut_marked_and_pointed_at_its_file(
+        server: ServerThread, demo_caller: DemoAccount, settings: Settings) -> None:
+    result = await query(server, "2026-07-28", sql="SELECT 1 AS n, rpad('x', 2000000, 'y') AS big")
+    text = result.content[0].text
+    got = answer(result)
+    assert not result.is_error and len(text) <= settings.response_char_budget, len(text)
+    [[n, big]] = got["results"]["rows"]
+    kept = got["results"]["truncated_values"]
+    assert n == 1 and kept == [{"row": 0, "column": "big", "original_length": 2_000_000, "kept_length": len(big)}]
+    assert big == "x" + "y" * (len(big) - 1) and len(big) > settings.response_char_budget // 2
+    assert got["results"]["whole_values_file"] == got["result_file"]["s3_uri"]
+    assert got["results"]["whole_values_file"].startswith("s3://")
+
+
+SHARED = ("execution_id", "uri", "state", "state_reason", "workgroup", "database", "statement_type", "submitted",
+          "completed", "query", "query_truncated", "statistics", "error", "next_step", "results", "result_file")
+"""What athena_query, athena://queries/{id} and each of its pages answer alike."""
+
+
+def same_shape(tool: dict[str, Any], resource: dict[str, Any]) -> None:
+    assert set(SHARED) <= set(tool) and set(SHARED) <= set(resource)
+    for key in ("execution_id", "uri", "state", "state_reason", "workgroup", "database", "statistics", "error"):
+        assert tool[key] == resource[key], key
+    for part in ("results", "result_file"):
+        if tool[part] is not None and resource[part] is not None:
+            assert set(tool[part]) <= set(resource[part]) | {"presigned_url", "expires_in_seconds"}, part
+
+
+async def test_the_tool_the_query_uri_and_a_cursor_page_answer_one_shape(server: ServerThread,
+                                                                         demo_caller: DemoAccount) -> None:
+    sql = "SELECT order_id FROM orders WHERE order_date = '2026-01-01' ORDER BY order_id"
+    async with Client(server.url, mode="2026-07-28") as client:
+        first = answer(await client.call_tool("athena_query", {"sql": sql, "database": "sales", "max_rows": 5}))
+        linked = json.loads((await client.read_resource(first["uri"])).contents[0].text)
+        later = json.loads((await client.read_resource(first["results"]["next_uri"])).contents[0].text)
+        failed = await client.call_tool("athena_query", {
+            "sql": "SELECT nope FROM orders WHERE order_date = '2026-01-01'", "database": "sales"})
+        failed_linked = json.loads((await client.read_resource(answer(failed)["uri"])).contents[0].text)
+        running = answer(await client.call_tool("athena_query", {
+            "sql": f"/* demo:running_seconds=2 */ {sql}", "database": "sales", "wait_seconds": 0}))
+        running_linked = json.loads((await client.read_resource(running["uri"])).contents[0].text)
+        history = json.loads((await client.read_resource("athena://query/history?limit=10")).contents[0].text)
+    assert first["state"] == "SUCCEEDED" and later["state"] == "SUCCEEDED" and first["statistics"]["cost_usd"] > 0
+    same_shape(first, linked)
+    same_shape(first, later)
+    assert later["results"]["first_row"] == first["results"]["returned"] and later["results"]["rows"]
+    assert failed.is_error and answer(failed)["state"] == failed_linked["state"] == "FAILED"
+    same_shape(answer(failed), failed_linked)
+    assert running["state"] in ("QUEUED", "RUNNING") and running["results"] is None
+    assert set(SHARED) <= set(running_linked) and running["uri"] in running["next_step"]
+    rows = {row["execution_id"]: row for row in history["executions"]}
+    for shown in (linked, failed_linked):
+        row = rows[shown["execution_id"]]
+        assert row == {key: shown[key] for key in row}, row  # a history row: the answer without its results
 
 
 async def test_a_long_query_answers_a_link_then_the_rows(server: ServerThread, demo_caller: DemoAccount) -> None:
@@ -142,13 +252,14 @@ async def test_a_long_query_answers_a_link_then_the_rows(server: ServerThread, d
     result = await query(server, "2026-07-28", sql=sql, wait_seconds=0.5)
     got = answer(result)
     # Still queued or running: answered at its 0.5 s wait, not when the 3 s query ended.
-    assert got["state"] in ("QUEUED", "RUNNING") and "results" not in got and got["uri"] in got["next_step"]
+    assert got["state"] in ("QUEUED", "RUNNING") and got["results"] is None and got["uri"] in got["next_step"]
+    assert got["error"] is None and got["statistics"]["cost_usd"] == 0 and not result.is_error
     link = result.content[1]
     assert isinstance(link, ResourceLink)
     async with Client(server.url, mode="2026-07-28") as client:
         for _ in range(100):
             detail = json.loads((await client.read_resource(link.uri)).contents[0].text)
-            if detail["execution"]["state"] == "SUCCEEDED":
+            if detail["state"] == "SUCCEEDED":
                 break
             await anyio.sleep(0.1)
     assert detail["results"]["rows"] == expected_three_days()

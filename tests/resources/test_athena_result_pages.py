@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from aws_data_mcp.errors import ResourceFailure
+from aws_data_mcp.rendering import to_json
 from aws_data_mcp.resources.athena.result_pages import FIRST_PAGE, Cursor, billed_cost, read_page, typed_value
 
 COLUMNS = [{"Name": "id", "Type": "integer"}, {"Name": "name", "Type": "varchar"}]
@@ -65,8 +66,24 @@ def test_an_uncut_walk_costs_one_call_per_athena_page() -> None:
     assert all(size <= 1000 for _, size in results.calls)
 
 
-def test_one_row_larger_than_the_budget_still_advances() -> None:
-    assert read_all(FakeResults(3), 10, 1) == [[0, "name-0"], [1, "name-1"], [2, "name-2"]]
+def test_a_value_longer_than_any_answer_is_cut_marked_and_answered_alone() -> None:
+    results = FakeResults(3)
+    results.rows[1][1] = "y\n" * 5000  # escaped in JSON: 3 characters each
+    first = read_page(results, FIRST_PAGE, max_rows=10, char_budget=400, header_row=True)
+    assert first.rows == [[0, "name-0"]] and first.cut_to_budget and not first.truncated
+    assert first.next_cursor is not None
+    alone = read_page(results, first.next_cursor, max_rows=10, char_budget=400, header_row=True)
+    [[row_id, kept]] = alone.rows
+    assert row_id == 1 and 0 < len(kept) < 400 and results.rows[1][1].startswith(kept)
+    assert alone.truncated == [{"row": 1, "column": "name", "original_length": 10_000, "kept_length": len(kept)}]
+    assert len(to_json(alone.rows[0])) + len(to_json(alone.truncated)) <= 400
+    assert alone.next_cursor is not None
+    last = read_page(results, alone.next_cursor, max_rows=10, char_budget=400, header_row=True)
+    assert last.rows == [[2, "name-2"]] and last.next_cursor is None and not last.truncated
+
+
+def test_rows_larger_than_a_tiny_budget_still_advance() -> None:
+    assert [row[0] for row in read_all(FakeResults(3), 10, 1)] == [0, 1, 2]
 
 
 @pytest.mark.parametrize("cursor", ["x", "e30", "WyJ0IiwtMSwwXQ", "bnVsbA", "W251bGwsdHJ1ZSwwXQ"])

@@ -41,7 +41,7 @@ def test_status_has_the_same_shape_in_every_mode() -> None:
     hosted = read("auth://status", Settings(mode="lambda", auth_mode="iam"))
     assert set(local) == set(hosted) == {"authenticated", "auth_mode", "region", "principal_arn", "account",
                                          "user_id", "credential_expiry", "identity_digest", "session_name_pinned",
-                                         "workflows_scope", "reason"}
+                                         "workflows_scope", "reason", "accounts"}
     assert hosted["identity_digest"] is None
 
 

@@ -41,3 +41,14 @@ def test_capabilities_cover_every_registered_resource() -> None:
     assert listed == [spec.uri for spec in registry]
     assert capabilities["counts"]["resources"] == len(registry.static())
     assert [t["name"] for t in capabilities["tools"]] == [t.name for t in registry.tools()]
+
+
+def test_server_config_lists_query_workgroups_without_claiming_they_are_usable() -> None:
+    queries = read("config://server", Settings(query_workgroups=("analytics", "data-science")))["queries"]
+    assert queries["default_workgroup"] == "analytics"
+    assert [(w["name"], w["default"], w["usable"]) for w in queries["workgroups"]] == [
+        ("analytics", True, None), ("data-science", False, None)]  # this document reads no AWS: it cannot know
+    assert all("athena://workgroups" in w["checked"] for w in queries["workgroups"])
+    assert read("config://server", Settings())["queries"] | {"enabled": False, "default_workgroup": None,
+                                                             "workgroups": []} == \
+        read("config://server", Settings())["queries"]

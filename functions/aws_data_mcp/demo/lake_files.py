@@ -47,10 +47,14 @@ def objects_under(account_id: str, location: str) -> Iterator[tuple[str, FakeKey
             yield f"s3://{bucket_name}/{name}", key
 
 
+def local_path(cache: Path, path: str, key: FakeKey) -> Path:
+    """Where the object at S3 `path` is copied for DuckDB: one copy per object version."""
+    return cache / hashlib.sha256(f"{path}\0{key.etag}".encode()).hexdigest()[:24] / path.rsplit("/", 1)[-1]
+
+
 def _local_copy(cache: Path, path: str, key: FakeKey) -> str:
     """The object as a local file DuckDB can read (one copy per object version, kept for later queries)."""
-    leaf = path.rsplit("/", 1)[-1]
-    local = cache / hashlib.sha256(f"{path}\0{key.etag}".encode()).hexdigest()[:24] / leaf
+    local = local_path(cache, path, key)
     if not local.exists():
         local.parent.mkdir(parents=True, exist_ok=True)
         partial = local.with_suffix(local.suffix + ".partial")

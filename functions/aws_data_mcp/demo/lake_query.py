@@ -33,7 +33,7 @@ from moto.glue.models import FakeTable, glue_backends
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
-from .lake_files import Source, create_view, objects_under, sql_string
+from .lake_files import Source, create_view, local_path, objects_under, sql_string
 
 _CATALOG = "awsdatacatalog"
 _EXPLAIN_IO = re.compile(r"^\s*EXPLAIN\s*\((?P<options>[^()]*)\)(?P<query>.*)$", re.IGNORECASE | re.DOTALL)
@@ -132,9 +132,16 @@ def _syntax_failure(error: ParseError) -> QueryFailure:
     return QueryFailure(f"SYNTAX_ERROR: {where}{detail.get('description', str(error))}{found}", error_type=1006)
 
 
-def _engine_failure(error: duckdb.Error, sql: str, tree: exp.Expression) -> QueryFailure:
-    """A DuckDB error in Athena's words, placed on the submitted text where the culprit can be found."""
+def _engine_failure(error: duckdb.Error, sql: str, tree: exp.Expression, files: dict[str, tuple[str, str]],
+                    ) -> QueryFailure:
+    """A DuckDB error in Athena's words, placed on the submitted text where the culprit can be found. An error
+    about one of the tables' files (`files`: local copy to table and S3 object) is Athena's data error, naming the
+    table and the S3 object, never the local copy."""
     text = str(error).split("\n", 1)[0].split(": ", 1)[-1]
+    named = next(((local, *found) for local, found in files.items() if local in text), None)
+    if named is not None:
+        local, table, s3_path = named
+        return QueryFailure(f"HIVE_BAD_DATA: {text.replace(local, s3_path)} (table {table})", error_type=1001)
     if isinstance(error, duckdb.BinderException) and 'Referenced column "' in text:
         name = text.split('"')[1]
         column = next((c for c in tree.find_all(exp.Column) if c.name.lower() == name.lower()), None)
@@ -374,7 +381,9 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
             row_count = connection.execute("SELECT count(*) FROM result_file.result").fetchone()[0]
             connection.execute("DETACH result_file")
         except duckdb.Error as error:
-            raise _engine_failure(error, sql, original) from None
+            files = {str(local_path(cache, path, key)): (f"{source.view.db}.{source.view.name}", path)
+                     for source in sources for _, path, key in source.objects}
+            raise _engine_failure(error, sql, original, files) from None
     columns = tuple(_column_info(name, kind) for name, kind in zip(names, types, strict=True))
     return QueryResult(output, columns, row_count, scanned)
 

@@ -12,12 +12,12 @@ estimates from them.
 """
 
 import contextlib
+import fcntl
 import functools
 import gzip
 import hashlib
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -118,17 +118,25 @@ def _cached_directory() -> Path:
         return final
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
-        partial = Path(tempfile.mkdtemp(prefix=f"{final.name}.partial-", dir=final.parent))
+        lock = os.open(final.parent / f"{final.name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError:  # no writable cache: generate for this process only
         partial = Path(tempfile.mkdtemp(prefix="aws-data-mcp-lake-"))
         _generate(partial)
         return partial
     try:
-        _generate(partial)
-        partial.replace(final)
-    except OSError:  # another process finished first: its files are the same
-        shutil.rmtree(partial, ignore_errors=True)
-    return final if (final / _MANIFEST).exists() else partial
+        # One generator at a time (the suite's workers start together): the others wait, then read its files.
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (final / _MANIFEST).exists():
+            return final
+        partial = Path(tempfile.mkdtemp(prefix=f"{final.name}.partial-", dir=final.parent))
+        try:
+            _generate(partial)
+            partial.replace(final)
+        except OSError:  # the cache cannot take it: these files serve this process
+            return partial
+        return final
+    finally:
+        os.close(lock)
 
 
 @functools.cache

@@ -7,6 +7,7 @@ between callers) until a minute before their credentials, or the token they came
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
@@ -14,16 +15,19 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import boto3
 import botocore.session
+from botocore.exceptions import BotoCoreError, ClientError
 from botocore.loaders import Loader
 
+from aws_data_mcp.accounts import role_in
 from aws_data_mcp.aws import client
-from aws_data_mcp.caller import Caller
-from aws_data_mcp.config import Settings
+from aws_data_mcp.caller import Caller, retry_later
+from aws_data_mcp.config import Account, Settings
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required, from_aws_error
 from aws_data_mcp.hosted.claim import Claim, Refused
 from aws_data_mcp.hosted.refusals import refusal_of
 
@@ -126,8 +130,9 @@ class _FunctionSession:
 function_session = _FunctionSession()
 
 
-def _exchange(claim: Claim, settings: Settings) -> tuple[dict[str, Any], dict[str, Any]]:
-    sts = function_session.sts(settings)
+def _exchange(claim: Claim, settings: Settings, via: boto3.Session | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """STS's credentials for the claim: from the function's session, or `via` the caller's own (into an account)."""
+    sts = function_session.sts(settings) if via is None else client(via, "sts", settings)
     if claim.token is not None:  # not chained: the token, not the function's session, is the source
         answer = sts.assume_role_with_web_identity(RoleArn=claim.role_arn, RoleSessionName=claim.session_name,
                                                    WebIdentityToken=claim.token,
@@ -170,8 +175,12 @@ def cached_until(credential_expiry: datetime, token_expiry: float | None) -> flo
     return until
 
 
-def caller_of(claim: Claim, settings: Settings) -> Caller:
-    """Exchange the claim for credentials (once per claim until they near expiry) and act as them."""
+def caller_of(claim: Claim, settings: Settings, *, via: boto3.Session | None = None,
+              account: Account | None = None) -> Caller:
+    """Exchange the claim for credentials (once per claim until they near expiry) and act as them.
+
+    `account`: the claim is for the caller's role in that listed account, exchanged with the caller's own token
+    (oidc) or `via` their own session (iam, local), never the function's credentials for another account."""
     cached = exchanges.get(claim.cache_key)
     if cached is not None:
         return cached
@@ -180,9 +189,10 @@ def caller_of(claim: Claim, settings: Settings) -> Caller:
         if cached is not None:
             return cached
         try:
-            credentials, user = _exchange(claim, settings)
+            credentials, user = _exchange(claim, settings, via)
         except Exception as exc:  # whatever STS did, this request acts as nobody
-            raise Refused(refusal_of(exc, claim, settings)) from None
+            raise Refused(refusal_of(exc, claim, settings) if account is None
+                          else _not_admitted(exc, claim, account)) from None
         expiry: datetime = credentials["Expiration"]
         session = _session_of(credentials, settings.region)
         arn = user["Arn"]
@@ -190,6 +200,32 @@ def caller_of(claim: Claim, settings: Settings) -> Caller:
                         account=arn.split(":")[4] or None, user_id=user.get("AssumedRoleId"),
                         credential_expiry=expiry, identity_key=f"{claim.principal}\0{claim.role_arn}",
                         owner_key=f"{claim.owner or claim.principal}\0{claim.role_arn}",
-                        session_name_pinned=claim.session_pinned)
+                        session_name_pinned=claim.session_pinned, account_name=account.name if account else None,
+                        reach=None if account else partial(into_account, claim, settings, via))
         exchanges.put(claim.cache_key, caller, cached_until(expiry, claim.token_expiry))
         return caller
+
+
+def into_account(claim: Claim, settings: Settings, via: boto3.Session | None, account: Account) -> Caller:
+    """The caller of `claim` in `account`: their token for that account's role (oidc), or their home session
+    assuming it (iam, chained: at most an hour), or `via` the local chain's session."""
+    target = dataclasses.replace(claim, role_arn=role_in(settings, claim.role_arn, account))
+    try:
+        source = via if via is not None or claim.token is not None else caller_of(claim, settings).require_session()
+        return caller_of(target, settings, via=source, account=account)
+    except Refused as refused:
+        return Caller(settings.auth_mode, None, settings.region, refused.failure.message, refusal=refused.failure,
+                      account_name=account.name)
+
+
+def _not_admitted(exc: Exception, claim: Claim, account: Account) -> ResourceFailure:
+    """A listed account's STS refusal, as the caller should see it: the account and role, never AWS's message."""
+    if isinstance(exc, ClientError | BotoCoreError):
+        failure = from_aws_error(exc, "sts:AssumeRole")
+        if failure.code in (ErrorCode.THROTTLED, ErrorCode.TIMEOUT):
+            return retry_later(f"STS was busy while carrying the caller into account {account.name}")
+    refused = authentication_required(f"account {account.name} does not admit this caller as {claim.role_arn} "
+                                      f"({type(exc).__name__})")
+    refused.details = ["That account's role trusts only the callers the operator granted it (docs/accounts.md); "
+                       "auth://status lists the accounts you may reach.", *refused.details]
+    return refused

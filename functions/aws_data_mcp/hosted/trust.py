@@ -32,10 +32,14 @@ def role_selector_key(settings: Settings, provider: str) -> str:
     return f"aws:RequestTag/{settings.oidc_role_tag}" if settings.oidc_role_claim == "tag" else f"{provider}:sub"
 
 
-def oidc_trust(settings: Settings, role_arn: str, issuer: str | None, audience: str | None) -> list[Statement]:
-    """The trust statements `role_arn` needs so that AWS admits exactly the tokens the role map sends to it."""
+def oidc_trust(settings: Settings, role_arn: str, issuer: str | None, audience: str | None,
+               account: str | None = None) -> list[Statement]:
+    """The trust statements `role_arn` needs so that AWS admits exactly the tokens the role map sends to it.
+
+    `account`: the same statements for the role's counterpart in that member account (docs/accounts.md), where the
+    provider is that account's: the caller's token goes there directly, so no account trusts the function."""
     parts = role_arn.split(":")
-    partition, account = (parts[1], parts[4]) if len(parts) > 4 else ("aws", "<account>")
+    partition, account = (parts[1], account or parts[4]) if len(parts) > 4 else ("aws", account or "<account>")
     provider = provider_of(issuer or "<issuer>")
     actions: str | list[str] = ["sts:AssumeRoleWithWebIdentity", "sts:TagSession"] \
         if settings.oidc_role_claim == "tag" else "sts:AssumeRoleWithWebIdentity"
@@ -54,6 +58,14 @@ def oidc_trust(settings: Settings, role_arn: str, issuer: str | None, audience: 
             condition["StringNotEquals"] = {selector: [value for value, _ in settings.oidc_role_map]}
         statements.append({**base, "Condition": condition})
     return statements
+
+
+def member_iam_trust(caller_roles: list[str]) -> Statement:
+    """The statement a member account's role needs so that sessions of exactly `caller_roles` (home roles' ARNs)
+    may carry themselves there, and only with the SourceIdentity their home session carries (a pinned person)."""
+    return {"Effect": "Allow", "Principal": {"AWS": caller_roles},
+            "Action": ["sts:AssumeRole", "sts:SetSourceIdentity"],
+            "Condition": {"StringLike": {"sts:SourceIdentity": "*"}}}
 
 
 def iam_trust(settings: Settings) -> Statement:

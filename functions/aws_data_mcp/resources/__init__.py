@@ -6,7 +6,18 @@ one way; import it from here to get it filled.
 """
 
 from aws_data_mcp.registry import registry
-from aws_data_mcp.resources import admin, athena, auth, config, info, metadata, permissions, tabulator, workflow
+from aws_data_mcp.resources import (
+    admin,
+    athena,
+    auth,
+    config,
+    info,
+    metadata,
+    permissions,
+    tabulator,
+    views,
+    workflow,
+)
 
 # isort: split
 # The prompts after the namespaces whose completers they reuse.
@@ -18,5 +29,5 @@ from aws_data_mcp.resources import get_resource
 
 __all__ = [
     "admin", "athena", "auth", "config", "get_resource", "info", "metadata", "permissions", "prompts", "registry",
-    "tabulator", "workflow",
+    "tabulator", "views", "workflow",
 ]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
+from aws_data_mcp.accounts import listed, standing
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import data_catalogs
 from aws_data_mcp.resources.athena.workgroups import query_workgroup
@@ -31,6 +33,8 @@ class AuthStatus(TypedDict):
     workflows_scope: Literal["caller", "role"] | None
     """Whose workflows this caller reads and writes: their own, or (an unpinned session) every caller of their role."""
     reason: str | None
+    accounts: list[dict[str, Any]]
+    """Each listed account: who the caller is there, or why they may not read it."""
 
 
 @registry.resource(
@@ -39,8 +43,8 @@ class AuthStatus(TypedDict):
     title="Authentication status",
     description="Whether caller credentials were resolved: principal ARN, account, user id, auth mode, "
     "credential expiry, region, whether the session name is pinned and whose workflows the caller sees. Never a "
-    "secret; reports 'not authenticated' cleanly.",
-    aws_calls=["sts:GetCallerIdentity"],
+    "secret; reports 'not authenticated' cleanly. Lists the accounts the caller may reach, and who they are there.",
+    aws_calls=["sts:GetCallerIdentity", "sts:AssumeRole", "sts:AssumeRoleWithWebIdentity"],
 )
 def auth_status(request: ResourceRequest) -> AuthStatus:
     """Rendered from the identity seam: the caller was resolved (and its principal asked of STS, once per
@@ -63,6 +67,10 @@ def auth_status(request: ResourceRequest) -> AuthStatus:
         workflows_scope=None if not caller.authenticated else "role" if caller.session_name_pinned is False
         else "caller",
         reason=caller.unauthenticated_reason,
+        accounts=[outcome.value or {"name": outcome.item.name, "id": outcome.item.id, "reachable": False,
+                                    "reason": outcome.error.message if outcome.error else None}
+                  for outcome in request.fan_out(partial(standing, caller), listed(request.settings),
+                                                 action="sts:AssumeRole")] if caller.authenticated else [],
     )
 
 

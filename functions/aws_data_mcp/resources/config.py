@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from aws_data_mcp.accounts import ORG_WIDE_URIS
 from aws_data_mcp.registry import ResourceRequest, registry
+
+QUERY_CHECK = ("usable is not known here (this document reads no AWS): athena://workgroups says, for you, whether "
+               "queries can run in it and why not (it must be enabled, with a per-query bytes-scanned cutoff its "
+               "configuration enforces, and yours to use); every query checks it again before it starts")
 
 
 class ServerConfig(TypedDict):
@@ -19,7 +24,10 @@ class ServerConfig(TypedDict):
     region: str
     workflows: dict[str, str]
     queries: dict[str, object]
-    """What athena_query may do here: its workgroups (the first the default) and the operator's caps."""
+    """What athena_query may do here: its workgroups (the first the default), how they are checked, the catalogs it
+    may read, and the operator's caps."""
+    accounts: dict[str, object]
+    """The accounts a caller may name (`?account=`, a tool's `account`) and the role they act as there."""
 
 
 @registry.resource(
@@ -27,7 +35,8 @@ class ServerConfig(TypedDict):
     name="server-config",
     title="Server configuration",
     description="Version, deployment mode, auth mode, protocol revisions, timeouts, limits (response budget, "
-    "body size, page size), region, and the queries' workgroups and caps.",
+    "body size, page size), region, the queries' workgroups (the default first; athena://workgroups says which "
+    "are usable for you), catalogs and caps, and the accounts callers may name.",
 )
 def server_config(request: ResourceRequest) -> ServerConfig:
     settings = request.settings
@@ -58,10 +67,16 @@ def server_config(request: ResourceRequest) -> ServerConfig:
         workflows={"store": settings.workflow_store,
                    "location": settings.workflow_table if settings.workflow_store == "dynamodb"
                    else settings.workflow_db_path},
-        queries={"enabled": bool(settings.query_workgroups), "workgroups": list(settings.query_workgroups),
+        queries={"enabled": bool(settings.query_workgroups),
+                 "default_workgroup": settings.query_workgroups[0] if settings.query_workgroups else None,
+                 "workgroups": [{"name": name, "default": index == 0, "usable": None, "checked": QUERY_CHECK}
+                                for index, name in enumerate(settings.query_workgroups)],
                  "catalogs": list(settings.query_catalogs),
                  "max_rows": settings.query_max_rows, "wait_seconds": settings.query_wait_seconds,
                  "price_per_tb_usd": settings.athena_price_per_tb},
+        accounts={"listed": [{"name": name, "id": number} for name, number in settings.accounts],
+                  "role": settings.account_role, "org_wide": sorted(ORG_WIDE_URIS),
+                  "default": "the caller's home account"},
     )
 
 

@@ -90,8 +90,8 @@ Question: {arguments["question"]}
 1. {where} Read athena://databases/{{database}}/tables/{{table}} for the columns of the tables you need.
 2. Write one read-only SELECT: only the columns needed, filtered on partition keys where the tables have them.
 3. Call athena_query with estimate_only=true first and note the bytes it would scan and its estimated cost. The \
-query runs in a workgroup whose bytes-scanned cutoff Athena enforces (config://server lists the workgroups usable \
-here): if the estimate is over the cutoff, narrow the query and estimate again rather than run it.
+query runs in a workgroup whose bytes-scanned cutoff Athena enforces (athena://workgroups says which are usable \
+for you): if the estimate is over the cutoff, narrow the query and estimate again rather than run it.
 4. Run it with athena_query. If the answer says it is still running, read the athena://queries/{{execution_id}} \
 link it gives until it has finished.
 5. Answer the question from the rows, then report the cost: the data scanned and the cost the answer states, \

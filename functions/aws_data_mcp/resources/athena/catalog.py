@@ -14,7 +14,7 @@ from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.athena.execution import SQL_PREVIEW_CHARS
+from aws_data_mcp.resources.athena.query_answers import SQL_PREVIEW_CHARS
 from aws_data_mcp.resources.resolving import ItemError, attempt, iso
 
 T = TypeVar("T")
@@ -271,7 +271,8 @@ def complete_table(request: ResourceRequest, prefix: str) -> list[str]:
     "athena://databases/{database}/tables",
     name="athena-tables",
     title="Tables of a database",
-    description="The tables of one Glue database: description, type, format, S3 location, column count and partition keys.",
+    description="The tables of one Glue database: description, type, format, S3 location, column count and "
+    "partition keys.",
     requires="auth",
     aws_calls=["glue:GetTables"],
     list_field="tables",

@@ -39,30 +39,36 @@ def chosen_workgroup(requested: str | None, allowed: Sequence[str]) -> str:
     if requested not in allowed:
         raise ResourceFailure(
             ErrorCode.INVALID_ARGUMENT, f"Workgroup {echo(requested)!r} is not one this deployment runs queries in",
-            details=[f"Allowed workgroups: {', '.join(allowed)} (omit workgroup for {allowed[0]})."])
+            details=[f"This deployment's query workgroups: {', '.join(allowed)} (omit workgroup for {allowed[0]}); "
+                     "athena://workgroups says which of them you can query in, and why not."])
     return requested
+
+
+def unguarded(work_group: Mapping[str, Any]) -> list[str]:
+    """Why queries may not run in `work_group` (GetWorkGroup's WorkGroup): nothing where Athena enforces a cutoff."""
+    configuration = work_group.get("Configuration") or {}
+    problems = []
+    if work_group.get("State", "ENABLED") != "ENABLED":
+        problems.append("it is disabled")
+    if not configuration.get("BytesScannedCutoffPerQuery"):
+        problems.append("it has no per-query bytes-scanned cutoff")
+    if configuration.get("EnforceWorkGroupConfiguration") is not True:
+        problems.append("its configuration is not enforced, so a client could override the cutoff and the result "
+                        "location")
+    return problems
 
 
 def guarded(name: str, work_group: Mapping[str, Any]) -> GuardedWorkgroup:
     """`work_group` (GetWorkGroup's WorkGroup) if Athena enforces a cutoff in it, else a refusal with the fix."""
-    configuration = work_group.get("Configuration") or {}
-    cutoff = configuration.get("BytesScannedCutoffPerQuery")
-    enforced = configuration.get("EnforceWorkGroupConfiguration") is True
-    problems = []
-    if work_group.get("State", "ENABLED") != "ENABLED":
-        problems.append("it is disabled")
-    if not cutoff:
-        problems.append("it has no per-query bytes-scanned cutoff")
-    if not enforced:
-        problems.append("its configuration is not enforced, so a client could override the cutoff and the result "
-                        "location")
+    problems = unguarded(work_group)
     if problems:
         raise ResourceFailure(
             ErrorCode.INVALID_ARGUMENT,
             f"Workgroup {name!r} cannot run queries from this server: {'; '.join(problems)}",
             details=["No query was started. An operator of the AWS account can make it safe:", *setup_advice(name)])
+    configuration = work_group.get("Configuration") or {}
     location = (configuration.get("ResultConfiguration") or {}).get("OutputLocation")
-    return GuardedWorkgroup(name, int(cutoff), location)
+    return GuardedWorkgroup(name, int(configuration["BytesScannedCutoffPerQuery"]), location)
 
 
 def setup_advice(name: str) -> list[str]:

@@ -1,95 +1,33 @@
-"""athena://queries/{execution_id}: one query execution's state and cost, and its results page by page.
-
-An execution is summarised here the same way wherever it is shown (the query history lists them so).
+"""athena://queries/{execution_id}: one query execution's state and cost, and its results page by page, in the
+shape `athena_query` answers (query_answers.py builds both).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NotRequired, TypedDict
+from typing import Any
 
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.fanout import Call
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.query_answers import (
-    QueryResults,
-    QueryStatistics,
-    ResultFile,
+    QueryAnswer,
+    Results,
+    answer,
     has_session_token,
     result_file,
-    results,
-    statistics,
 )
 from aws_data_mcp.resources.athena.result_pages import FIRST_PAGE, Cursor, Page, read_page
-from aws_data_mcp.resources.resolving import ItemError, attempt, iso
-
-SQL_PREVIEW_CHARS = 500
-
-
-class Execution(TypedDict):
-    id: str
-    workgroup: str | None
-    state: str | None
-    state_change_reason: str | None
-    submitted: str | None
-    completed: str | None
-    run_time_ms: int | None
-    bytes_scanned: int | None
-    statement_type: str | None
-    database: str | None
-    query: str
-    query_truncated: bool
-    output_location: str | None
-    error: dict[str, Any] | None
-
-
-class LaterPage(TypedDict):
-    """A page after the first Athena page: the rows only (the execution is on the first page)."""
-
-    execution_id: str
-    results: QueryResults
-
-
-class QueryDetail(TypedDict):
-    execution: Execution
-    statistics: QueryStatistics
-    results: QueryResults | None
-    """None until the query has SUCCEEDED, or when its results could not be read (see `results_error`)."""
-    results_error: NotRequired[ItemError]
-    result_file: NotRequired[ResultFile | None]
-    """On the first page: where the whole result is, and a download link where one may be given."""
-
-
-def execution_summary(execution: Mapping[str, Any]) -> Execution:
-    status = execution.get("Status") or {}
-    stats = execution.get("Statistics") or {}
-    sql = execution.get("Query") or ""
-    error = status.get("AthenaError")
-    return Execution(
-        id=execution["QueryExecutionId"],
-        workgroup=execution.get("WorkGroup"),
-        state=status.get("State"),
-        state_change_reason=status.get("StateChangeReason"),
-        submitted=iso(status.get("SubmissionDateTime")),
-        completed=iso(status.get("CompletionDateTime")),
-        run_time_ms=stats.get("TotalExecutionTimeInMillis", stats.get("EngineExecutionTimeInMillis")),
-        bytes_scanned=stats.get("DataScannedInBytes"),
-        statement_type=execution.get("StatementType"),
-        database=(execution.get("QueryExecutionContext") or {}).get("Database"),
-        query=sql[:SQL_PREVIEW_CHARS],
-        query_truncated=len(sql) > SQL_PREVIEW_CHARS,
-        output_location=(execution.get("ResultConfiguration") or {}).get("OutputLocation"),
-        error={"type": error.get("ErrorType"), "category": error.get("ErrorCategory"),
-               "message": error.get("ErrorMessage")} if error else None,
-    )
+from aws_data_mcp.resources.resolving import attempt
 
 
 def complete_execution_id(request: ResourceRequest, prefix: str) -> list[str]:
     history = request.read_related("athena://query/history")
-    return [e["id"] for e in history["executions"] if e["id"].startswith(prefix)]
+    return [e["execution_id"] for e in history["executions"] if e["execution_id"].startswith(prefix)]
 
 
 def validated_execution_id(value: object) -> str:
@@ -104,9 +42,10 @@ def validated_execution_id(value: object) -> str:
     "athena://queries/{execution_id}",
     name="athena-query",
     title="One Athena query",
-    description="One query execution's state, data scanned and cost, and once it succeeded a page of typed rows "
-    "(columns listed once; at most the server's row cap, cut to the response budget), with next_uri for the next "
-    "page until the last; the first page also says where the whole result file is.",
+    description="One query execution as athena_query answers it: state, data scanned and cost, why it failed, and "
+    "once it succeeded a page of typed rows (columns listed once; at most the server's row cap, cut to the "
+    "response budget; a value too long for any answer cut and marked), with next_uri for the next page until the "
+    "last, and the result file (a download link on the first page).",
     requires="auth",
     aws_calls=["athena:GetQueryExecution", "athena:GetQueryResults", "s3:GetObject"],
     completions={"execution_id": complete_execution_id},
@@ -114,17 +53,19 @@ def validated_execution_id(value: object) -> str:
     query_params=["cursor"],
     cacheable=False,
 )
-def query(request: ResourceRequest) -> QueryDetail | LaterPage:
-    """GetQueryExecution, then (SUCCEEDED only) the page the cursor names: dependent calls, one Athena page held at
-    a time. Never cached: a running query changes, and each page is read where the cursor says. Results that
-    cannot be read (the result bucket denied, expired) leave the status standing, with their error beside it.
+def query(request: ResourceRequest) -> QueryAnswer:
+    """GetQueryExecution, then (SUCCEEDED only) the page the cursor names, one Athena page held at a time. Never
+    cached: a running query changes, and each page is read where the cursor says. Results that cannot be read (the
+    result bucket denied, expired) leave the status standing, with their error beside it.
 
-    A cursor into a later Athena page exists only for a query that succeeded: such a page skips the state check
-    (one call a page, as a bare GetQueryResults loop makes) and carries only the rows, as later pages of a list do.
+    A cursor into a later Athena page exists only for a query that succeeded: its page is read beside the state
+    (both calls at once; the final state remembered per caller), so every page answers the same shape at the cost
+    of one call's time.
     """
     execution_id = validated_execution_id(request.args["execution_id"])
     cursor = Cursor.decode(request.query.get("cursor"))  # a bad cursor costs no call
     athena = request.client("athena")
+    price = request.settings.athena_price_per_tb
 
     def page(header_row: bool) -> Page:
         return read_page(
@@ -133,23 +74,32 @@ def query(request: ResourceRequest) -> QueryDetail | LaterPage:
             cursor, max_rows=request.settings.query_max_rows,
             char_budget=request.settings.response_char_budget * 3 // 4, header_row=header_row)
 
-    if cursor.token is not None:
+    def describe() -> dict[str, Any]:
         with _found_or_not(execution_id):
-            return LaterPage(execution_id=execution_id, results=results(execution_id, page(False), cursor.answered))
-    with _found_or_not(execution_id):
-        found = athena.get_query_execution(QueryExecutionId=execution_id)["QueryExecution"]
-    detail = QueryDetail(execution=execution_summary(found),
-                         statistics=statistics(found, request.settings.athena_price_per_tb), results=None)
-    if detail["execution"]["state"] != "SUCCEEDED":
-        return detail
-    answered = attempt("athena:GetQueryResults", lambda: page(found.get("StatementType") == "DML"))
-    if answered.error is not None or answered.value is None:
-        return detail | {"results_error": answered.error.brief() if answered.error else None}  # type: ignore[return-value]
-    detail["results"] = results(execution_id, answered.value, cursor.answered)
-    if cursor == FIRST_PAGE:
-        detail["result_file"] = result_file(request.client("s3"), found,
-                                            temporary_credentials=has_session_token(request.caller.require_session()))
-    return detail
+            return dict(athena.get_query_execution(QueryExecutionId=execution_id)["QueryExecution"])
+
+    if cursor.token is not None:
+        # A later page exists only for a query that succeeded, whose description no longer changes: asked once per
+        # caller and cache TTL, not once per page (GetQueryResults still checks the caller on every page).
+        def final() -> dict[str, Any]:
+            return request.remembered(("athena:GetQueryExecution", execution_id), describe)
+
+        described, later = request.fan_out(Call.run, [Call("athena:GetQueryExecution", final),
+                                                      Call("athena:GetQueryResults", lambda: page(False))],
+                                           action=Call.action_of)
+        if described.error is not None or later.error is not None:
+            raise described.error or later.error  # type: ignore[misc]
+        return answer(described.value, price, page=Results(later.value, cursor.answered))  # type: ignore[arg-type]
+    found = describe()
+    if (found.get("Status") or {}).get("State") != "SUCCEEDED":
+        return answer(found, price)
+    read = attempt("athena:GetQueryResults", lambda: page(found.get("StatementType") == "DML"))
+    if read.error is not None or read.value is None:
+        return answer(found, price, page_error=read.error.brief() if read.error else None)  # type: ignore[arg-type]
+    file = result_file(request.client("s3"), found,
+                       temporary_credentials=has_session_token(request.caller.require_session())) \
+        if cursor == FIRST_PAGE else None
+    return answer(found, price, page=Results(read.value, cursor.answered), file=file)
 
 
 @contextmanager

@@ -17,7 +17,7 @@ from botocore.exceptions import ClientError
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, from_aws_error
 from aws_data_mcp.fanout import Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.athena.execution import Execution, execution_summary
+from aws_data_mcp.resources.athena.query_answers import QuerySummary, summary
 from aws_data_mcp.resources.athena.workgroups import list_workgroups
 from aws_data_mcp.resources.resolving import ItemError, chunks
 
@@ -35,7 +35,7 @@ class QueryHistory(TypedDict):
     limit: int
     workgroups_read: list[str]
     workgroup_errors: list[WorkGroupError]
-    executions: list[Execution]
+    executions: list[QuerySummary]
 
 
 def _limit(query: Mapping[str, str], default: int, maximum: int) -> int:
@@ -87,7 +87,7 @@ def _unprocessed(item: Mapping[str, Any]) -> ResourceFailure:
     return from_aws_error(ClientError(error, "BatchGetQueryExecution"), "athena:BatchGetQueryExecution")
 
 
-def _submitted(execution: Execution) -> str:
+def _submitted(execution: QuerySummary) -> str:
     return execution["submitted"] or ""
 
 
@@ -98,7 +98,7 @@ class _Merge:
 
     listed: dict[str, list[str]] = field(default_factory=dict)
     resume: dict[str, str | None] = field(default_factory=dict)
-    known: dict[str, Execution] = field(default_factory=dict)
+    known: dict[str, QuerySummary] = field(default_factory=dict)
     failures: dict[tuple[str, ErrorCode], ResourceFailure] = field(default_factory=dict)
     """Once per workgroup and error code."""
 
@@ -116,14 +116,15 @@ class _Merge:
         return added
 
     def add_batches(self, batches: Sequence[Outcome[list[str], dict[str, Any]]],
-                    workgroup_of: Mapping[str, str]) -> None:
+                    workgroup_of: Mapping[str, str], price_per_tb: float) -> None:
         """BatchGetQueryExecution answers; an id that could not be read leaves its error beside its workgroup."""
         for batch in batches:
             if batch.error is not None:
                 for execution_id in batch.item:
                     self.failures.setdefault((workgroup_of[execution_id], batch.error.code), batch.error)
                 continue
-            self.known |= {e["QueryExecutionId"]: execution_summary(e) for e in batch.value.get("QueryExecutions", [])}
+            self.known |= {e["QueryExecutionId"]: summary(e, price_per_tb)
+                           for e in batch.value.get("QueryExecutions", [])}
             for item in batch.value.get("UnprocessedQueryExecutionIds", []):
                 failure = _unprocessed(item)
                 self.failures.setdefault((workgroup_of.get(item.get("QueryExecutionId"), "unknown"), failure.code),
@@ -147,7 +148,7 @@ class _Merge:
                 wanted.append(_Ask(workgroup, limit - newer, token))
         return wanted
 
-    def newest(self, limit: int) -> list[Execution]:
+    def newest(self, limit: int) -> list[QuerySummary]:
         return sorted(self.known.values(), key=_submitted, reverse=True)[:limit]
 
 
@@ -161,8 +162,9 @@ HISTORY_ROUNDS = 2
     name="athena-query-history",
     title="Athena query history",
     description="The newest query executions across every workgroup the caller can list (default 50, "
-    "?limit= up to 500, ?workgroup= to narrow), newest first: state, times, bytes scanned, run time, SQL "
-    "(cut to 500 characters), error and state reason.",
+    "?limit= up to 500, ?workgroup= to narrow), newest first, each as athena_query answers it: execution_id, uri, "
+    "state and its reason, times, statistics (data scanned, billed bytes, cost, engine time), SQL (cut to 500 "
+    "characters) and error.",
     requires="auth",
     aws_calls=["athena:ListWorkGroups", "athena:ListQueryExecutions", "athena:BatchGetQueryExecution"],
     list_field="executions",
@@ -190,7 +192,7 @@ def query_history(request: ResourceRequest) -> QueryHistory:
         added = merge.add_listings(listings)
         batches = request.fan_out(lambda chunk: athena.batch_get_query_execution(QueryExecutionIds=chunk),
                                   chunks(list(added), BATCH_GET_LIMIT), action="athena:BatchGetQueryExecution")
-        merge.add_batches(batches, added)
+        merge.add_batches(batches, added, settings.athena_price_per_tb)
         wanted = merge.deeper(limit)
         if not wanted:
             break

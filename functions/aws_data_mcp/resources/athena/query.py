@@ -37,14 +37,13 @@ from aws_data_mcp.rendering import to_json
 from aws_data_mcp.resources.athena.cost_guard import chosen_workgroup, guarded
 from aws_data_mcp.resources.athena.execution import validated_execution_id
 from aws_data_mcp.resources.athena.query_answers import (
+    QueryAnswer,
+    Results,
+    answer,
     estimate,
-    failure,
     has_session_token,
     query_uri,
     result_file,
-    results,
-    statistics,
-    stopped_by_cutoff,
 )
 from aws_data_mcp.resources.athena.result_pages import ATHENA_PAGE_ROWS, FIRST_PAGE, Page, read_page
 from aws_data_mcp.tool_host import host_of
@@ -67,7 +66,8 @@ Sql = Annotated[str, Field(description="One read-only statement in Athena's SQL 
 Database = Annotated[str, Field(description="The Glue database the statement's unqualified names refer to "
                                             "(athena://databases lists them).")]
 Workgroup = Annotated[str | None, Field(description="The Athena workgroup to run in; omit it for the deployment's "
-                                                    "default (config://server lists the allowed ones).")]
+                                                    "default. athena://workgroups (query_workgroups) says which "
+                                                    "of the deployment's are usable for you, and why not.")]
 MaxRows = Annotated[int | None, Field(ge=1, description="At most this many rows in the first answer (the server's "
                                                         "cap applies: asking for more gets the cap).")]
 WaitSeconds = Annotated[float | None, Field(ge=0, description="How long to wait for the query before answering with a "
@@ -109,7 +109,8 @@ def _database(name: str) -> str:
     title="Run an Athena query",
     description="Run one read-only SQL statement in Athena as you, in a workgroup whose bytes-scanned cutoff AWS "
     "enforces. Answers the first page of typed rows (next_uri pages the rest) with data scanned, engine time and "
-    "cost; a query still running when the wait ends answers a link to athena://queries/{id} to read later. "
+    "cost, in the shape athena://queries/{id} answers (execution_id, state, statistics, error, results); a query "
+    "still running when the wait ends answers that link to read later; a failed one, its error and cost. "
     "Writes, DDL and a second statement are refused before anything runs. estimate_only asks Athena what the "
     "query would scan without running it.",
 )
@@ -150,17 +151,18 @@ async def athena_stop_query(ctx: Context, execution_id: Annotated[str, Field(
         return failure_result(failure)
     except (ClientError, BotoCoreError) as exc:
         return failure_result(as_failure(exc, "athena:StopQueryExecution"))
-    state = found["QueryExecution"]["Status"]["State"]
-    return _answer({"execution_id": query_id, "state": state, "uri": query_uri(query_id)},
-                       _link(query_id))
+    return _answer(answer(found["QueryExecution"], host_of(ctx).config.athena_price_per_tb), _link(query_id))
 
 
 def _budget(ctx: Context) -> float:
     return request_budget(seconds_to_edge_deadline(ctx.request_context), host_of(ctx).config.request_timeout_seconds)
 
 
-def _answer(payload: dict[str, Any], link: ResourceLink) -> CallToolResult:
-    return tool_result(to_json(payload), payload, link=link)
+def _answer(payload: QueryAnswer | dict[str, Any], link: ResourceLink) -> CallToolResult:
+    """A query's answer; an error (`isError`) where the query failed or the workgroup's cutoff stopped it, still in
+    the query's shape: its `error` says why, beside its state and what it cost."""
+    body = dict(payload)
+    return tool_result(to_json(body), body, link=link, is_error=body.get("error") is not None)
 
 
 def _read_only(sql: object, catalogs: tuple[str, ...]) -> ReadOnlyStatement:
@@ -223,37 +225,25 @@ async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgr
         raise
     except (ClientError, BotoCoreError) as exc:
         return failure_result(as_failure(exc, "athena:GetQueryExecution"))
-    state = execution["Status"]["State"]
-    if state == "FAILED" or stopped_by_cutoff(execution):
-        return failure_result(failure(execution, guard.cutoff_bytes))
-    answer = {
-        "execution_id": query_id, "uri": query_uri(query_id), "state": state, "statement": statement.kind,
-        "workgroup": workgroup, "database": database, "cutoff_bytes": guard.cutoff_bytes,
-        "statistics": statistics(execution, settings.athena_price_per_tb),
-        "limits": {"max_rows": bounds.max_rows, "wait_seconds": round(bounds.wait_seconds, 1),
-                   "notes": list(bounds.notes)},
-    }
-    if state not in FINISHED:
-        answer["next_step"] = (f"Still {state} after {bounds.wait_seconds:.0f} s: read {query_uri(query_id)} for its "
-                               "state and, once it succeeds, its rows; athena_stop_query stops it.")
-        return _answer(answer, _link(query_id))
-    if state == "SUCCEEDED" and statement.estimate:
+    price = settings.athena_price_per_tb
+    extras = {"statement": statement.kind, "cutoff_bytes": guard.cutoff_bytes,
+              "limits": {"max_rows": bounds.max_rows, "wait_seconds": round(bounds.wait_seconds, 1),
+                         "notes": list(bounds.notes)}}
+    if execution["Status"]["State"] != "SUCCEEDED":
+        return _answer(answer(execution, price, cutoff_bytes=guard.cutoff_bytes) | extras, _link(query_id))
+    if statement.estimate:
         try:
             plan = await anyio.to_thread.run_sync(
                 lambda: _plan(ctx, athena, query_id, execution, deadline), abandon_on_cancel=True)
         except (ClientError, BotoCoreError) as exc:
             return failure_result(as_failure(exc, "athena:GetQueryResults"))
-        answer["estimate"] = estimate(plan, settings.athena_price_per_tb)
-    elif state == "SUCCEEDED":
-        try:
-            page, file = await anyio.to_thread.run_sync(
-                lambda: _first_page(ctx, athena, query_id, execution, bounds, deadline), abandon_on_cancel=True)
-        except (ClientError, BotoCoreError) as exc:
-            return failure_result(as_failure(exc, "athena:GetQueryResults"))
-        answer |= {"results": results(query_id, page, 0), "result_file": file}
-    else:
-        answer["reason"] = execution["Status"].get("StateChangeReason")
-    return _answer(answer, _link(query_id))
+        return _answer(answer(execution, price) | extras | {"estimate": estimate(plan, price)}, _link(query_id))
+    try:
+        page, file = await anyio.to_thread.run_sync(
+            lambda: _first_page(ctx, athena, query_id, execution, bounds, deadline), abandon_on_cancel=True)
+    except (ClientError, BotoCoreError) as exc:
+        return failure_result(as_failure(exc, "athena:GetQueryResults"))
+    return _answer(answer(execution, price, page=Results(page, 0), file=file) | extras, _link(query_id))
 
 
 async def _wait(ctx: Context, athena: Any, query_id: str, wait_seconds: float, deadline: float) -> Mapping[str, Any]:

@@ -1,6 +1,7 @@
-"""What a query answers, from the tool and from `athena://queries/{execution_id}` alike: its state, what it
-scanned and cost, a page of rows with the URI of the next, and the result file; or Athena's reason as an error
-the agent can act on. An estimate (EXPLAIN (TYPE IO)) answers what Athena expects the query to read instead."""
+"""What a query answers, in one shape wherever it is shown: the `athena_query` tool, `athena://queries/{id}` and
+each of its pages (a `QueryAnswer`), and each row of `athena://query/history` (the `QuerySummary` it starts with):
+its id, URI, state, what it scanned and cost, why it failed; then a page of rows with the URI of the next, and the
+result file. An estimate (EXPLAIN (TYPE IO)) answers what Athena expects the query to read instead."""
 
 from __future__ import annotations
 
@@ -8,24 +9,22 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from dataclasses import dataclass
+from typing import Any, NotRequired, TypedDict
 from urllib.parse import urlencode
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure
-from aws_data_mcp.resources.athena.result_pages import Cursor, Page, ResultColumn, billed_cost
+from aws_data_mcp.accounts import in_current
+from aws_data_mcp.errors import as_failure
+from aws_data_mcp.resources.athena.query_errors import QueryError, query_error, scrubbed, stopped_by_cutoff
+from aws_data_mcp.resources.athena.result_pages import Cursor, Page, ResultColumn, TruncatedValue, billed_cost
+from aws_data_mcp.resources.resolving import ItemError, iso
 
 QUERY_URI = "athena://queries/{}"
 PRESIGNED_SECONDS = 900
-_CUTOFF = re.compile(r"bytes scanned limit", re.IGNORECASE)
-_DENIED = re.compile(r"access denied|accessdenied|permission denied|not authorized|insufficient permissions",
-                     re.IGNORECASE)
-_ERROR_NAME = re.compile(r"^([A-Z][A-Z_]+):")
-"""Trino's error name before a user error (COLUMN_NOT_FOUND: line 1:8: ...)."""
-_ACTION = re.compile(r"\b(s3|glue|athena|kms|lakeformation):([A-Za-z]+)\b")
-USER_ERROR = 2
-"""AthenaError.ErrorCategory: 1 system, 2 user, 3 other."""
+SQL_PREVIEW_CHARS = 500
+UNFINISHED = frozenset({"QUEUED", "RUNNING"})
 _UNBILLED_EXPLAIN = re.compile(r"^\s*EXPLAIN\b(?!\s+ANALYZE\b)", re.IGNORECASE)
 """EXPLAIN reads no data and Athena does not bill it, whatever statement type it reports; EXPLAIN ANALYZE runs."""
 NO_STATISTICS = ("Athena has no statistics for these tables (e.g. run ANALYZE or Glue column statistics): no "
@@ -54,6 +53,10 @@ class QueryResults(TypedDict):
     next_uri: str | None
     cut_to_budget: bool
     """True when the response budget, not the row cap, ended this page."""
+    truncated_values: list[TruncatedValue]
+    """Values too long for any answer, cut to fit it; the whole values are in `whole_values_file`."""
+    whole_values_file: str | None
+    """The result file (S3 URI) holding every value whole, where a value here was cut; else null."""
 
 
 class TableEstimate(TypedDict):
@@ -87,9 +90,50 @@ class ResultFile(TypedDict, total=False):
     error: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Results:
+    """A page of a query's rows, and the index of its first row in the whole result."""
+
+    page: Page
+    first_row: int
+
+
+class QuerySummary(TypedDict):
+    """One query as every answer about it starts, a history row included."""
+
+    execution_id: str
+    uri: str
+    state: str | None
+    state_reason: str | None
+    """Athena's StateChangeReason (no local path)."""
+    workgroup: str | None
+    database: str | None
+    statement_type: str | None
+    """Athena's StatementType: DML (a SELECT), DDL or UTILITY (SHOW, DESCRIBE, EXPLAIN)."""
+    submitted: str | None
+    completed: str | None
+    query: str
+    """The statement as Athena received it, cut to SQL_PREVIEW_CHARS."""
+    query_truncated: bool
+    statistics: QueryStatistics
+    error: QueryError | None
+    """Why it failed or was stopped by the workgroup's cutoff (null otherwise), in the error vocabulary."""
+
+
+class QueryAnswer(QuerySummary):
+    """A query with its results: the tool's answer, and every page of `athena://queries/{id}`."""
+
+    next_step: str | None
+    results: QueryResults | None
+    """Null until the query has SUCCEEDED, or when its results could not be read (see `results_error`)."""
+    results_error: NotRequired[ItemError]
+    result_file: ResultFile | None
+    """Where the whole result is; on a first page, a download link where one may be given."""
+
+
 def query_uri(query_id: str, cursor: Cursor | None = None) -> str:
     base = QUERY_URI.format(query_id)
-    return f"{base}?{urlencode({'cursor': cursor.encode()})}" if cursor else base
+    return in_current(f"{base}?{urlencode({'cursor': cursor.encode()})}" if cursor else base)
 
 
 def statistics(execution: Mapping[str, Any], price_per_tb: float) -> QueryStatistics:
@@ -150,13 +194,9 @@ def _figure(value: Any) -> int | None:
     return math.ceil(number) if math.isfinite(number) and number >= 0 and not isinstance(value, bool) else None
 
 
-def stopped_by_cutoff(execution: Mapping[str, Any]) -> bool:
-    """Athena stopped the query at the workgroup's bytes-scanned cutoff (it reports it CANCELLED or FAILED)."""
-    return bool(_CUTOFF.search((execution.get("Status") or {}).get("StateChangeReason") or ""))
-
-
-def results(query_id: str, page: Page, first_row: int) -> QueryResults:
+def results(execution: Mapping[str, Any], page: Page, first_row: int) -> QueryResults:
     """One page of rows: columns listed once, rows as arrays in their order, and where the next page is."""
+    query_id = execution["QueryExecutionId"]
     return QueryResults(
         columns=page.columns,
         rows=page.rows,
@@ -165,44 +205,64 @@ def results(query_id: str, page: Page, first_row: int) -> QueryResults:
         more_rows=page.next_cursor is not None,
         next_uri=query_uri(query_id, page.next_cursor) if page.next_cursor else None,
         cut_to_budget=page.cut_to_budget,
+        truncated_values=page.truncated,
+        whole_values_file=_output_location(execution) if page.truncated else None,
     )
 
 
-def failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None) -> ResourceFailure:
-    """A FAILED query as an error the agent can act on: Athena's own reason, and what to change."""
+def summary(execution: Mapping[str, Any], price_per_tb: float, cutoff_bytes: int | None = None) -> QuerySummary:
+    """A GetQueryExecution (or BatchGetQueryExecution) answer as every answer about the query starts."""
     status = execution.get("Status") or {}
-    reason = status.get("StateChangeReason") or "Athena gave no reason"
-    error = status.get("AthenaError") or {}
-    scanned = (execution.get("Statistics") or {}).get("DataScannedInBytes")
-    query_id = execution.get("QueryExecutionId", "")
-    if _CUTOFF.search(reason):
-        limit = f"{cutoff_bytes:,} bytes" if cutoff_bytes else "its cutoff"
-        return ResourceFailure(
-            ErrorCode.INVALID_ARGUMENT,
-            f"The query would scan more than workgroup {execution.get('WorkGroup')!r} allows per query ({limit}); "
-            f"Athena stopped it after {scanned or 0:,} bytes: {reason}",
-            details=["Scan less: filter on the table's partition columns, select only the columns you need, or "
-                     "query a smaller table; estimate_only=true asks Athena what a query would scan.",
-                     "The cutoff is the operator's (the workgroup's BytesScannedCutoffPerQuery), not a tool argument."])
-    name = _ERROR_NAME.match(reason)
-    if name and not _DENIED.search(name.group(1).replace("_", " ")):
-        # Athena words a missing column or table "cannot be resolved or requester is not authorized": the name says.
-        return ResourceFailure(
-            ErrorCode.INVALID_ARGUMENT, f"Athena refused the statement: {reason}",
-            details=["Fix the statement where Athena says (line:column), e.g. a misspelt column or table: "
-                     "athena://databases/{database}/tables/{table} lists the columns."])
-    if _DENIED.search(reason):
-        action = _ACTION.search(reason)
-        return ResourceFailure(
-            ErrorCode.ACCESS_DENIED, f"Athena was denied while running query {query_id}: {reason}",
-            details=["Ask for the permission named here on the table's data, its catalog entry or the results "
-                     "location; the query ran as you."],
-            action=f"{action.group(1)}:{action.group(2)}" if action else None)
-    if error.get("ErrorCategory") == USER_ERROR:
-        return ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Athena refused the statement: {reason}",
-                               details=["Change the statement as Athena's reason says."])
-    return ResourceFailure(ErrorCode.UPSTREAM_UNAVAILABLE, f"Athena failed query {query_id}: {reason}",
-                           details=["Athena reported an error of its own: run the query again later."])
+    sql = execution.get("Query") or ""
+    query_id = execution["QueryExecutionId"]
+    return QuerySummary(
+        execution_id=query_id,
+        uri=query_uri(query_id),
+        state=status.get("State"),
+        state_reason=scrubbed(status.get("StateChangeReason")),
+        workgroup=execution.get("WorkGroup"),
+        database=(execution.get("QueryExecutionContext") or {}).get("Database"),
+        statement_type=execution.get("StatementType"),
+        submitted=iso(status.get("SubmissionDateTime")),
+        completed=iso(status.get("CompletionDateTime")),
+        query=sql[:SQL_PREVIEW_CHARS],
+        query_truncated=len(sql) > SQL_PREVIEW_CHARS,
+        statistics=statistics(execution, price_per_tb),
+        error=query_error(execution, cutoff_bytes),
+    )
+
+
+def answer(execution: Mapping[str, Any], price_per_tb: float, *, cutoff_bytes: int | None = None,
+           page: Results | None = None, page_error: ItemError | None = None,
+           file: ResultFile | None = None) -> QueryAnswer:
+    """The query with `page` of its results (or `page_error`, why they could not be read), and its file (else the
+    file by name)."""
+    head = summary(execution, price_per_tb, cutoff_bytes)
+    state = head["state"]
+    next_step = (f"Still {state}: read {head['uri']} again for its state and, once it succeeds, its rows; "
+                 "athena_stop_query stops it.") if state in UNFINISHED else None
+    found = QueryAnswer(**head, next_step=next_step, results=None,  # type: ignore[typeddict-item]
+                        result_file=file if file is not None else _file_named(execution))
+    if page_error is not None:
+        found["results_error"] = page_error
+    if page is not None:
+        found["results"] = results(execution, page.page, page.first_row)
+    return found
+
+
+def _output_location(execution: Mapping[str, Any]) -> str | None:
+    location = (execution.get("ResultConfiguration") or {}).get("OutputLocation")
+    return location if location and location.startswith("s3://") else None
+
+
+def _file_named(execution: Mapping[str, Any]) -> ResultFile | None:
+    """The result file by name only: a download link is on the query's first page."""
+    location = _output_location(execution)
+    state = (execution.get("Status") or {}).get("State")
+    if location is None or state != "SUCCEEDED":
+        return None
+    return ResultFile(s3_uri=location, presigned_url=None,
+                      reason=f"the download link is on the first page: {query_uri(execution['QueryExecutionId'])}")
 
 
 def result_file(s3: Any, execution: Mapping[str, Any], *, temporary_credentials: bool) -> ResultFile | None:
@@ -211,8 +271,8 @@ def result_file(s3: Any, execution: Mapping[str, Any], *, temporary_credentials:
 
     Not with temporary credentials (every hosted caller, SSO and assumed roles locally): a presigned URL carries
     the session token in its query string, and no session token ever leaves this server."""
-    location = (execution.get("ResultConfiguration") or {}).get("OutputLocation")
-    if not location or not location.startswith("s3://"):
+    location = _output_location(execution)
+    if location is None:
         return None
     bucket, _, key = location[len("s3://"):].partition("/")
     try:

@@ -14,7 +14,7 @@ import binascii
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypedDict
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
@@ -34,6 +34,16 @@ _FLOATS = frozenset({"double", "float", "real"})
 class ResultColumn(TypedDict):
     name: str
     type: str | None
+
+
+class TruncatedValue(TypedDict):
+    """A text value cut to fit the response budget: the whole value is in the query's result file."""
+
+    row: int
+    """The row's index in the whole result (as `first_row` counts)."""
+    column: str
+    original_length: int
+    kept_length: int
 
 
 class Cursor(NamedTuple):
@@ -95,6 +105,31 @@ class Page:
     next_cursor: Cursor | None
     cut_to_budget: bool
     """True when the character budget, not the row cap or the result's end, ended this answer."""
+    truncated: list[TruncatedValue] = field(default_factory=list)
+    """Values of a row too long for any answer, cut so that it fits one."""
+
+
+def fitted(row: list[Any], names: list[str], index: int, budget: int) -> tuple[list[Any], list[TruncatedValue]]:
+    """Row `index` cut to `budget` characters of JSON, its marks included: every text value longer than one length
+    cut to it, the longest length that fits (found by bisection), so short values stay whole."""
+    texts = [i for i, value in enumerate(row) if isinstance(value, str)]
+
+    def cut(length: int) -> tuple[list[Any], list[TruncatedValue]]:
+        cut_row = [value[:length] if i in texts and len(value) > length else value for i, value in enumerate(row)]
+        marks = [TruncatedValue(row=index, column=names[i] if i < len(names) else str(i),
+                                original_length=len(row[i]), kept_length=length)
+                 for i in texts if len(row[i]) > length]
+        return cut_row, marks
+
+    low, high = 0, min(max((len(row[i]) for i in texts), default=0), budget)
+    while low < high:
+        middle = (low + high + 1) // 2
+        cut_row, marks = cut(middle)
+        if len(to_json(cut_row)) + len(to_json(marks)) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return cut(low)
 
 
 def read_page(
@@ -112,6 +147,7 @@ def read_page(
     """
     columns: list[ResultColumn] | None = None
     rows: list[list[Any]] = []
+    truncated: list[TruncatedValue] = []
     used = 0
     token, skip = cursor.token, cursor.skip
     while True:
@@ -130,15 +166,19 @@ def read_page(
             row = [typed_value(kind, cell.get("VarCharValue")) for kind, cell in zip(types, cells, strict=False)]
             size = len(to_json(row)) + 1
             if rows and used + size > char_budget:
-                return Page(columns, rows, Cursor(token, index, cursor.answered + len(rows)), cut_to_budget=True)
+                return Page(columns, rows, Cursor(token, index, cursor.answered + len(rows)), cut_to_budget=True,
+                            truncated=truncated)
+            if size > char_budget:  # no answer could hold it whole: it comes alone, cut, and the file has it all
+                row, truncated = fitted(row, [c["name"] for c in columns], cursor.answered, char_budget)
+                size = char_budget
             rows.append(row)
             used += size
             if len(rows) >= max_rows:
                 return Page(columns, rows, _after(page, token, index + 1, len(raw_rows), cursor.answered + len(rows)),
-                            cut_to_budget=False)
+                            cut_to_budget=False, truncated=truncated)
         next_token = page.get("NextToken")
         if not next_token:
-            return Page(columns, rows, None, cut_to_budget=False)
+            return Page(columns, rows, None, cut_to_budget=False, truncated=truncated)
         token, skip = next_token, 0
 
 

@@ -1,4 +1,5 @@
-"""athena://workgroups: the caller's Athena workgroups, and the one the server's table queries use.
+"""athena://workgroups: the caller's Athena workgroups, and which of the deployment's query workgroups the caller
+can run `athena_query` in, and why not.
 
 Every call is the caller's (`request.client`); a workgroup the caller may list but not describe stays in the
 answer with its own error instead of failing the read.
@@ -6,7 +7,7 @@ answer with its own error instead of failing the read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NotRequired, TypedDict
 
 from botocore.paginate import Paginator
@@ -14,6 +15,7 @@ from botocore.paginate import Paginator
 from aws_data_mcp.errors import ErrorCode
 from aws_data_mcp.fanout import Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
+from aws_data_mcp.resources.athena.cost_guard import unguarded
 from aws_data_mcp.resources.resolving import ItemError, attempt
 
 
@@ -30,10 +32,27 @@ class WorkGroup(TypedDict):
     error: NotRequired[ItemError]
 
 
+class QueryWorkgroup(TypedDict):
+    """One of the deployment's query workgroups, for this caller."""
+
+    name: str
+    default: bool
+    usable: bool | None
+    """Whether athena_query can run here for you (null: its settings could not be read just now)."""
+    why_not: list[str]
+
+
 class WorkGroups(TypedDict):
     count: int
     denied: int
+    query_workgroups: list[QueryWorkgroup]
+    """The workgroups this deployment runs queries in (the first the default), each usable or why not."""
+    query_checks: str
     workgroups: list[WorkGroup]
+
+
+QUERY_CHECKS = ("Checked again when a query starts, where your permission to run queries in the workgroup "
+                "(athena:StartQueryExecution) is decided too.")
 
 
 _LIST_WORK_GROUPS_PAGING = {"input_token": "NextToken", "output_token": "NextToken", "limit_key": "MaxResults",
@@ -72,6 +91,26 @@ def query_workgroup(athena: Any, name: str) -> dict[str, Any]:
     return {"name": name, **workgroup_settings(described.value or {})}
 
 
+def query_workgroups(allowed: Sequence[str], outcomes: Sequence[Outcome[Any, dict[str, Any]]]) -> list[QueryWorkgroup]:
+    """Each of the deployment's query workgroups as the caller's GetWorkGroup found it: usable, or why not."""
+    found = {outcome.item["Name"]: outcome for outcome in outcomes}
+    return [_query_workgroup(name, index == 0, found.get(name)) for index, name in enumerate(allowed)]
+
+
+def _query_workgroup(name: str, default: bool, outcome: Outcome[Any, dict[str, Any]] | None) -> QueryWorkgroup:
+    if outcome is None:
+        return QueryWorkgroup(name=name, default=default, usable=False,
+                              why_not=["you cannot list a workgroup of this name in this account and region"])
+    if outcome.error is not None:
+        denied = outcome.error.code is ErrorCode.ACCESS_DENIED
+        reason = (f"you may not describe it ({outcome.error.action or 'athena:GetWorkGroup'}), which every query "
+                  "here does first to check its cutoff") if denied else \
+            f"its settings could not be read just now: {outcome.error.message}"
+        return QueryWorkgroup(name=name, default=default, usable=False if denied else None, why_not=[reason])
+    problems = unguarded(outcome.value or {})
+    return QueryWorkgroup(name=name, default=default, usable=not problems, why_not=problems)
+
+
 def _workgroup(summary: Mapping[str, Any], outcome: Outcome[Any, dict[str, Any]]) -> WorkGroup:
     entry = WorkGroup(name=summary["Name"], state=summary.get("State"), description=summary.get("Description"),
                       access="allowed")
@@ -88,7 +127,8 @@ def _workgroup(summary: Mapping[str, Any], outcome: Outcome[Any, dict[str, Any]]
     title="Athena workgroups",
     description="Every Athena workgroup with state, engine version, result location, whether it enforces its "
     "configuration and the bytes-scanned cutoff; one the caller may list but not describe is kept with "
-    "access 'denied'.",
+    "access 'denied'. query_workgroups says which of the deployment's query workgroups athena_query can run in "
+    "for you (the default first), and why not.",
     requires="auth",
     aws_calls=["athena:ListWorkGroups", "athena:GetWorkGroup"],
     list_field="workgroups",
@@ -99,5 +139,8 @@ def workgroups(request: ResourceRequest) -> WorkGroups:
     summaries = list_workgroups(athena)
     outcomes = request.fan_out(lambda s: get_workgroup(athena, s["Name"]), summaries, action="athena:GetWorkGroup")
     entries = [_workgroup(o.item, o) for o in outcomes]
-    return WorkGroups(count=len(entries), denied=sum(e["access"] == "denied" for e in entries), workgroups=entries)
+    return WorkGroups(count=len(entries), denied=sum(e["access"] == "denied" for e in entries),
+                      query_workgroups=query_workgroups(request.settings.query_workgroups, outcomes),
+                      query_checks=QUERY_CHECKS,
+                      workgroups=entries)
 

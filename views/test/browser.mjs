@@ -1,0 +1,100 @@
+// Drives headless Chromium through both views against a running server, as an MCP Apps host would show them, and
+// prints what a person would see as one JSON object (tests/resources/test_views_browser.py judges it).
+// Usage: node test/browser.mjs <server URL> <screenshot dir>   (after `node build.mjs --host`)
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { chromium } from "playwright-core";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const [url, shots] = process.argv.slice(2);
+const HERE = dirname(fileURLToPath(import.meta.url));
+const UI = "io.modelcontextprotocol/ui";
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const QUERY = { database: "sales", max_rows: 10, sql: "SELECT order_date, count(*) AS orders, sum(total_amount) AS total "
+  + "FROM orders WHERE order_date BETWEEN '2026-01-01' AND '2026-01-20' GROUP BY order_date ORDER BY order_date" };
+const THOUSAND = { database: "sales", max_rows: 1000, sql: "SELECT order_id, total_amount "
+  + "FROM orders WHERE order_date = '2026-01-01' ORDER BY order_id LIMIT 1000" };
+
+const client = new Client({ name: "aws-data-mcp browser test host", version: "1.0.0" },
+  { capabilities: { extensions: { [UI]: { mimeTypes: ["text/html;profile=mcp-app"] } } } });
+await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+const calls = {
+  "tools/list": (p) => client.listTools(p), "tools/call": (p) => client.callTool(p),
+  "resources/read": (p) => client.readResource(p),
+};
+
+const profile = mkdtempSync(join(tmpdir(), "views-chromium-"));
+// Playwright passes the profile as --user-data-dir; headless, it adds --headless.
+const browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true,
+  viewport: { width: 980, height: 780 }, args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+const seen = {};
+const errors = [];
+try {
+  const page = browser.pages()[0] ?? await browser.newPage();
+  const network = [];
+  page.on("request", (request) => { if (!/^(data|about|blob):/.test(request.url())) network.push(request.url()); });
+  page.on("pageerror", (error) => errors.push(String(error)));
+  page.on("console", (message) => { if (message.type() === "error") errors.push(message.text()); });
+  await page.exposeFunction("mcp", (method, params) => calls[method](params));
+  await page.setContent(`<!doctype html><html><body><script>${readFileSync(join(HERE, ".build", "host.js"), "utf8")}</script></body></html>`);
+  const view = () => page.frames().find((frame) => frame !== page.mainFrame());
+  const texts = (selector) => view().locator(selector).allInnerTexts();
+
+  // The query results view: rows, sorting, the next page through the bridge, the chart.
+  await page.evaluate(([args]) => window.openView("athena_query", args, "light"), [QUERY]);
+  await view().locator("tbody tr").first().waitFor();
+  seen.header = await view().locator("header").innerText();
+  seen.columns = await texts("thead th");
+  seen.numeric = await view().locator("td.num").count() > 0 && await view().locator("tbody td.num").first().evaluate((td) => getComputedStyle(td).textAlign);
+  seen.first_rows = (await texts("tbody tr")).length;
+  seen.first_dates = await texts("tbody tr td:first-child");
+  seen.bars = await view().locator("svg rect.mark").count();
+  await view().locator("thead th", { hasText: "total" }).click();
+  await view().locator("thead th", { hasText: "total" }).click();
+  seen.sorted_totals = (await texts("tbody tr td:nth-child(3)")).map(Number);
+  await view().locator("#more").click();
+  await page.waitForFunction(() => window.bridged.some((call) => call.startsWith("resources/read athena://queries/")));
+  await view().locator("tbody tr:nth-child(11)").waitFor();
+  seen.after_next_page = (await texts("tbody tr")).length;
+  seen.count_line = await view().locator("#count").innerText();
+  await view().locator("button[data-chart=line]").click();
+  seen.line = await view().locator("svg path.mark").count();
+  await view().locator("button[data-chart=bar]").click();
+  await view().locator("#csv").click();
+  await page.waitForFunction(() => window.bridged.includes("ui/download-file"));
+  await page.screenshot({ path: join(shots, "query-results.png") });
+
+  // First paint of 1,000 rows: from the host handing over the result to the frame after the rows are in the DOM.
+  const sent = await page.evaluate(([args]) => window.openView("athena_query", args, "light"), [THOUSAND]);
+  await view().locator("tbody tr:nth-child(1000)").waitFor({ state: "attached" });
+  await view().locator("html[data-painted]").waitFor({ state: "attached" });
+  seen.thousand_rows = await view().locator("tbody tr").count();
+  seen.first_paint_ms = Number(await view().locator("html").getAttribute("data-painted")) - sent;
+
+  // The access view, dark: the matrix, and a denial's evidence and fix.
+  await page.evaluate(() => window.openView("show_access", {}, "dark"));
+  await view().locator("table.matrix td").first().waitFor();
+  seen.matrix_rows = await texts("table.matrix tbody th");
+  seen.matrix_actions = await texts("table.matrix thead th");
+  seen.verdicts = [...new Set(await texts("table.matrix td .badge"))].sort();
+  await view().locator("table.matrix tr", { hasText: "acme-logs-archive" }).locator("td", { hasText: "denied" }).first().click();
+  seen.detail = await view().locator("#detail").innerText();
+  seen.fix = await view().locator("#fix").innerText();
+  seen.dark_background = await view().locator("body").evaluate((body) => getComputedStyle(body).backgroundColor);
+  await page.screenshot({ path: join(shots, "access.png") });
+  seen.network = network;
+  seen.errors = errors;
+  seen.bridged = await page.evaluate(() => window.bridged);
+} catch (failure) {
+  console.error(`the browser saw: ${JSON.stringify({ seen, errors })}`);
+  for (const frame of browser.pages()[0]?.frames() ?? []) console.error((await frame.content()).split("<main")[1]?.slice(0, 1500));
+  throw failure;
+} finally {
+  await browser.close();
+  await client.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+console.log(JSON.stringify(seen));
