@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
-from aws_data_mcp.resources.athena.trino_lexer import Kind, Token
+from aws_data_mcp.resources.athena.trino_lexer import RESERVED, Kind, Token
 
 NAME_KINDS = frozenset({Kind.WORD, Kind.QUOTED, Kind.BACKQUOTED})
 LITERAL_KINDS = frozenset({Kind.STRING, Kind.NUMBER})
@@ -72,6 +72,8 @@ class _Reader:
         token = self.peek()
         if token is None or token.kind not in NAME_KINDS:
             raise NotAMetadataRead("expected a name", token)
+        if token.kind is Kind.WORD and token.upper in RESERVED:
+            raise NotAMetadataRead(f"{token.upper} is a reserved word: quote it to use it as a name", token)
         self.index += 1
         return token
 

@@ -18,17 +18,18 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from sqlglot import exp
 from sqlglot.dialects.trino import Trino
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token as SqlglotToken
+from sqlglot.tokens import TokenType
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.resources.athena.metadata_statements import NotAMetadataRead, metadata_read
-from aws_data_mcp.resources.athena.trino_lexer import HIDDEN, Kind, LexError, Token, position, tokens
+from aws_data_mcp.resources.athena.trino_lexer import HIDDEN, RESERVED, Kind, LexError, Token, position, tokens
 
 # sqlglot warns (with the statement's text) when it keeps a statement as a raw command: decided below.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -143,6 +144,7 @@ def _one_statement(sql: str, found: list[Token]) -> _Statement:
 def _decide(statement: _Statement, catalogs: set[str], *, explained: bool) -> ReadOnlyStatement:
     words = statement.words
     first = words[0]
+    _by_token(statement, catalogs)
     if first.is_word("SHOW", "DESCRIBE", "DESC"):
         return _metadata(statement, catalogs)
     if first.is_word("EXPLAIN") and not explained:
@@ -155,7 +157,6 @@ def _decide(statement: _Statement, catalogs: set[str], *, explained: bool) -> Re
         raise statement.refused(f"{name} is not a read: this tool runs {ALLOWED} only",
                                 "Writes, DDL, UNLOAD, procedures, prepared statements, external functions and "
                                 "statements that change session or catalog state are refused.", first)
-    _by_token(statement, catalogs)
     tree = _parsed(statement)
     kind = READ_ROOTS.get(type(tree))
     if kind is None:
@@ -166,6 +167,7 @@ def _decide(statement: _Statement, catalogs: set[str], *, explained: bool) -> Re
             raise statement.refused(f"The statement holds a write ({_node_name(node)})",
                                     "A write inside a WITH clause or a subquery is still a write: it is refused.",
                                     None)
+    _as_trino_parses(statement, tree)
     _sources_in_tree(statement, tree, catalogs)
     return ReadOnlyStatement(statement.text, kind)
 
@@ -234,8 +236,8 @@ def _same_tokens(statement: _Statement, theirs: list[SqlglotToken], base: int) -
     """sqlglot's tokens cover ours one for one (a keyword such as ORDER BY may span several words and the spaces
     between them, never a comment); any other split means the two read the text differently: refused."""
     found, index = statement.found, 0
-    for token in theirs:
-        start, end = base + token.start, base + token.end + 1
+    numbers = {token.start for token in found if token.kind is Kind.NUMBER and token.text.startswith(".")}
+    for start, end in _spans(theirs, base, numbers):
         while index < len(found) and found[index].kind in HIDDEN:
             index += 1
         first = index
@@ -253,11 +255,29 @@ def _same_tokens(statement: _Statement, theirs: list[SqlglotToken], base: int) -
                                 "Write the statement more plainly.", rest)
 
 
+def _spans(theirs: list[SqlglotToken], base: int, numbers: set[int]) -> Iterator[tuple[int, int]]:
+    """Where each of sqlglot's tokens lies in the caller's text (end exclusive); its `.` and `5` are one span where
+    Trino reads one number `.5`."""
+    index = 0
+    while index < len(theirs):
+        token, start = theirs[index], base + theirs[index].start
+        following = theirs[index + 1] if index + 1 < len(theirs) else None
+        if (start in numbers and token.text == "." and following is not None
+                and following.start == token.end + 1 and following.token_type is TokenType.NUMBER):
+            token, index = following, index + 1
+        yield start, base + token.end + 1
+        index += 1
+
+
 def _by_token(statement: _Statement, catalogs: set[str]) -> None:
     """What the tokens alone show, whatever a parser makes of them: a table function, a Lambda connector named as a
-    catalog (`"lambda:function".db.t`), or a binary literal with spaces (valid to Trino, unreadable to sqlglot)."""
+    catalog (`"lambda:function".db.t`), or a literal valid to Trino that sqlglot cannot read (a binary literal with
+    spaces, a number with digit separators)."""
     words = statement.words
     for token, following in itertools.pairwise([*words, None]):
+        if token.kind is Kind.NUMBER and ("_" in token.text or token.upper.startswith(("0B", "0O"))):
+            raise statement.refused("A number with digit separators or a 0b/0o prefix is refused (the guard's parser "
+                                    "cannot read it as Athena does)", "Write it in plain decimal (or 0x...).", token)
         if token.kind is Kind.BINARY and any(char in token.text for char in " \t\r\n"):
             raise statement.refused("A binary literal with spaces is refused (the guard's parser cannot read it as "
                                     "Athena does)", "Write it without spaces, e.g. X'00FF'.", token)
@@ -266,6 +286,19 @@ def _by_token(statement: _Statement, catalogs: set[str]) -> None:
                                     "allowed catalogs, or hands it a query of its own", _catalogs_advice(), token)
         if token.kind is Kind.QUOTED and token.name.lower().startswith("lambda:"):
             _allowed_catalog(statement, token.name, catalogs, token)
+
+
+def _as_trino_parses(statement: _Statement, tree: exp.Expression) -> None:
+    """Where sqlglot is more lenient than Trino's grammar, a reading Athena would not share: refused."""
+    for name in tree.find_all(exp.Identifier):
+        if not name.quoted and name.name.upper() in RESERVED:
+            raise statement.refused(f"{name.name.upper()} is a reserved word in Athena's SQL: it is a name only when "
+                                    "quoted", f'Quote it ("{name.name.lower()}") if it names a column or table.',
+                                    None)
+    for version in tree.find_all(exp.Version):
+        if str(version.args.get("kind") or "").upper() != "AS OF":
+            raise statement.refused("Time travel is FOR VERSION AS OF or FOR TIMESTAMP AS OF in Athena's SQL",
+                                    "Write e.g. FOR TIMESTAMP AS OF TIMESTAMP '2026-01-01 00:00:00'.", None)
 
 
 def _sources_in_tree(statement: _Statement, tree: exp.Expression, catalogs: set[str]) -> None:

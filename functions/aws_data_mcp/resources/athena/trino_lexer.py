@@ -37,6 +37,19 @@ class Kind(StrEnum):
 
 HIDDEN = frozenset({Kind.LINE_COMMENT, Kind.BLOCK_COMMENT, Kind.SPACE})
 
+RESERVED = frozenset({
+    "ALTER", "AND", "AS", "BETWEEN", "BY", "CASE", "CAST", "CONSTRAINT", "CREATE", "CROSS", "CUBE",
+    "CURRENT_CATALOG", "CURRENT_DATE", "CURRENT_PATH", "CURRENT_ROLE", "CURRENT_SCHEMA", "CURRENT_TIME",
+    "CURRENT_TIMESTAMP", "CURRENT_USER", "DEALLOCATE", "DELETE", "DESCRIBE", "DISTINCT", "DROP", "ELSE", "END",
+    "ESCAPE", "EXCEPT", "EXECUTE", "EXISTS", "EXTRACT", "FALSE", "FOR", "FROM", "FULL", "GROUP", "GROUPING",
+    "HAVING", "IN", "INNER", "INSERT", "INTERSECT", "INTO", "IS", "JOIN", "JSON_ARRAY", "JSON_EXISTS",
+    "JSON_OBJECT", "JSON_QUERY", "JSON_TABLE", "JSON_VALUE", "LEFT", "LIKE", "LISTAGG", "LOCALTIME",
+    "LOCALTIMESTAMP", "NATURAL", "NORMALIZE", "NOT", "NULL", "ON", "OR", "ORDER", "OUTER", "PREPARE", "RECURSIVE",
+    "RIGHT", "ROLLUP", "SELECT", "SKIP", "TABLE", "THEN", "TRIM", "TRUE", "UESCAPE", "UNION", "UNNEST", "USING",
+    "VALUES", "WHEN", "WHERE", "WITH",
+})
+"""Trino's reserved words: never a name unless quoted (`"order"`), so Trino does not parse a text using one so."""
+
 
 @dataclass(frozen=True, slots=True)
 class Token:
@@ -149,6 +162,8 @@ def tokens(text: str) -> list[Token]:
 
 
 def _check(token: Token, text: str) -> None:
+    if token.kind in (Kind.QUOTED, Kind.BACKQUOTED) and len(token.text) == 2:
+        raise LexError("A zero-length quoted identifier is not allowed", text, token.start)
     if token.kind is Kind.BLOCK_COMMENT and "/*" in token.text[2:-2]:
         raise LexError("A block comment holds another '/*': Trino ends it at the first '*/' but a reader that nests "
                        "comments does not, so the text is refused", text, token.start + 2 + token.text[2:-2].find("/*"))
