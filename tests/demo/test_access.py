@@ -4,6 +4,7 @@ refuse them; their AWS profiles reach the same account with any SDK."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,8 @@ def test_the_banner_names_profiles_that_reach_the_same_account(
     config, credentials = re.search(r"AWS_CONFIG_FILE=(\S+) AWS_SHARED_CREDENTIALS_FILE=(\S+)", banner).groups()
     seen: dict[str, Any] = {}
     with pytest.MonkeyPatch.context() as patch:
+        for name in [name for name in os.environ if name.startswith("AWS_")]:  # the suite's own endpoint and keys
+            patch.delenv(name)
         patch.setenv("AWS_CONFIG_FILE", config)
         patch.setenv("AWS_SHARED_CREDENTIALS_FILE", credentials)
         for name in ("alice", "carol"):
