@@ -41,9 +41,11 @@ def _serve_stdio(settings: Settings, about_data: str = "") -> None:
 
 
 @contextmanager
-def _demo_account() -> Iterator[Any]:
-    """Start the embedded emulated account and act as its demo caller for the rest of the process."""
+def _demo_account(profiles: Path) -> Iterator[Any]:
+    """Start the embedded emulated account and act as its demo caller for the rest of the process; the caller's AWS
+    profile (``demo-analyst``, with the account's endpoint) is written in `profiles`."""
     from aws_data_mcp.demo.account import DemoAccount
+    from aws_data_mcp.demo.profiles import ProfileKeys, write_profiles
     from aws_data_mcp.identity import local_chain
 
     with DemoAccount() as account:
@@ -51,7 +53,13 @@ def _demo_account() -> Iterator[Any]:
         os.environ.clear()
         os.environ.update(demo_environment)
         local_chain.reset()
+        keys = ProfileKeys(demo_environment["AWS_ACCESS_KEY_ID"], demo_environment["AWS_SECRET_ACCESS_KEY"])
+        write_profiles(profiles, account.region, account.endpoint_url, {DEMO_PROFILE: keys})
         yield account
+
+
+DEMO_PROFILE = "analyst"
+"""The plain demo's caller's profile is demo-analyst (the demo-analyst user)."""
 
 
 def _with_demo_workgroups(settings: Settings) -> Settings:
@@ -116,10 +124,16 @@ DEMO_QUESTION = ("Ask your agent: \"Which sales channel had the most returned or
 
 
 
-def _demo_banner(settings: Settings, inventory: Any, token_ignored: bool) -> str:
+def _profile_note(profiles: Path) -> str:
+    from aws_data_mcp.demo.profiles import profile_hint
+
+    return f"Check any answer as the demo caller against the same account: {profile_hint(profiles, DEMO_PROFILE)}"
+
+
+def _demo_banner(settings: Settings, inventory: Any, token_ignored: bool, profiles: Path) -> str:
     url = f"http://{settings.host}:{settings.port}/mcp"
     notes = [f"Seeded data lake: {inventory}", "No access token: the demo serves only the emulated account, "
-             "never your credentials (`serve` asks for one).", DEMO_QUESTION]
+             "never your credentials (`serve` asks for one).", DEMO_QUESTION, _profile_note(profiles)]
     if token_ignored:
         notes.append("AWS_DATA_MCP_TOKEN is set and ignored: the demo takes no token.")
     return banner(f"aws-data-mcp demo: serving {url} against an emulated AWS account", notes,
@@ -263,17 +277,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         elif args.command == "stdio" and not demo_mode:
             _serve_stdio(settings)
         else:
-            with _demo_account() as account:
+            profiles = state_directory() / ("demo" if args.command == "demo" else "demo-stdio")
+            with _demo_account(profiles) as account:
                 from aws_data_mcp.demo.seed_data import DEMO_DATA_STORY
 
                 settings = _with_demo_workgroups(settings)
                 if args.command == "demo":
                     # The demo is documented and printed as tokenless: a token from the shell would 401 its clients.
                     demo = dataclasses.replace(settings, local_token="")
-                    _serve_http(demo, _demo_banner(demo, account.inventory, token_ignored=bool(settings.local_token)),
+                    _serve_http(demo, _demo_banner(demo, account.inventory, bool(settings.local_token), profiles),
                                 DEMO_DATA_STORY)
-                else:
-                    print(STDIO_DEMO_READY, file=sys.stderr, flush=True)  # stdout is the protocol's
+                else:  # stdout is the protocol's
+                    print(f"{STDIO_DEMO_READY}\n{_profile_note(profiles)}", file=sys.stderr, flush=True)
                     _serve_stdio(settings, DEMO_DATA_STORY)
     except PortUnavailable as refused:
         parser.exit(2, f"aws-data-mcp: error: {refused} {_other_port(args.command, refused.port)}\n")

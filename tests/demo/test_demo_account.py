@@ -181,7 +181,7 @@ def test_partitions_are_registered(caller: ClientFactory) -> None:
 def test_workgroups_listed_and_one_denied(demo: DemoAccount, caller: ClientFactory) -> None:
     athena = caller("athena")
     listed = [workgroup["Name"] for workgroup in athena.list_work_groups()["WorkGroups"]]
-    assert len(listed) == 4
+    assert len(listed) == 5
     assert set(listed) == set(demo.inventory.workgroups)
     assert DENIED_WORKGROUP in listed
 

@@ -21,6 +21,7 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.account import DemoAccount
 from aws_data_mcp.demo.lake_tables import lake_files
 from aws_data_mcp.demo.seed_data import DENIED_WORKGROUP, QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
+from support.demo_access import REFUSED
 from support.queries import answer, query
 from support.servers import ServerThread, free_port
 
@@ -102,6 +103,8 @@ async def test_every_table_of_the_demo_catalog_answers_with_the_rows_its_files_h
     files = lake_files()
     assert sorted(f"{d}.{t}" for d, tables in catalog.items() for t in tables) == sorted(files)
     for name, lake in files.items():
+        if name in REFUSED["demo-analyst"]:  # as Athena would: test_athena_demo_access.py
+            continue
         partition, rows = min(lake.rows.items())  # a partitioned table's first partition: under the cutoff
         where = f" WHERE {partition.split('=')[0]} = '{partition.split('=')[1]}'" if partition else ""
         got = answer(await query(query_server, "2026-07-28", sql=f"SELECT count(*) AS n FROM {name}{where}"))

@@ -20,6 +20,7 @@ from aws_data_mcp.demo.account import DemoAccount
 from aws_data_mcp.demo.lake_tables import lake_files
 from aws_data_mcp.demo.seed_data import QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
 from aws_data_mcp.resources.athena.query_answers import NO_STATISTICS, estimate
+from support.demo_access import LAKE_FORMATION, REFUSED
 from support.queries import answer, query
 from support.servers import ServerThread, free_port
 
@@ -74,6 +75,8 @@ async def test_an_estimate_of_a_join_gives_each_table_its_rows_and_bytes_and_sca
 async def test_every_demo_table_has_an_estimate_and_pruning_lowers_it(server: ServerThread,
                                                                        demo_caller: DemoAccount) -> None:
     for name, lake in lake_files().items():
+        if REFUSED["demo-analyst"].get(name) == LAKE_FORMATION:  # EXPLAIN needs the table's grant, as on Athena
+            continue
         got = answer(await query(server, "2026-07-28", sql=f"SELECT * FROM {name}", estimate_only=True))["estimate"]
         rows, size = expected(name)
         assert got["available"] and (got["input_rows"], got["input_bytes"]) == (rows, size), (name, got)

@@ -38,6 +38,7 @@ from moto.athena.responses import AthenaResponse
 from moto.core.exceptions import JsonRESTError
 from moto.s3.models import s3_backends
 
+from .athena_access import Caller, CallerAccess, caller_of
 from .lake_query import QueryFailure, QueryResult, ScanLimitExceeded, result_csv, run_query
 from .moto_extensions import EXECUTION_DETAILS_ATTR
 
@@ -97,8 +98,10 @@ class QueryRun(Execution):
     """An Athena execution whose query really runs; its state follows the clock and the run's outcome."""
 
     def __init__(self, query: str, context: dict[str, Any] | None, config: dict[str, Any],
-                 workgroup: WorkGroup, execution_parameters: list[str] | None) -> None:
+                 workgroup: WorkGroup, execution_parameters: list[str] | None, caller: Caller | None = None) -> None:
         super().__init__(query, context, config, workgroup, execution_parameters)  # type: ignore[arg-type]
+        self.caller = caller
+        """Who started it: the query reads with their rights (None while moto does not enforce IAM)."""
         self._transitions = []  # the state is this run's, not moto's state manager's
         self._submitted = time.monotonic()
         hint = _RUNNING_HINT.search(query or "")
@@ -187,9 +190,13 @@ class AthenaEngine:
         def keep(connection: duckdb.DuckDBPyConnection) -> None:
             run.connection = connection
 
+        access = CallerAccess(run.caller, region, database) if run.caller is not None else None
         try:
+            if access is not None:  # moto made OutputLocation the result file's: <location>/<id>.csv
+                access.results(run.config["OutputLocation"], run.config.get("EncryptionConfiguration"))
             result = run_query(run.query, database=database, account_id=account_id, region=region,
-                               workdir=self.workdir, result_name=run.id, cutoff=cutoff, on_connection=keep)
+                               workdir=self.workdir, result_name=run.id, cutoff=cutoff, on_connection=keep,
+                               access=access)
             self._results.append(result)
             _write_result(account_id, run.config["OutputLocation"], result)
             outcome = _Outcome("SUCCEEDED", result.scanned_bytes, _ms_since(began), result=result)
@@ -242,7 +249,7 @@ def _athena_start_query_execution(self: AthenaResponse) -> str:
     if not configuration.get("OutputLocation"):
         raise JsonRESTError("InvalidRequestException", _NO_OUTPUT)
     run = QueryRun(self._get_param("QueryString"), self._get_param("QueryExecutionContext"), configuration,
-                   workgroup, self._get_param("ExecutionParameters"))
+                   workgroup, self._get_param("ExecutionParameters"), caller_of(self))
     self.athena_backend.executions[run.id] = run
     _require_engine().submit(run, self.current_account, self.region)
     return json.dumps({"QueryExecutionId": run.id})

@@ -20,7 +20,17 @@ from moto.utilities.utils import get_partition
 from aws_data_mcp.config import Settings
 from aws_data_mcp.hosted.trust import TAGS_CLAIM, iam_trust, oidc_trust
 
-from .seed_data import BUCKET_CURATED, caller_read_policy, caller_restrictions_policy, workflow_table_statement
+from .seed_data import (
+    ADMIN_ROLE,
+    ANALYST_ROLE,
+    BUCKET_CURATED,
+    BUCKET_RESULTS,
+    CONTRACTOR_ROLE,
+    DENIED_WORKGROUP,
+    caller_read_policy,
+    caller_restrictions_policy,
+    workflow_table_statement,
+)
 
 FUNCTION_USER = "aws-data-mcp-function"
 
@@ -43,10 +53,11 @@ class DemoCaller:
 
 
 CALLERS = (
-    DemoCaller("alice", "demo-analyst-role", "analysts",
+    DemoCaller("alice", ANALYST_ROLE, "analysts",
                "reads the data estate and IAM; one workgroup and two buckets denied"),
-    DemoCaller("bob", "demo-admin-role", "admins", "the same reads as alice, nothing denied"),
-    DemoCaller("carol", "demo-contractor-role", "contractors", f"one bucket ({BUCKET_CURATED}) and nothing else"),
+    DemoCaller("bob", ADMIN_ROLE, "admins", "the same reads as alice, nothing denied by IAM"),
+    DemoCaller("carol", CONTRACTOR_ROLE, "contractors",
+               f"one bucket ({BUCKET_CURATED}), the catalog, and queries in the partners workgroup"),
 )
 
 
@@ -74,19 +85,28 @@ def _trust(role_arn: str, settings: Settings, function_arn: str) -> str:
     return json.dumps({"Version": "2012-10-17", "Statement": statements})
 
 
-def _contractor_policy() -> str:
+def _contractor_policy(account_id: str, region: str) -> str:
+    workgroups = [f"arn:aws:athena:{region}:{account_id}:workgroup/{name}" for name in ("partners", DENIED_WORKGROUP)]
     return json.dumps({"Version": "2012-10-17", "Statement": [
         {"Effect": "Allow", "Action": ["s3:ListAllMyBuckets", "sts:GetCallerIdentity"], "Resource": "*"},
         {"Effect": "Allow", "Action": ["s3:ListBucket", "s3:GetBucketLocation", "s3:GetObject"],
-         "Resource": [f"arn:aws:s3:::{BUCKET_CURATED}", f"arn:aws:s3:::{BUCKET_CURATED}/*"]}]})
+         "Resource": [f"arn:aws:s3:::{BUCKET_CURATED}", f"arn:aws:s3:::{BUCKET_CURATED}/*"]},
+        {"Sid": "ReadTheCatalog", "Effect": "Allow", "Resource": "*", "Action": [
+            "glue:GetDatabase", "glue:GetDatabases", "glue:GetTable", "glue:GetTables", "glue:GetPartition",
+            "glue:GetPartitions", "lakeformation:GetDataAccess"]},
+        {"Sid": "QueryInTheirWorkgroups", "Effect": "Allow", "Resource": workgroups, "Action": [
+            "athena:GetWorkGroup", "athena:StartQueryExecution", "athena:StopQueryExecution",
+            "athena:GetQueryExecution", "athena:GetQueryResults", "athena:ListQueryExecutions"]},
+        {"Sid": "WritePartnerResults", "Effect": "Allow", "Action": ["s3:PutObject", "s3:AbortMultipartUpload"],
+         "Resource": f"arn:aws:s3:::{BUCKET_RESULTS}/partners/*"}]})
 
 
 def seed_hosted_callers(iam: Any, account_id: str, region: str) -> dict[str, str]:
     """The roles and the function identity; returns role name -> ARN. Run before IAM is enforced."""
     function_arn = f"arn:aws:iam::{account_id}:user/{FUNCTION_USER}"
     settings = oidc_settings(_role_arns(account_id))
-    policies = {"demo-analyst-role": [caller_read_policy(), caller_restrictions_policy(account_id, region)],
-                "demo-admin-role": [caller_read_policy()], "demo-contractor-role": [_contractor_policy()]}
+    policies = {ANALYST_ROLE: [caller_read_policy(), caller_restrictions_policy(account_id, region)],
+                ADMIN_ROLE: [caller_read_policy()], CONTRACTOR_ROLE: [_contractor_policy(account_id, region)]}
     arns = {}
     for role, documents in policies.items():
         trust = _trust(_role_arns(account_id)[role], settings, function_arn)

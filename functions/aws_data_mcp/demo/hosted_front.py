@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stdout
@@ -27,6 +26,7 @@ from .account import CONFLICTING_ENVIRONMENT, DemoAccount
 from .authorization_server import ACCESS_TOKEN_LIFETIME_SECONDS, DemoAuthorizationServer, with_sign_in
 from .callers import CALLERS, FUNCTION_USER, DemoCaller, identity_claims
 from .gateway import API_ID, ApiGatewayFront, DemoIssuer
+from .profiles import ProfileKeys, profile_environment, profile_hint, write_profiles
 from .seed_data import QUERY_WORKGROUPS
 
 TOKEN_LIFETIME_SECONDS = 12 * 3600
@@ -45,7 +45,7 @@ class HostedDemo:
     auth_mode: str
     issuer: DemoIssuer | None
     profiles: Path | None
-    """iam: the directory holding the demo callers' AWS config and credentials files."""
+    """The directory holding the demo callers' AWS config and credentials files (``profiles``)."""
     authorization_server: DemoAuthorizationServer | None = None
     """oidc: where an OAuth client signs a person in; it serves before the front."""
 
@@ -62,8 +62,7 @@ class HostedDemo:
 
     def profile_environment(self) -> dict[str, str]:
         assert self.profiles is not None
-        return {"AWS_CONFIG_FILE": str(self.profiles / "config"),
-                "AWS_SHARED_CREDENTIALS_FILE": str(self.profiles / "credentials")}
+        return profile_environment(self.profiles)
 
 
 def handler_environment(account: DemoAccount, auth_mode: str, url: str) -> dict[str, str]:
@@ -83,30 +82,19 @@ def handler_environment(account: DemoAccount, auth_mode: str, url: str) -> dict[
     }
 
 
-def write_profiles(account: DemoAccount, directory: Path) -> Path:
-    """AWS config and credentials files with one profile per caller, holding that caller's role session.
-
-    The sessions are issued through the emulated STS, as `aws sso login` would issue a real one. The files
-    are readable by their owner only.
-    """
+def write_caller_profiles(account: DemoAccount, directory: Path) -> Path:
+    """A profile per caller (``profiles``), holding that caller's role session, issued through the emulated STS as
+    `aws sso login` would issue a real one."""
     assert account.function_keys is not None
-    directory.mkdir(parents=True, exist_ok=True)
-    directory.chmod(stat.S_IRWXU)
     sts = boto3.client("sts", endpoint_url=account.endpoint_url, region_name=account.region,
                        aws_access_key_id=account.function_keys[0], aws_secret_access_key=account.function_keys[1])
-    config, credentials = [], []
+    sessions = {}
     for caller in CALLERS:
         session = sts.assume_role(RoleArn=account.caller_roles[caller.role], RoleSessionName=caller.name,
                                   DurationSeconds=TOKEN_LIFETIME_SECONDS)["Credentials"]
-        config.append(f"[profile demo-{caller.name}]\nregion = {account.region}\n")
-        credentials.append(f"[demo-{caller.name}]\naws_access_key_id = {session['AccessKeyId']}\n"
-                           f"aws_secret_access_key = {session['SecretAccessKey']}\n"
-                           f"aws_session_token = {session['SessionToken']}\n")
-    for name, lines in (("config", config), ("credentials", credentials)):
-        path = directory / name
-        path.touch(mode=0o600)
-        path.write_text("\n".join(lines), encoding="utf-8")
-    return directory
+        sessions[caller.name] = ProfileKeys(session["AccessKeyId"], session["SecretAccessKey"],
+                                            session["SessionToken"])
+    return write_profiles(directory, account.region, account.endpoint_url, sessions)
 
 
 @contextmanager
@@ -125,7 +113,7 @@ def hosted_demo(auth_mode: str, host: str, port: int, profiles: Path | None = No
 
         issuer = DemoIssuer(url.removesuffix("/mcp")) if auth_mode == "oidc" else None
         front = ApiGatewayFront(lambda_handler, auth_mode, account.region, issuer)
-        written = write_profiles(account, profiles) if auth_mode == "iam" and profiles is not None else None
+        written = write_caller_profiles(account, profiles) if profiles is not None else None
         server = None if issuer is None else DemoAuthorizationServer(
             issuer, url, partial(caller_token, issuer), access_token_lifetime)
         yield HostedDemo(account, front, url, auth_mode, issuer, written, server)
@@ -158,6 +146,8 @@ def banner(demo: HostedDemo, metrics: Path | None = None) -> str:
                       f"--region {demo.account.region} --profile demo-{caller.name}"]
         else:
             lines.append(f"Authorization: Bearer {demo.token(caller)}")  # once: each is about 900 characters
+        if demo.profiles is not None:
+            lines.append(f"As {caller.name} against the same account: {profile_hint(demo.profiles, caller.name)}")
         lines.append("")
     if demo.auth_mode == "oidc":
         lines.append(f"Issuer: {demo.url.removesuffix('/mcp')} (JWKS and discovery under /.well-known/)")

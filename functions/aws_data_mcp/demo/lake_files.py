@@ -26,6 +26,8 @@ class Source:
     rows: int | None = None
     """The rows of what is read, from the Glue statistics (numRows) of each partition read; None where one has
     none."""
+    readable: frozenset[str] | None = None
+    """The columns (partition keys included) the caller may read, as Lake Formation grants them; None: all."""
 
     @property
     def scanned_bytes(self) -> int:
@@ -101,10 +103,14 @@ def _format(definition: dict[str, Any]) -> str:
     return "json" if "json" in serde else "csv"
 
 
+def _readable(source: Source, column: dict[str, Any]) -> bool:
+    return source.readable is None or column["Name"] in source.readable
+
+
 def create_view(connection: duckdb.DuckDBPyConnection, source: Source, cache: Path) -> None:
     """``schema.table`` as a view: the Glue columns (cast to their types), then the partition keys."""
     definition, fmt = source.definition, _format(source.definition)
-    columns = definition["StorageDescriptor"]["Columns"]
+    columns = [c for c in definition["StorageDescriptor"]["Columns"] if _readable(source, c)]
     keys = definition.get("PartitionKeys") or []
     by_partition: dict[tuple[str, ...], list[str]] = {}
     for values, path, key in source.objects:
@@ -115,12 +121,12 @@ def create_view(connection: duckdb.DuckDBPyConnection, source: Source, cache: Pa
     parts = [
         f"SELECT {projection}"
         + "".join(f", CAST({sql_string(value)} AS {_duck_type(k['Type'])}) AS "
-                  f"{_quoted(k['Name'])}" for k, value in zip(keys, values, strict=True))
+                  f"{_quoted(k['Name'])}" for k, value in zip(keys, values, strict=True) if _readable(source, k))
         + f" FROM {_scan(fmt, files, definition)}"
         for values, files in by_partition.items()
     ]
     if not parts:  # no data: an empty view with the table's columns
-        names = [*columns, *keys]
+        names = [*columns, *(k for k in keys if _readable(source, k))]
         parts = ["SELECT " + ", ".join(f"CAST(NULL AS {_duck_type(c['Type'])}) AS "
                                        f"{_quoted(c['Name'])}" for c in names)
                  + " WHERE false"]

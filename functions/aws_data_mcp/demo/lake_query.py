@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import duckdb
 import sqlglot
@@ -54,6 +54,20 @@ class QueryFailure(Exception):
         self.message = message
         self.error_type = error_type
         self.category = category
+
+
+class Access(Protocol):
+    """What Athena checks as the query's caller before it reads (``athena_access.CallerAccess``); each check raises
+    QueryFailure with Athena's words when the caller may not."""
+
+    def catalog(self, database: str, table: str, partitioned: bool) -> None:
+        """Glue's reads of the table's definition (and partitions)."""
+
+    def columns(self, database: str, table: str, definition: dict[str, Any]) -> frozenset[str] | None:
+        """The columns Lake Formation lets the caller read; None where it does not govern the table's location."""
+
+    def read(self, source: Source) -> None:
+        """The caller's reads of the table's files (outside Lake Formation)."""
 
 
 class ScanLimitExceeded(Exception):
@@ -211,13 +225,17 @@ def _typed(value: str, numeric: bool) -> Any:
     return int(value) if numeric else value
 
 
-def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, region: str) -> Source:
-    """The Glue table a name in the query means, and the objects the query will read from it."""
+def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, region: str,
+             access: Access | None = None) -> Source:
+    """The Glue table a name in the query means, and the objects the query will read from it (those the caller may
+    read, with `access`: Glue's and Lake Formation's checks first)."""
     schema = (table.db or database or "default").lower()
     if table.catalog and table.catalog.lower() != _CATALOG:
         raise QueryFailure(f"CATALOG_NOT_FOUND: {_position(sql, _first_identifier(table))}Catalog "
                            f"'{table.catalog.lower()}' does not exist", error_type=1000)
     glue = glue_backends[account_id][region]
+    if access is not None:  # Glue authorises before it looks: a denied caller learns nothing of the table
+        access.catalog(schema, table.name.lower(), partitioned=False)
     try:
         found: FakeTable = glue.get_table(schema, table.name.lower())
     except Exception:  # moto's EntityNotFound: no such database or table
@@ -225,6 +243,11 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
                            f"'{_CATALOG}.{schema}.{table.name.lower()}' does not exist", error_type=1000) from None
     definition = found.as_dict()
     keys = definition.get("PartitionKeys") or []
+    readable = None
+    if access is not None:
+        if keys:
+            access.catalog(schema, found.name, partitioned=True)
+        readable = access.columns(schema, found.name, definition)
     if keys:
         keep = _partition_filter(table, keys)
         read = [partition for partition in found.partitions.values() if keep(tuple(partition.values))]
@@ -239,7 +262,7 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
         counts = [_row_count(definition.get("Parameters"))]
     rows = None if None in counts else sum(count or 0 for count in counts)
     return Source(exp.table_(exp.to_identifier(found.name, quoted=True), db=exp.to_identifier(schema, quoted=True)),
-                  definition, objects, rows)
+                  definition, objects, rows, readable)
 
 
 def _row_count(parameters: dict[str, str] | None) -> int | None:
@@ -315,11 +338,13 @@ def _estimate(reads: list[Source]) -> dict[str, Any]:
             "cpuCost": size, "maxMemory": 0.0, "networkCost": 0.0}
 
 
-def _explain_io(sql: str, *, database: str | None, account_id: str, region: str, output: Path) -> QueryResult:
-    """EXPLAIN (TYPE IO, FORMAT JSON) of ``sql`` as Athena answers it from the statistics of what it reads."""
+def _explain_io(sql: str, *, database: str | None, account_id: str, region: str, output: Path,
+                access: Access | None) -> QueryResult:
+    """EXPLAIN (TYPE IO, FORMAT JSON) of ``sql`` as Athena answers it from the statistics of what it reads (the
+    catalog's checks apply, no data is read)."""
     reads: dict[tuple[str, str], list[Source]] = {}
     for table in _lake_tables(_parsed_query(sql)):
-        source = _resolve(table, sql, database, account_id, region)
+        source = _resolve(table, sql, database, account_id, region, access)
         reads.setdefault((source.view.args["db"].name, source.view.name), []).append(source)
     plan = json.dumps({  # one entry a table, however often the query reads it (each read counted), as Trino lists
         "inputTableColumnInfos": [
@@ -335,7 +360,7 @@ def _explain_io(sql: str, *, database: str | None, account_id: str, region: str,
 
 def run_query(sql: str, *, database: str | None, account_id: str, region: str, workdir: Path, result_name: str,
               cutoff: int | None = None, on_connection: Callable[[duckdb.DuckDBPyConnection], None] = lambda _: None,
-              ) -> QueryResult:
+              access: Access | None = None) -> QueryResult:
     """Run Athena SQL over the lake and keep its rendered result in ``workdir/<result_name>.duckdb``.
 
     Raises QueryFailure (the query failed as Athena would say) or ScanLimitExceeded (before reading, when the
@@ -347,12 +372,14 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
         # the EXPLAIN blanked out, not cut off: errors place themselves on the submitted text
         query = re.sub(r"\S", " ", sql[:explained.start("query")]) + explained.group("query")
         return _explain_io(query, database=database, account_id=account_id, region=region,
-                           output=workdir / f"{result_name}.duckdb")
+                           output=workdir / f"{result_name}.duckdb", access=access)
     tree = _parsed_query(sql)
     original = tree.copy()
     sources: list[Source] = []
     for table in _lake_tables(tree):
-        source = _resolve(table, sql, database, account_id, region)
+        source = _resolve(table, sql, database, account_id, region, access)
+        if access is not None and source.readable is None:
+            access.read(source)
         sources.append(source)
         table.set("catalog", None)
         table.set("db", source.view.args["db"].copy())

@@ -31,17 +31,22 @@ from .seed_athena import finish_athena_in_process, seed_athena
 from .seed_data import (
     BUCKET_TAGS,
     BUCKETS,
+    CAMPAIGN_KEY,
     DATABASES,
     DEMO_CALLER_USER,
     DENIED_WORKGROUP,
+    ENCRYPTED_BUCKET,
+    ENCRYPTED_PREFIXES,
     GITHUB_OIDC,
     GROUPS,
     IDENTITY_CENTER_NAME,
+    LAKE_FORMATION_LOCATION,
     OKTA_OIDC,
     PASSWORD,
     PASSWORDS_LAST_USED,
     PERMISSION_SETS,
     POLICIES,
+    RAW_KEY,
     ROLE_TAGS,
     ROLES_LAST_USED,
     SAML_METADATA,
@@ -51,9 +56,13 @@ from .seed_data import (
     USERS,
     VERSIONED_BUCKETS,
     WORKGROUPS,
+    KmsKey,
     OidcProvider,
+    bucket_policies,
     caller_inline_policies,
     extra_objects,
+    key_policy,
+    lake_formation_grants,
     policy,
     roles,
 )
@@ -135,6 +144,42 @@ def _seed_lake(store: Store, glue: BotoClient, tables: list[TableFiles]) -> None
         glue.create_database(DatabaseInput={"Name": name, **database})
     for table in tables:
         put_table(store, glue, table)
+
+
+# --------------------------------------------------------------------------- who may read what, beyond IAM
+
+def seed_access(clients: dict[str, BotoClient], account_id: str) -> dict[str, str]:
+    """The lake's keys, bucket policies and Lake Formation set-up, before its objects are written (the SSE-KMS
+    bucket encrypts them as they arrive). Returns each key's alias -> ARN."""
+    keys = {key.alias: _create_key(clients["kms"], account_id, key) for key in (RAW_KEY, CAMPAIGN_KEY)}
+    clients["s3"].put_bucket_encryption(Bucket=ENCRYPTED_BUCKET, ServerSideEncryptionConfiguration={"Rules": [{
+        "ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "aws:kms", "KMSMasterKeyID": keys[RAW_KEY.alias]},
+        "BucketKeyEnabled": True}]})
+    for bucket, document in bucket_policies(account_id).items():
+        clients["s3"].put_bucket_policy(Bucket=bucket, Policy=document)
+    lakeformation = clients["lakeformation"]
+    lakeformation.register_resource(ResourceArn=LAKE_FORMATION_LOCATION, UseServiceLinkedRole=True, RoleArn=(
+        f"arn:aws:iam::{account_id}:role/aws-service-role/lakeformation.amazonaws.com/"
+        "AWSServiceRoleForLakeFormationDataAccess"))
+    for principal, resource in lake_formation_grants(account_id):
+        lakeformation.grant_permissions(Principal={"DataLakePrincipalIdentifier": principal}, Resource=resource,
+                                        Permissions=["SELECT"])
+    return keys
+
+
+def _create_key(kms: BotoClient, account_id: str, key: KmsKey) -> str:
+    arn = str(kms.create_key(Description=key.description, Policy=key_policy(account_id, key))["KeyMetadata"]["Arn"])
+    kms.create_alias(AliasName=key.alias, TargetKeyId=arn)
+    return arn
+
+
+def encrypt_prefixes(s3: BotoClient, keys: dict[str, str]) -> None:
+    """The objects of ``ENCRYPTED_PREFIXES`` copied onto themselves with their own key, as an owner re-encrypts."""
+    for bucket, prefix, key in ENCRYPTED_PREFIXES:
+        for listed in s3.list_objects_v2(Bucket=bucket, Prefix=prefix).get("Contents", []):
+            s3.copy_object(Bucket=bucket, Key=listed["Key"], CopySource={"Bucket": bucket, "Key": listed["Key"]},
+                           ServerSideEncryption="aws:kms", SSEKMSKeyId=keys[key.alias],
+                           MetadataDirective="COPY")
 
 
 # --------------------------------------------------------------------------- IAM, SSO, DynamoDB
@@ -261,7 +306,8 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
     def client(name: str) -> BotoClient:
         return session.client(name, endpoint_url=endpoint_url, region_name=region, config=_CLIENT_CONFIG)
 
-    clients = {name: client(name) for name in ("sts", "s3", "glue", "athena", "iam", "sso-admin", "dynamodb")}
+    clients = {name: client(name) for name in ("sts", "s3", "glue", "athena", "iam", "sso-admin", "dynamodb", "kms",
+                                               "lakeformation")}
     account_id = clients["sts"].get_caller_identity()["Account"]
     today = now.date()
 
@@ -269,6 +315,7 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
     # endpoint that halves the time (moto's server is threaded; one client per thread is safe), answered
     # in-process they take turns at no extra cost.
     _create_buckets(clients["s3"])
+    keys = seed_access(clients, account_id)
     objects = extra_objects(account_id, region, today)
     tables = list(lake_files().values())
     with ThreadPoolExecutor(max_workers=8, thread_name_prefix="demo-seed") as pool:
@@ -282,6 +329,7 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
         for future in puts:
             future.result()
         glue_done.result()
+        encrypt_prefixes(clients["s3"], keys)
         started = athena_done.result()
         iam_info = iam_done.result()
         instance_arn, permission_sets = sso_done.result()

@@ -386,6 +386,18 @@ WORKGROUPS: dict[str, dict[str, Any]] = {
     },
 }
 
+WORKGROUPS["partners"] = {
+    "Description": "Ad-hoc queries by contractors and partners (10 MB per-query cutoff, enforced); results kept apart.",
+    "Configuration": {
+        "ResultConfiguration": {"OutputLocation": f"s3://{BUCKET_RESULTS}/partners/"},
+        "EnforceWorkGroupConfiguration": True,
+        "PublishCloudWatchMetricsEnabled": True,
+        "BytesScannedCutoffPerQuery": QUERY_CUTOFF_BYTES,
+        "EngineVersion": {"SelectedEngineVersion": "Athena engine version 3"},
+    },
+    "Tags": [{"Key": "team", "Value": "partners"}],
+}
+
 # moto creates `primary` without these (and has no UpdateWorkGroup): set in-process.
 PRIMARY_RESULT_LOCATION = f"s3://{BUCKET_RESULTS}/primary/"
 PRIMARY_DESCRIPTION = "Default workgroup for ad-hoc queries."
@@ -620,9 +632,11 @@ def workflow_table_statement(account_id: str, region: str) -> dict[str, Any]:
             "Resource": f"arn:aws:dynamodb:{region}:{account_id}:table/{DEFAULT_TABLE_NAME}"}
 
 
-QUERY_WORKGROUPS = ("analytics", "data-science", DENIED_WORKGROUP)
+QUERY_WORKGROUPS = ("analytics", "data-science", DENIED_WORKGROUP, "partners")
 """Where the demo lets athena_query run: analytics (cutoff enforced: queries run), data-science (no cutoff:
-refused with the settings to add) and finance-restricted (the caller may not describe it: refused)."""
+refused with the settings to add), finance-restricted (the analysts may not describe it: refused; whoever may has
+no use of its results' KMS key: Athena fails the query) and partners (the contractors'; the analysts may not write
+its results)."""
 
 
 def caller_read_policy() -> str:
@@ -641,7 +655,8 @@ def caller_read_policy() -> str:
             ],
             "Resource": "*",
         },
-        {"Sid": "RunQueries", "Effect": "Allow", "Action": ["athena:StartQueryExecution", "athena:StopQueryExecution"],
+        {"Sid": "RunQueries", "Effect": "Allow", "Action": ["athena:StartQueryExecution", "athena:StopQueryExecution",
+                                                            "lakeformation:GetDataAccess"],
          "Resource": "*"},
         {"Sid": "ReadDataLake", "Effect": "Allow", "Action": ["s3:List*", "s3:Get*"], "Resource": "*"},
         {
@@ -673,6 +688,12 @@ def caller_restrictions_policy(account_id: str, region: str) -> str:
             "Effect": "Deny",
             "Action": "s3:GetObject",
             "Resource": f"arn:aws:s3:::{BUCKET_LOGS}/*",
+        },
+        {
+            "Sid": "PartnerResultsAreThePartners",
+            "Effect": "Deny",
+            "Action": "s3:PutObject",
+            "Resource": f"arn:aws:s3:::{BUCKET_RESULTS}/partners/*",
         },
     )
 
@@ -866,3 +887,82 @@ PERMISSION_SETS: tuple[tuple[str, str, str], ...] = (  # name, description, sess
     ("DataEngineer", "Operate Glue, Athena and the data lake buckets.", "PT4H"),
     ("PlatformAdmin", "Administer the data platform account.", "PT1H"),
 )
+
+
+# --------------------------------------------------------------------------- who may read what, beyond IAM
+
+ANALYST_ROLE, ADMIN_ROLE, CONTRACTOR_ROLE = "demo-analyst-role", "demo-admin-role", "demo-contractor-role"
+"""The hosted demos' caller roles (``callers.py``), named here because the lake's policies and grants name them."""
+
+
+def _principal(account_id: str, name: str) -> str:
+    kind = "role" if name.endswith("-role") else "user"
+    return f"arn:aws:iam::{account_id}:{kind}/{name}"
+
+
+@dataclass(frozen=True)
+class KmsKey:
+    alias: str
+    description: str
+    users: tuple[str, ...]
+    """The users and roles (names) the key policy lets use the key; the account's IAM administers it, not use it."""
+
+
+RAW_KEY = KmsKey("alias/acme-datalake-raw", "Default SSE-KMS key of the raw zone (acme-datalake-raw).",
+                 (DEMO_CALLER_USER, ANALYST_ROLE, "acme-etl-lambda-role", "acme-glue-crawler-role"))
+CAMPAIGN_KEY = KmsKey("alias/acme-campaign-budgets", "Campaign budgets (marketing.campaigns), confidential.",
+                      (ADMIN_ROLE, "acme-etl-lambda-role"))
+ENCRYPTED_BUCKET = BUCKET_RAW
+"""The SSE-KMS bucket: every object written there is encrypted with RAW_KEY by default."""
+ENCRYPTED_PREFIXES: tuple[tuple[str, str, KmsKey], ...] = ((BUCKET_CURATED, "marketing/campaigns/", CAMPAIGN_KEY),)
+"""Objects re-encrypted with their own key after they are written (bucket, prefix, key)."""
+
+
+def key_policy(account_id: str, key: KmsKey) -> str:
+    """A key policy as KMS's console writes one: the account administers the key; only `key.users` use it."""
+    return policy(
+        {"Sid": "AccountAdministersTheKey", "Effect": "Allow",
+         "Principal": {"AWS": f"arn:aws:iam::{account_id}:root"},
+         "Action": ["kms:Create*", "kms:Describe*", "kms:Enable*", "kms:List*", "kms:Put*", "kms:Update*",
+                    "kms:Revoke*", "kms:Disable*", "kms:Get*", "kms:Delete*", "kms:TagResource",
+                    "kms:UntagResource", "kms:ScheduleKeyDeletion", "kms:CancelKeyDeletion"],
+         "Resource": "*"},
+        {"Sid": "KeyUsers", "Effect": "Allow", "Principal": {"AWS": [_principal(account_id, u) for u in key.users]},
+         "Action": ["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*", "kms:DescribeKey"],
+         "Resource": "*"},
+    )
+
+
+def bucket_policies(account_id: str) -> dict[str, str]:
+    """Bucket policies that deny roles what their IAM policies allow."""
+    return {
+        BUCKET_RAW: policy({
+            "Sid": "RawOrderFeedIsTheIngestionPipelines", "Effect": "Deny",
+            "Principal": {"AWS": [_principal(account_id, n) for n in (DEMO_CALLER_USER, ANALYST_ROLE, ADMIN_ROLE)]},
+            "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{BUCKET_RAW}/sales/orders/*"}),
+        BUCKET_CURATED: policy({
+            "Sid": "NoCustomerPiiForContractors", "Effect": "Deny",
+            "Principal": {"AWS": _principal(account_id, CONTRACTOR_ROLE)},
+            "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{BUCKET_CURATED}/sales/customers/*"}),
+    }
+
+
+LAKE_FORMATION_LOCATION = f"arn:aws:s3:::{BUCKET_ML}"
+"""Registered with Lake Formation: the ml_features database's tables are read with LF's grants, not S3's."""
+CUSTOMER_FEATURE_COLUMNS = ("customer_id", "recency_days", "frequency_90d", "monetary_90d", "snapshot_date")
+"""The columns of ml_features.customer_features the analysts are granted (not the model's outputs)."""
+
+
+def lake_formation_grants(account_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """(principal ARN, LF resource) granted SELECT: churn_labels to the admins only, customer_features whole to the
+    admins and some columns to the analysts, product_embeddings to the analysts; nothing to the contractors."""
+    analysts = [_principal(account_id, n) for n in (DEMO_CALLER_USER, ANALYST_ROLE)]
+    admin = _principal(account_id, ADMIN_ROLE)
+
+    def table(name: str) -> dict[str, Any]:
+        return {"Table": {"DatabaseName": "ml_features", "Name": name}}
+
+    columns = {"TableWithColumns": {"DatabaseName": "ml_features", "Name": "customer_features",
+                                    "ColumnNames": list(CUSTOMER_FEATURE_COLUMNS)}}
+    return [(admin, table("churn_labels")), (admin, table("customer_features")),
+            *((arn, columns) for arn in analysts), *((arn, table("product_embeddings")) for arn in analysts)]
