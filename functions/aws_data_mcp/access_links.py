@@ -26,14 +26,19 @@ def bucket_uri(bucket: str) -> str:
     return BUCKET_URI.format(bucket)
 
 
-def explainer_in(message: str, database: str | None = None) -> str | None:
-    """The explainer of what an AWS refusal names: a Glue table ARN, a Lake Formation table (in `database` when the
-    message names the table alone), else an S3 path or bucket ARN; None when it names none of them."""
+def explainer_in(message: str, database: str | None = None, sql: str | None = None) -> str | None:
+    """The explainer of what an AWS refusal names: a Glue table ARN, a Lake Formation table (which Athena names
+    alone: its database is the one `sql` qualifies it with, else the query's `database`), else an S3 path or bucket
+    ARN; None when it names none of them."""
     if found := _GLUE_TABLE.search(message):
         return table_uri(found.group(1), found.group(2))
-    if (found := _LF_TABLE.search(message)) and (found.group(2) or database):
-        return table_uri(found.group(1), found.group(2)) if found.group(2) else table_uri(database or "",
-                                                                                          found.group(1))
+    if found := _LF_TABLE.search(message):
+        if found.group(2):
+            return table_uri(found.group(1), found.group(2))
+        table = re.escape(found.group(1))
+        qualified = re.findall(rf'"?([\w-]+)"?\s*\.\s*"?{table}"?(?![\w-])', sql or "", re.IGNORECASE)
+        owner = qualified[-1] if qualified else database
+        return table_uri(owner, found.group(1)) if owner else None
     if found := _S3_PATH.search(message) or _S3_ARN.search(message):
         return bucket_uri(found.group(1))
     return None

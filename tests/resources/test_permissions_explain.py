@@ -14,6 +14,7 @@ import boto3
 import pytest
 from botocore.exceptions import ReadTimeoutError
 
+from aws_data_mcp.access_links import explainer_in
 from aws_data_mcp.caller import Caller
 from aws_data_mcp.config import Settings
 from aws_data_mcp.reader import ResourceReader
@@ -358,7 +359,9 @@ def test_a_refused_query_links_the_explainer_of_what_athena_names() -> None:
                    "perform: glue:GetTable on resource: arn:aws:glue:us-east-1:1:table/sales/orders")
     assert (glue["action"], glue["explain"]) == ("glue:GetTable", "permissions://tables/sales/orders")
     governed = refused("Insufficient Lake Formation permission(s) on orders")
-    assert governed["explain"] == "permissions://tables/sales/orders"
+    assert governed["explain"] == "permissions://tables/sales/orders" and governed.get("action") is None
+    assert explainer_in("Insufficient Lake Formation permission(s) on churn_labels", "sales",
+                        'SELECT * FROM "ml_features".churn_labels') == "permissions://tables/ml_features/churn_labels"
 
 
 @pytest.mark.usefixtures("enforced")

@@ -64,10 +64,15 @@ def subscription_flags(capabilities: dict[str, Any]) -> dict[str, Any]:
     return {"resources": capabilities["resources"], "tools": capabilities["tools"]}
 
 
+def without_extensions(capabilities: dict[str, Any]) -> dict[str, Any]:
+    """The capabilities less `extensions`: the SDK announces MCP Apps (docs/views.md) in 2026-07-28's discover only."""
+    return {name: value for name, value in capabilities.items() if name != "extensions"}
+
+
 def test_lambda_advertises_the_same_on_initialize_and_discover_and_no_live_updates(on_lambda: Any) -> None:
     legacy = on_lambda(INITIALIZE, REVISION_2025)["result"]["capabilities"]
     current = on_lambda(modern("server/discover", {}), REVISION_2026)["result"]["capabilities"]
-    assert legacy == current
+    assert legacy == without_extensions(current) and "io.modelcontextprotocol/ui" in current["extensions"]
     assert subscription_flags(legacy) == NOT_STREAMED
 
 
@@ -88,7 +93,7 @@ async def test_streaming_transports_advertise_live_updates_the_same_on_both_revi
             advertised.append(client.server_capabilities.model_dump(by_alias=True, exclude_none=True))
             revisions.append(client.protocol_version)
     assert revisions == [REVISION_2025, REVISION_2026]
-    assert advertised[0] == advertised[1]
+    assert advertised[0] == without_extensions(advertised[1])
     assert subscription_flags(advertised[0]) == STREAMED
 
 

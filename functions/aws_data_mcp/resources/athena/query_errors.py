@@ -122,16 +122,15 @@ def query_failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None)
         return _over_cutoff(execution, reason, cutoff_bytes)
     if _is_denial(info, reason):
         action = _ACTION.search(reason)
-        explain = explainer_in(reason, (execution.get("QueryExecutionContext") or {}).get("Database"))
+        explain = explainer_in(reason, (execution.get("QueryExecutionContext") or {}).get("Database"),
+                               execution.get("Query"))
         return ResourceFailure(
             ErrorCode.ACCESS_DENIED, f"Athena was denied while running query {query_id}: {reason}",
             details=["Ask for the permission named here on the table's data, its catalog entry or the results "
                      "location; the query ran as you.",
                      *([f"Read {explain}: each link of the chain, checked as you, with the fix to copy."]
                        if explain else [])],
-            action=f"{action.group(1)}:{action.group(2)}" if action else (
-                "lakeformation:SELECT" if "lake formation" in reason.lower() else None),
-            retry=False, explain=explain)
+            action=f"{action.group(1)}:{action.group(2)}" if action else None, retry=False, explain=explain)
     if _is_data_error(info, reason):
         return _data_error(info, reason, query_id)
     if info["name"] in SYSTEM_ERROR_NAMES or info["category"] in ("SYSTEM", "OTHER"):
