@@ -27,6 +27,7 @@ from .account import CONFLICTING_ENVIRONMENT, DemoAccount
 from .authorization_server import ACCESS_TOKEN_LIFETIME_SECONDS, DemoAuthorizationServer, with_sign_in
 from .callers import CALLERS, FUNCTION_USER, DemoCaller, identity_claims
 from .gateway import API_ID, ApiGatewayFront, DemoIssuer
+from .member_accounts import accounts_line, hosted_environment
 from .seed_data import QUERY_WORKGROUPS
 
 TOKEN_LIFETIME_SECONDS = 12 * 3600
@@ -80,6 +81,7 @@ def handler_environment(account: DemoAccount, auth_mode: str, url: str) -> dict[
         "AWS_DATA_MCP_OIDC_ROLE_ARN": roles["demo-analyst-role"],
         "AWS_DATA_MCP_OIDC_ROLE_MAP": json.dumps({c.group: roles[c.role] for c in CALLERS}),
         "AWS_DATA_MCP_QUERY_WORKGROUPS": ",".join(QUERY_WORKGROUPS),
+        **hosted_environment(account.account_id),
     }
 
 
@@ -159,6 +161,7 @@ def banner(demo: HostedDemo, metrics: Path | None = None) -> str:
         else:
             lines.append(f"Authorization: Bearer {demo.token(caller)}")  # once: each is about 900 characters
         lines.append("")
+    lines.append(accounts_line(demo.account.account_id, hosted=True))
     if demo.auth_mode == "oidc":
         lines.append(f"Issuer: {demo.url.removesuffix('/mcp')} (JWKS and discovery under /.well-known/)")
     if metrics is not None:
