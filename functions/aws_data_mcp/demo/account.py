@@ -196,8 +196,7 @@ class DemoAccount:
                 if self._hosted_callers:
                     self.caller_roles = seed_hosted_callers(admin.client("iam"), self._inventory.account_id,
                                                             self._region)
-                seed_member_accounts(admin.client("iam"), self._inventory.account_id, self._region, _SeedSession,
-                                     self._hosted_callers)
+                seed_member_accounts(admin, self._inventory.account_id, self._region, self._hosted_callers)
             athena_engine.install()  # after the seed: its history keeps the states it was given
             # The caller's key is issued by moto's IAM backend directly, not through the API: botocore logs
             # response bodies at DEBUG, and CreateAccessKey's body carries the secret.

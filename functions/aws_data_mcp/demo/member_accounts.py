@@ -114,12 +114,13 @@ def _csv(table: Table, rows: tuple[tuple[Any, ...], ...]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def _session_in(account_id: str, region: str, session_class: type[boto3.Session]) -> tuple[boto3.Session, str]:
-    """A session acting in `account_id` while IAM is not enforced (moto resolves a key's account from where it was
-    issued), and its key id, to be withdrawn after the seed."""
+def _clients_in(account_id: str, region: str, seed: boto3.Session) -> tuple[list[Any], str]:
+    """S3, Glue and IAM clients acting in `account_id` while IAM is not enforced (moto resolves a key's account from
+    where it was issued), made by the seed's session (its service models already loaded), and the key's id, to be
+    withdrawn after the seed."""
     key = iam_backends[account_id][get_partition(region)].create_temp_access_key()
-    return session_class(aws_access_key_id=key.access_key_id, aws_secret_access_key=key.secret_access_key,
-                         region_name=region), key.access_key_id
+    return [seed.client(name, aws_access_key_id=key.access_key_id, aws_secret_access_key=key.secret_access_key)
+            for name in ("s3", "glue", "iam")], key.access_key_id
 
 
 def _role(iam: Any, name: str, statements: list[dict[str, Any]]) -> None:
@@ -128,9 +129,8 @@ def _role(iam: Any, name: str, statements: list[dict[str, Any]]) -> None:
     iam.put_role_policy(RoleName=name, PolicyName="read", PolicyDocument=caller_read_policy())
 
 
-def _seed_member(account: MemberAccount, home_id: str, region: str, session_class: type[boto3.Session]) -> None:
-    session, key_id = _session_in(account.id, region, session_class)
-    s3, glue, iam = (session.client(name) for name in ("s3", "glue", "iam"))
+def _seed_member(account: MemberAccount, home_id: str, region: str, seed: boto3.Session) -> None:
+    (s3, glue, iam), key_id = _clients_in(account.id, region, seed)
     s3.create_bucket(Bucket=account.bucket)
     glue.create_database(DatabaseInput={"Name": account.database, "Description": account.description,
                                         "LocationUri": f"s3://{account.bucket}/{account.database}/"})
@@ -147,15 +147,15 @@ def _seed_member(account: MemberAccount, home_id: str, region: str, session_clas
     iam_backends[account.id][get_partition(region)].access_keys.pop(key_id)
 
 
-def seed_member_accounts(home_iam: Any, home_id: str, region: str, session_class: type[boto3.Session],
-                         hosted_callers: bool) -> None:
+def seed_member_accounts(seed: boto3.Session, home_id: str, region: str, hosted_callers: bool) -> None:
     """The member accounts' data and roles, and the home identities' permission to assume those roles (a cross-
     account AssumeRole needs it on both sides). Run while IAM is not enforced."""
     for account in ACCOUNTS:
-        _seed_member(account, home_id, region, session_class)
+        _seed_member(account, home_id, region, seed)
     targets = [account.id for account in ACCOUNTS]
     carry = policy({"Effect": "Allow", "Action": ["sts:AssumeRole", "sts:SetSourceIdentity"],
                     "Resource": [f"arn:aws:iam::{number}:role/{LOCAL_ROLE}" for number in targets]})
+    home_iam = seed.client("iam")
     home_iam.put_user_policy(UserName=DEMO_CALLER_USER, PolicyName="reach-member-accounts", PolicyDocument=carry)
     if hosted_callers:
         for role in {caller.role for caller in CALLERS}:
