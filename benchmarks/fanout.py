@@ -166,14 +166,18 @@ class FarAwayEndpoint:
         self.calls: Counter[str] = Counter()
         self.spans: list[tuple[float, float]] = []
         """Each attempt's start and end here, for the most calls in flight at once (the connections they need)."""
-        self._answers: dict[tuple[str, str, bytes], tuple[int, dict[str, str], bytes]] = {}
+        self._answers: dict[tuple[str, str, bytes, str, str], tuple[int, dict[str, str], bytes]] = {}
         self._lock = threading.Lock()
         self._http = URLLib3Session()
 
     def __call__(self, event_name: str, request: Any, **_: Any) -> AWSResponse:
         started = time.perf_counter()
         body = request.body if isinstance(request.body, bytes) else str(request.body or "").encode()
-        key = (request.method, request.url, body)
+        # JSON services' operation is a header (Athena's ListDataCatalogs and Glue's GetDatabases both send `{}` to
+        # one endpoint) and the signer's key says whose answer it is (each account's differs)
+        target = str(request.headers.get("X-Amz-Target", ""))
+        signer = str(request.headers.get("Authorization", "")).partition("Credential=")[2].split("/")[0]
+        key = (request.method, request.url, body, target, signer)
         with self._lock:
             self.calls[event_name.split(".", 1)[1]] += 1
             answer = self._answers.get(key)

@@ -18,6 +18,8 @@ Measurements (names for --only):
   package  unzipped function + layer from `sam build`
   fanout   permissions://discover, athena://workgroups, athena://query/history against moto with 50 ms
            injected per AWS call, beside the sequential time (calls x 50 ms) and the floor (waves x 50 ms)
+  accounts athena://databases?account=* over three accounts vs one account's read of the same view, against moto
+           with 50 ms injected per AWS call (every account's calls)
   query    an Athena result through `serve` (SDK client, one kept-alive local HTTP connection) vs a bare boto3 loop
            over GetQueryResults pages, both against the demo account's Athena: time to the first row, time to
            page 100,000 rows, and the server's RSS while it pages 1,000,000
@@ -63,6 +65,7 @@ GROWTH_BUDGET = Budget(2, "MB")
 PACKAGE_BUDGET = Budget(50, "MB")
 PAGING_BUDGET = Budget(1.2)
 CPU_BOUND_BUDGET = Budget(1.2)
+ACCOUNTS_BUDGET = Budget(1.3)
 QUERY_GROWTH_BUDGET = Budget(50, "MB")
 QUERY_TIMEOUT_SECONDS = 1800
 GUARD_REFUSAL_BUDGET = Budget(1.0)
@@ -215,6 +218,22 @@ def measure_fanout(args: argparse.Namespace) -> Section:
     return rows, raw
 
 
+def measure_accounts(args: argparse.Namespace) -> Section:
+    raw = harness.run_worker("accounts", str(args.accounts_repeats))
+    wall = {name: harness.median(values) for name, values in raw["wall_s"].items()}
+    calls, delay = raw["calls"], raw["delay_s"] * 1e3
+    size = f"{raw['databases']} databases of {raw['tables']} tables each"
+    return [
+        Row(f"athena://databases?account=* over {raw['accounts']} accounts, wall (median of "
+            f"{len(raw['wall_s']['all'])})", seconds(wall["all"]), seconds(wall["home"]), wall["all"] / wall["home"],
+            ACCOUNTS_BUDGET, note=f"baseline: the home account's athena://databases, same run; {size} per account, "
+                                  f"{calls['all']} vs {calls['home']} AWS calls x {delay:.0f} ms"),
+        Row("  vs one member account's (?account=lake)", seconds(wall["all"]), seconds(wall["lake"]),
+            wall["all"] / wall["lake"], note=f"the caller's role session there made before timing; "
+                                             f"{calls['lake']} AWS calls"),
+    ], raw
+
+
 def measure_query(args: argparse.Namespace) -> Section:
     raw = harness.run_worker("query", str(args.query_rounds), timeout=QUERY_TIMEOUT_SECONDS)
     first = {name: harness.median(values) for name, values in raw["first_row_s"].items()}
@@ -305,13 +324,14 @@ MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "package": measure_package,
     "instructions": measure_instructions,
     "fanout": measure_fanout,
+    "accounts": measure_accounts,
     "query": measure_query,
     "signin": measure_signin,
     "guard": measure_guard,
     "first": measure_first,
 }
-DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout", "first", "query", "signin",
-           "guard")
+DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout", "accounts", "first", "query",
+           "signin", "guard")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -323,6 +343,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--cold-runs", type=int, default=15, help="fresh-process pairs for the cold start")
     parser.add_argument("--invocations", type=int, default=1000, help="warm invocations for the memory figure")
     parser.add_argument("--fanout-repeats", type=int, default=5, help="reads per fan-out resource")
+    parser.add_argument("--accounts-repeats", type=int, default=7, help="reads per variant of the accounts figure")
     parser.add_argument("--first-samples", type=int, default=5, help="fresh processes per first-read variant")
     parser.add_argument("--query-rounds", type=int, default=5, help="alternating rounds of each query figure")
     parser.add_argument("--signin-rounds", type=int, default=5, help="rounds of the sign-in figure (3 users each)")

@@ -162,6 +162,13 @@ def fanout(repeats: int) -> dict[str, Any]:
     return fanout_scenarios.measure(repeats)
 
 
+def accounts(repeats: int) -> dict[str, Any]:
+    """`?account=*` over three accounts vs one account's read, 50 ms per AWS call (see accounts.py)."""
+    import accounts as account_reads
+
+    return account_reads.measure(repeats)
+
+
 def http(requests: int) -> dict[str, Any]:
     """Measurement 7: static reads over local HTTP, `serve` vs a bare SDK app on uvicorn (see local_http.py)."""
     import local_http
@@ -198,6 +205,7 @@ WORKERS: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
     "memory": (memory, 1000),
     "profile": (profile, 500),
     "fanout": (fanout, 5),
+    "accounts": (accounts, 5),
     "http": (http, 500),
     "query": (query, 5),
     "signin": (signin, 5),

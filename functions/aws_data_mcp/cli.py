@@ -69,6 +69,15 @@ def _with_demo_workgroups(settings: Settings) -> Settings:
     return settings if settings.query_workgroups else dataclasses.replace(settings, query_workgroups=QUERY_WORKGROUPS)
 
 
+def _with_demo_accounts(settings: Settings, home_id: str) -> Settings:
+    """The demo's accounts (home, lake, sandbox; the demo caller reaches each through its role there), unless
+    AWS_DATA_MCP_ACCOUNTS names others."""
+    from aws_data_mcp.demo.member_accounts import LOCAL_ROLE, demo_accounts
+
+    return settings if settings.accounts else dataclasses.replace(settings, accounts=demo_accounts(home_id),
+                                                                  account_role=LOCAL_ROLE)
+
+
 def client_configurations(url: str, token: str | None, stdio_args: list[str], stdio_env: dict[str, str],
                           python: str = sys.executable) -> dict[str, Any]:
     """Ready-to-paste configuration for the common MCP clients: HTTP ones with the token's header, if any. The
@@ -131,9 +140,12 @@ def _profile_note(profiles: Path) -> str:
 
 
 def _demo_banner(settings: Settings, inventory: Any, token_ignored: bool, profiles: Path) -> str:
+    from aws_data_mcp.demo.member_accounts import accounts_line
+
     url = f"http://{settings.host}:{settings.port}/mcp"
     notes = [f"Seeded data lake: {inventory}", "No access token: the demo serves only the emulated account, "
-             "never your credentials (`serve` asks for one).", DEMO_QUESTION, _profile_note(profiles)]
+             "never your credentials (`serve` asks for one).", DEMO_QUESTION, _profile_note(profiles),
+             accounts_line(inventory.account_id)]
     if token_ignored:
         notes.append("AWS_DATA_MCP_TOKEN is set and ignored: the demo takes no token.")
     return banner(f"aws-data-mcp demo: serving {url} against an emulated AWS account", notes,
@@ -281,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             with _demo_account(profiles) as account:
                 from aws_data_mcp.demo.seed_data import DEMO_DATA_STORY
 
-                settings = _with_demo_workgroups(settings)
+                settings = _with_demo_accounts(_with_demo_workgroups(settings), account.account_id)
                 if args.command == "demo":
                     # The demo is documented and printed as tokenless: a token from the shell would 401 its clients.
                     demo = dataclasses.replace(settings, local_token="")

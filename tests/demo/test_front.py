@@ -111,7 +111,7 @@ async def test_iam_callers_through_mcp_proxy_for_aws_over_stdio(iam_demo: tuple[
 
 def test_the_iam_banner_pins_the_tested_proxy_and_says_what_runs_it() -> None:
     demo = SimpleNamespace(auth_mode="iam", url="http://127.0.0.1:8000/mcp", profiles=None,
-                           account=SimpleNamespace(region="us-east-1"),
+                           account=SimpleNamespace(region="us-east-1", account_id="123456789012"),
                            profile_environment=lambda: {"AWS_CONFIG_FILE": "/state/demo-iam/config"})
     text = banner(demo)  # type: ignore[arg-type]
     commands = re.findall(r"^  uvx (\S+) ", text, re.M)

@@ -13,6 +13,7 @@ from xdist.scheduler import LoadScopeScheduling
 
 SHARED_PROCESSES = {
     "tests/demo/test_front.py": "hosted-demos",
+    "tests/demo/test_front_accounts.py": "hosted-demos",
     "tests/demo/test_front_workflows.py": "hosted-demos",
     "tests/demo/test_readme_clients.py": "hosted-demos",
     "tests/demo/test_sign_in.py": "hosted-demos",

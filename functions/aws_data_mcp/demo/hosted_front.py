@@ -26,6 +26,7 @@ from .account import CONFLICTING_ENVIRONMENT, DemoAccount
 from .authorization_server import ACCESS_TOKEN_LIFETIME_SECONDS, DemoAuthorizationServer, with_sign_in
 from .callers import CALLERS, FUNCTION_USER, DemoCaller, identity_claims
 from .gateway import API_ID, ApiGatewayFront, DemoIssuer
+from .member_accounts import accounts_line, hosted_environment
 from .profiles import ProfileKeys, profile_environment, profile_hint, write_profiles
 from .seed_data import QUERY_WORKGROUPS
 
@@ -79,6 +80,7 @@ def handler_environment(account: DemoAccount, auth_mode: str, url: str) -> dict[
         "AWS_DATA_MCP_OIDC_ROLE_ARN": roles["demo-analyst-role"],
         "AWS_DATA_MCP_OIDC_ROLE_MAP": json.dumps({c.group: roles[c.role] for c in CALLERS}),
         "AWS_DATA_MCP_QUERY_WORKGROUPS": ",".join(QUERY_WORKGROUPS),
+        **hosted_environment(account.account_id),
     }
 
 
@@ -149,6 +151,7 @@ def banner(demo: HostedDemo, metrics: Path | None = None) -> str:
         if demo.profiles is not None:
             lines.append(f"As {caller.name} against the same account: {profile_hint(demo.profiles, caller.name)}")
         lines.append("")
+    lines.append(accounts_line(demo.account.account_id, hosted=True))
     if demo.auth_mode == "oidc":
         lines.append(f"Issuer: {demo.url.removesuffix('/mcp')} (JWKS and discovery under /.well-known/)")
     if metrics is not None:
