@@ -120,6 +120,11 @@ def _evaluate(statements: list[dict[str, Any]], action: str, resource: str) -> P
     return IAMPolicy(json.dumps({"Statement": without_principal})).is_action_permitted(action, resource)
 
 
+def for_everyone(document: str | None, action: str, resource: str) -> PermissionResult:
+    """What a resource policy's statements naming everyone (``*``) say: all an unsigned request is held to."""
+    return _evaluate([s for s in _statements(document) if _named(s, ())], action, resource)
+
+
 def decide(caller: Caller, action: str, resource: str, resource_policy: str | None = None, *,
            key_policy: bool = False) -> Verdict:
     """Whether `caller` may do `action` on `resource`: identity policies and, if any, the resource's policy.

@@ -19,10 +19,11 @@ test. Each extension replaces one attribute of one moto class (see ``Extension``
   ``AttributesToGet``.
 * IAM: ``SimulatePrincipalPolicy`` exists (moto lacks it), evaluated with moto's own policy engine.
 * Resource checks, decided by the code the demo's Athena decides with (``athena_access``), so a direct call and a
-  query agree: S3 weighs the bucket policy beside the identity's (moto: identity only), and a GET of an SSE-KMS
-  object needs ``kms:Decrypt`` on its key (key policy, IAM where it delegates), refused as S3 words it; Glue
-  authorises against the database's or table's ARN (moto: ``*``); Lake Formation's ``ListPermissions`` lists
-  column grants (moto leaves them out) and, for a caller who is not a data lake administrator, only the
+  query agree: S3 weighs the bucket policy beside the identity's (moto: identity only; and a Deny binds those it
+  names, not everyone), and a GET of an SSE-KMS object needs ``kms:Decrypt`` on its key (key policy, IAM where it
+  delegates), refused as S3 words it; Glue authorises against the database's or table's ARN, IAM's
+  SimulatePrincipalPolicy against the simulated principal (moto: ``*``); Lake Formation's ``ListPermissions``
+  lists column grants (moto leaves them out) and, for a caller who is not a data lake administrator, only the
   permissions the caller holds on the resource, as AWS filters it.
 
 ``EXTENSIONS`` are installed wherever moto serves the product (``install_moto_extensions``; ``DemoAccount``
@@ -56,10 +57,10 @@ from moto.iam.responses import IamResponse
 from moto.lakeformation.models import LakeFormationBackend
 from moto.lakeformation.responses import LakeFormationResponse
 from moto.s3.exceptions import S3ClientError
-from moto.s3.models import s3_backends
+from moto.s3.models import FakeBucket, s3_backends
 from moto.s3.responses import S3Response
 
-from .athena_access import caller_of, caller_of_key, key_arn, kms_verdict, not_authorized, s3_verdict
+from .athena_access import caller_of, caller_of_key, for_everyone, key_arn, kms_verdict, not_authorized, s3_verdict
 
 EXECUTION_DETAILS_ATTR = "aws_data_mcp_demo_details"
 """Attribute of moto's athena Execution objects holding what the seed decided for them (state reason, error,
@@ -147,6 +148,21 @@ def _s3_check_action_permitted(self: S3IAMRequest, resource: str) -> None:
         raise S3ClientError("AccessDenied", not_authorized(caller, "kms:Decrypt", arn, verdict))
 
 
+def _bucket_permission(self: FakeBucket, action: str, resource: str) -> PermissionResult:
+    """What moto weighs before authorising an object request: only the statements naming everyone (moto weighs
+    every statement, so a Deny naming one role refused all); those naming the signer are weighed with it above."""
+    policy = self.policy.decode() if isinstance(self.policy, bytes) else self.policy
+    return for_everyone(policy, action, resource)
+
+
+def _iam_determine_resource(self: IamResponse) -> str:
+    """The principal a SimulatePrincipalPolicy request simulates, so a caller may be allowed to simulate itself
+    only, as IAM scopes it (moto checks `*`)."""
+    if self._get_action() == "SimulatePrincipalPolicy":
+        return str(self._get_param("PolicySourceArn") or "*")
+    return _moto_iam_resource(self)
+
+
 def _glue_determine_resource(self: GlueResponse) -> str:
     """The database or table a Glue request names, so a statement scoped to one applies (moto checks `*`)."""
     try:
@@ -160,6 +176,7 @@ def _glue_determine_resource(self: GlueResponse) -> str:
     return f"{head}:table/{database}/{table}" if isinstance(table, str) else f"{head}:database/{database}"
 
 
+_moto_iam_resource = IamResponse._determine_resource
 _moto_list_permissions = LakeFormationBackend.list_permissions
 _moto_list_permissions_response = LakeFormationResponse.list_permissions
 _READS = frozenset({"SELECT", "ALL"})
@@ -493,6 +510,8 @@ GLUE: tuple[Extension, ...] = (
 IAM: tuple[Extension, ...] = (Extension(IamResponse, "simulate_principal_policy", _iam_simulate_principal_policy),)
 RESOURCE_CHECKS: tuple[Extension, ...] = (
     Extension(S3IAMRequest, "check_action_permitted", _s3_check_action_permitted),
+    Extension(FakeBucket, "get_permission", _bucket_permission),
+    Extension(IamResponse, "_determine_resource", _iam_determine_resource),
     Extension(GlueResponse, "_determine_resource", _glue_determine_resource),
     Extension(LakeFormationBackend, "list_permissions", _list_permissions_with_columns),
     Extension(LakeFormationResponse, "list_permissions", _lakeformation_list_permissions),
