@@ -190,7 +190,7 @@ def test_a_caller_allowed_end_to_end(lake: dict[str, dict[str, str]]) -> None:
                             "lakeformation.ListResources": 1, "lakeformation.ListPermissions": 1,
                             "lakeformation.GetDataLakeSettings": 1, "athena.GetWorkGroup": 1,
                             "iam.SimulatePrincipalPolicy": 2, "s3.ListObjectsV2": 1, "s3.GetBucketPolicy": 2,
-                            "s3.GetBucketEncryption": 1, "s3.GetObject": 1}
+                            "s3.GetBucketEncryption": 1, "s3.GetObject": 1, "s3.HeadObject": 1}
 
 
 @pytest.mark.usefixtures("enforced")
