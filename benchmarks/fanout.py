@@ -87,11 +87,16 @@ SCENARIOS = (
     Scenario("admin://roles", 2, None, f"{ROLES} roles"),  # ListRoles -> GetRole
     Scenario("permissions://recommendations", 3, None,  # discover's 3 waves, workgroups' and table buckets' beside
              f"{BUCKETS} buckets, {WORKGROUPS} workgroups, {DATABASES} databases"),
+    # Glue, LF, workgroup, simulation -> listing, bucket policies, encryption -> one-byte read, head, key, simulation
+    Scenario("permissions://tables/sales/orders", 3, None, "one table, one workgroup"),
 )
+EXPLAINED_WORKGROUP = "bench-guarded"
+"""The workgroup the table explainer checks: its cutoff set and enforced, as athena_query requires."""
 
 
 CALLER_POLICY = """{"Version": "2012-10-17", "Statement": [
-  {"Effect": "Allow", "Action": ["s3:*", "athena:*", "glue:*", "iam:Get*", "iam:List*", "iam:Simulate*"],
+  {"Effect": "Allow", "Action": ["s3:*", "athena:*", "glue:*", "iam:Get*", "iam:List*", "iam:Simulate*",
+                                 "lakeformation:List*", "lakeformation:GetDataLakeSettings", "kms:GetKeyPolicy"],
    "Resource": "*"},
   {"Effect": "Deny", "Action": "s3:PutObject", "Resource": "arn:aws:s3:::bench-bucket-00*/*"}]}"""
 
@@ -113,7 +118,13 @@ def _seed(endpoint: str) -> dict[str, str]:
     for index in range(EXECUTIONS):
         athena.start_query_execution(QueryString=f"SELECT {index}", WorkGroup=f"bench-wg-{index % 8:02d}",
                                      ResultConfiguration={"OutputLocation": "s3://bench-bucket-000/q/"})
+    athena.create_work_group(Name=EXPLAINED_WORKGROUP, Configuration={
+        "ResultConfiguration": {"OutputLocation": "s3://bench-bucket-001/results/"},
+        "EnforceWorkGroupConfiguration": True, "BytesScannedCutoffPerQuery": 10 * 1024 ** 3})
     glue = session.client("glue", endpoint_url=endpoint)
+    glue.create_database(DatabaseInput={"Name": "sales"})
+    glue.create_table(DatabaseName="sales", TableInput={"Name": "orders", "StorageDescriptor": {
+        "Location": "s3://bench-bucket-001/data/", "Columns": [{"Name": "id", "Type": "bigint"}]}})
     for index in range(DATABASES):
         glue.create_database(DatabaseInput={"Name": f"bench_db_{index:02d}"})
         for table in range(TABLES):
@@ -210,6 +221,9 @@ class _Replay:
     def stream(self, **_: Any) -> Any:
         yield self._content
 
+    def close(self) -> None:
+        """A streamed body (S3's GetObject) is closed by its reader; a replay holds nothing to release."""
+
 
 def bare_admin_users(iam: Any) -> int:
     """What admin://users asks, the plain boto3 way: one call at a time, paginators as boto3 documents them.
@@ -260,7 +274,8 @@ def measure(repeats: int) -> dict[str, Any]:
                           AWS_DEFAULT_REGION=REGION, AWS_REGION=REGION)
         os.environ.update(_seed(endpoint))
         width = int(os.environ.get("AWS_DATA_MCP_FANOUT_WIDTH", Settings.fanout_width))  # to compare widths
-        settings = Settings(mode="local", cache_ttl_seconds=0, region=REGION, fanout_width=width)
+        settings = Settings(mode="local", cache_ttl_seconds=0, region=REGION, fanout_width=width,
+                            query_workgroups=(EXPLAINED_WORKGROUP,))
         mcp = create_server(settings)
         endpoint_far_away = FarAwayEndpoint()
         local_chain.reset()

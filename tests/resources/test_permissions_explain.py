@@ -1,6 +1,6 @@
 """permissions://tables/{database}/{table} and permissions://buckets/{bucket} on an account whose IAM moto enforces
-(with Glue's, S3's and KMS's resource checks filled in: `access_gaps`): a caller allowed end to end, and one
-refusal per link of the chain, each fixed by applying the explainer's own fix as an administrator."""
+(with Glue's, S3's and KMS's resource checks filled in: `moto_extensions.RESOURCE_CHECKS`): a caller allowed end to
+end, and one refusal per link of the chain, each fixed by applying the explainer's own fix as an administrator."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from support.events import load_event
 from support.faults import AwsFaults
 from support.servers import ServerThread, free_port, lambda_container
 
-from .access_gaps import access_checks, enforced  # noqa: F401  (fixtures)
+from .access_gaps import enforced  # noqa: F401  (fixture)
 from .reading import read_everywhere, reset_moto
 
 pytestmark = pytest.mark.anyio
@@ -191,7 +191,7 @@ def test_a_caller_allowed_end_to_end(lake: dict[str, dict[str, str]]) -> None:
                             "lakeformation.ListResources": 1, "lakeformation.ListPermissions": 1,
                             "lakeformation.GetDataLakeSettings": 1, "athena.GetWorkGroup": 1,
                             "iam.SimulatePrincipalPolicy": 2, "s3.ListObjectsV2": 1, "s3.GetBucketPolicy": 2,
-                            "s3.GetBucketEncryption": 1, "s3.GetObject": 1}
+                            "s3.GetBucketEncryption": 1, "s3.GetObject": 1, "s3.HeadObject": 1}
 
 
 @pytest.mark.usefixtures("enforced")

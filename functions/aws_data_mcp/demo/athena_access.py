@@ -75,12 +75,16 @@ def caller_of(request: Any) -> Caller | None:
         key = create_access_key(request.current_account, request.partition, key_id, dict(request.headers))
     except CreateAccessKeyFailure:  # moto authorised the request, so its key is known
         return None
+    return caller_of_key(key, request.partition)
+
+
+def caller_of_key(key: IAMUserAccessKey | AssumedRoleAccessKey, partition: str) -> Caller:
+    """The caller who signed with `key` (a user's, or a role session's)."""
     names = {key.arn}
     if isinstance(key, AssumedRoleAccessKey):
-        names.add(f"arn:{request.partition}:iam::{request.current_account}:role/{key._owner_role_name}")
+        names.add(f"arn:{partition}:iam::{key.account_id}:role/{key._owner_role_name}")
     assert isinstance(key, IAMUserAccessKey | AssumedRoleAccessKey)
-    return Caller(key.arn, frozenset(names), tuple(IAMPolicy(p) for p in key.collect_policies()),
-                  request.current_account)
+    return Caller(key.arn, frozenset(names), tuple(IAMPolicy(p) for p in key.collect_policies()), key.account_id)
 
 
 # --------------------------------------------------------------------------- policy evaluation
@@ -116,6 +120,11 @@ def _evaluate(statements: list[dict[str, Any]], action: str, resource: str) -> P
     return IAMPolicy(json.dumps({"Statement": without_principal})).is_action_permitted(action, resource)
 
 
+def for_everyone(document: str | None, action: str, resource: str) -> PermissionResult:
+    """What a resource policy's statements naming everyone (``*``) say: all an unsigned request is held to."""
+    return _evaluate([s for s in _statements(document) if _named(s, ())], action, resource)
+
+
 def decide(caller: Caller, action: str, resource: str, resource_policy: str | None = None, *,
            key_policy: bool = False) -> Verdict:
     """Whether `caller` may do `action` on `resource`: identity policies and, if any, the resource's policy.
@@ -142,7 +151,7 @@ def decide(caller: Caller, action: str, resource: str, resource_policy: str | No
     return Verdict(False, f"because no identity-based policy allows the {action} action")
 
 
-def _not_authorized(caller: Caller, action: str, resource: str, verdict: Verdict) -> str:
+def not_authorized(caller: Caller, action: str, resource: str, verdict: Verdict) -> str:
     return f"User: {caller.arn} is not authorized to perform: {action} on resource: {resource} {verdict.why}"
 
 
@@ -184,7 +193,7 @@ class CallerAccess:
             raise QueryFailure(
                 f"Access denied when writing output to url: {output_location} . Please ensure you are allowed to "
                 "access the S3 bucket. If you are encrypting query results with KMS key, please ensure you are "
-                f"allowed to access your KMS key ({_not_authorized(self._caller, action, resource, verdict)})",
+                f"allowed to access your KMS key ({not_authorized(self._caller, action, resource, verdict)})",
                 error_type=S3_PERMISSION_ERROR)
 
     # -- the catalog (lake_query calls these while it resolves a table)
@@ -199,7 +208,7 @@ class CallerAccess:
                 if not verdict.allowed:
                     raise QueryFailure(
                         "Insufficient permissions to execute the query. "
-                        f"{_not_authorized(self._caller, action, arn, verdict)} (Service: AWSGlue; Status Code: "
+                        f"{not_authorized(self._caller, action, arn, verdict)} (Service: AWSGlue; Status Code: "
                         "400; Error Code: AccessDeniedException)", error_type=PERMISSION_ERROR)
 
     def columns(self, database: str, table: str, definition: Mapping[str, Any]) -> frozenset[str] | None:
@@ -214,7 +223,7 @@ class CallerAccess:
         if not verdict.allowed:
             raise QueryFailure(
                 "Insufficient permissions to execute the query. "
-                f"{_not_authorized(self._caller, 'lakeformation:GetDataAccess', '*', verdict)}",
+                f"{not_authorized(self._caller, 'lakeformation:GetDataAccess', '*', verdict)}",
                 error_type=PERMISSION_ERROR)
         names = [c["Name"] for c in definition["StorageDescriptor"]["Columns"]]
         names += [k["Name"] for k in definition.get("PartitionKeys") or []]
@@ -260,30 +269,45 @@ class CallerAccess:
             service = "AWSKMS; Status Code: 400; Error Code: AccessDeniedException" if action.startswith("kms:") \
                 else "Amazon S3; Status Code: 403; Error Code: AccessDenied"
             raise QueryFailure(
-                f"Permission denied on S3 path: {path} ({_not_authorized(self._caller, action, resource, verdict)} "
+                f"Permission denied on S3 path: {path} ({not_authorized(self._caller, action, resource, verdict)} "
                 f"(Service: {service})). This query ran against the \"{self._database}\" database, unless "
                 "qualified by the query.", error_type=S3_PERMISSION_ERROR)
 
     def _s3_verdict(self, action: str, bucket: str, key: str = "") -> Verdict:
-        try:
-            policy = self._s3.get_bucket(bucket).policy
-        except Exception:  # moto's NoSuchBucket: nothing to read or write there, as AWS answers it
+        if bucket not in self._s3.buckets:  # nothing to read or write there, as AWS answers it
             return Verdict(False, "because the bucket does not exist")
-        document = policy.decode() if isinstance(policy, bytes) else policy
-        return decide(self._caller, action, _s3_arn(bucket, key), document)
+        return s3_verdict(self._caller, action, bucket, key)
 
     def _key_arn(self, key_id: str) -> str:
-        if key_id.startswith("arn:"):
-            return key_id
-        return f"arn:aws:kms:{self._region}:{self._account}:key/{key_id}"
+        return key_arn(key_id, self._region, self._account)
 
-    def _kms_verdict(self, action: str, key_arn: str) -> Verdict:
-        key_id = key_arn.rsplit("/", 1)[-1]
-        region = key_arn.split(":")[3] if key_arn.startswith("arn:") else self._region
-        key = kms_backends[self._account][region].keys.get(key_id)
-        if key is None:  # a key that does not exist (or is another account's) cannot be used
-            return Verdict(False, "because the key does not exist or is not accessible")
-        return decide(self._caller, action, key.arn, key.policy, key_policy=True)
+    def _kms_verdict(self, action: str, key: str) -> Verdict:
+        return kms_verdict(self._caller, action, key, self._region)
+
+
+def s3_verdict(caller: Caller, action: str, bucket: str, key: str = "") -> Verdict:
+    """`action` on the bucket (or an object of it) as S3 decides it: the caller's identity policies and the bucket's
+    policy (none where the bucket does not exist: then S3 answers that)."""
+    found = s3_backends[caller.account_id]["aws"].buckets.get(bucket)
+    policy = found.policy if found is not None else None
+    document = policy.decode() if isinstance(policy, bytes) else policy
+    return decide(caller, action, _s3_arn(bucket, key), document)
+
+
+def key_arn(key_id: str, region: str, account_id: str) -> str:
+    if key_id.startswith("arn:"):
+        return key_id
+    return f"arn:aws:kms:{region}:{account_id}:key/{key_id}"
+
+
+def kms_verdict(caller: Caller, action: str, arn: str, region: str) -> Verdict:
+    """`action` on a KMS key as KMS decides it: its key policy, and IAM's where the key policy delegates to it."""
+    key_id = arn.rsplit("/", 1)[-1]
+    region = arn.split(":")[3] if arn.startswith("arn:") else region
+    key = kms_backends[caller.account_id][region].keys.get(key_id)
+    if key is None:  # a key that does not exist (or is another account's) cannot be used
+        return Verdict(False, "because the key does not exist or is not accessible")
+    return decide(caller, action, key.arn, key.policy, key_policy=True)
 
 
 def _columns_of(resource: Mapping[str, Any], database: str, table: str, names: list[str]) -> set[str]:

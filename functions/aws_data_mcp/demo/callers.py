@@ -29,6 +29,7 @@ from .seed_data import (
     DENIED_WORKGROUP,
     caller_read_policy,
     caller_restrictions_policy,
+    explain_own_access_statement,
     workflow_table_statement,
 )
 
@@ -98,7 +99,13 @@ def _contractor_policy(account_id: str, region: str) -> str:
             "athena:GetWorkGroup", "athena:StartQueryExecution", "athena:StopQueryExecution",
             "athena:GetQueryExecution", "athena:GetQueryResults", "athena:ListQueryExecutions"]},
         {"Sid": "WritePartnerResults", "Effect": "Allow", "Action": ["s3:PutObject", "s3:AbortMultipartUpload"],
-         "Resource": f"arn:aws:s3:::{BUCKET_RESULTS}/partners/*"}]})
+         "Resource": f"arn:aws:s3:::{BUCKET_RESULTS}/partners/*"},
+        {"Sid": "ReadTheirBucketsPolicies", "Effect": "Allow",
+         "Action": ["s3:GetBucketPolicy", "s3:GetEncryptionConfiguration"],
+         "Resource": [f"arn:aws:s3:::{BUCKET_CURATED}", f"arn:aws:s3:::{BUCKET_RESULTS}"]},
+        {"Sid": "SimulateTheirOwnRole", "Effect": "Allow", "Action": "iam:SimulatePrincipalPolicy",
+         "Resource": f"arn:aws:iam::{account_id}:role/{CONTRACTOR_ROLE}"},
+        explain_own_access_statement()]})
 
 
 def seed_hosted_callers(iam: Any, account_id: str, region: str) -> dict[str, str]:

@@ -18,6 +18,13 @@ test. Each extension replaces one attribute of one moto class (see ``Extension``
 * Glue: ``GetDatabases`` and ``GetTables`` page (moto returns everything at once); ``GetTables`` honours
   ``AttributesToGet``.
 * IAM: ``SimulatePrincipalPolicy`` exists (moto lacks it), evaluated with moto's own policy engine.
+* Resource checks, decided by the code the demo's Athena decides with (``athena_access``), so a direct call and a
+  query agree: S3 weighs the bucket policy beside the identity's (moto: identity only; and a Deny binds those it
+  names, not everyone), and a GET of an SSE-KMS object needs ``kms:Decrypt`` on its key (key policy, IAM where it
+  delegates), refused as S3 words it; Glue authorises against the database's or table's ARN, IAM's
+  SimulatePrincipalPolicy against the simulated principal (moto: ``*``); Lake Formation's ``ListPermissions``
+  lists column grants (moto leaves them out) and, for a caller who is not a data lake administrator, only the
+  permissions the caller holds on the resource, as AWS filters it.
 
 ``EXTENSIONS`` are installed wherever moto serves the product (``install_moto_extensions``; ``DemoAccount``
 saves and restores them). ``LISTING_PAGES`` (IAM ListUsers, S3 ListBuckets in pages) are opt-in: tests that
@@ -45,9 +52,15 @@ from moto.core.responses import ActionResult, BaseResponse
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.responses import DynamoHandler
 from moto.glue.responses import GlueResponse
-from moto.iam.access_control import AssumedRoleAccessKey, IAMPolicy, IAMUserAccessKey, PermissionResult
+from moto.iam.access_control import AssumedRoleAccessKey, IAMPolicy, IAMUserAccessKey, PermissionResult, S3IAMRequest
 from moto.iam.responses import IamResponse
+from moto.lakeformation.models import LakeFormationBackend
+from moto.lakeformation.responses import LakeFormationResponse
+from moto.s3.exceptions import S3ClientError
+from moto.s3.models import FakeBucket, s3_backends
 from moto.s3.responses import S3Response
+
+from .athena_access import caller_of, caller_of_key, for_everyone, key_arn, kms_verdict, not_authorized, s3_verdict
 
 EXECUTION_DETAILS_ATTR = "aws_data_mcp_demo_details"
 """Attribute of moto's athena Execution objects holding what the seed decided for them (state reason, error,
@@ -113,6 +126,97 @@ def _authorize_with_protocol_errors(self: BaseResponse, resource: str = "*") -> 
         if isinstance(error, InvalidClientTokenIdError):
             raise JsonRESTError("UnrecognizedClientException", error.message) from error
         raise JsonRESTError("InvalidSignatureException", error.message) from error
+
+
+# --------------------------------------------------------------------------- resource checks
+
+def _s3_check_action_permitted(self: S3IAMRequest, resource: str) -> None:
+    """S3's decision: identity policies and the bucket policy; then, for a GET of an SSE-KMS object, its key."""
+    caller = caller_of_key(self._access_key, self._access_key.partition)
+    bucket, _, key = resource.split(":::", 1)[-1].partition("/")
+    if not s3_verdict(caller, self._action, bucket, key).allowed:
+        self._raise_access_denied()
+    if self._action != "s3:GetObject" or self._method != "GET" or not key:
+        return
+    found = s3_backends[caller.account_id]["aws"].buckets.get(bucket)
+    stored = found.keys.get(key) if found is not None else None
+    if stored is None or stored.encryption != "aws:kms" or not stored.kms_key_id:
+        return
+    arn = key_arn(stored.kms_key_id, self._region, caller.account_id)
+    verdict = kms_verdict(caller, "kms:Decrypt", arn, self._region)
+    if not verdict.allowed:
+        raise S3ClientError("AccessDenied", not_authorized(caller, "kms:Decrypt", arn, verdict))
+
+
+def _bucket_permission(self: FakeBucket, action: str, resource: str) -> PermissionResult:
+    """What moto weighs before authorising an object request: only the statements naming everyone (moto weighs
+    every statement, so a Deny naming one role refused all); those naming the signer are weighed with it above."""
+    policy = self.policy.decode() if isinstance(self.policy, bytes) else self.policy
+    return for_everyone(policy, action, resource)
+
+
+def _iam_determine_resource(self: IamResponse) -> str:
+    """The principal a SimulatePrincipalPolicy request simulates, so a caller may be allowed to simulate itself
+    only, as IAM scopes it (moto checks `*`)."""
+    if self._get_action() == "SimulatePrincipalPolicy":
+        return str(self._get_param("PolicySourceArn") or "*")
+    return _moto_iam_resource(self)
+
+
+def _glue_determine_resource(self: GlueResponse) -> str:
+    """The database or table a Glue request names, so a statement scoped to one applies (moto checks `*`)."""
+    try:
+        database = self._get_param("DatabaseName") or self._get_param("Name")
+        table = self._get_param("TableName") or (self._get_param("Name") if self._get_param("DatabaseName") else None)
+    except Exception:  # a malformed body is the handler's business, not the authoriser's
+        return "*"
+    if not isinstance(database, str):
+        return "*"
+    head = f"arn:{self.partition}:glue:{self.region}:{self.current_account}"
+    return f"{head}:table/{database}/{table}" if isinstance(table, str) else f"{head}:database/{database}"
+
+
+_moto_iam_resource = IamResponse._determine_resource
+_moto_list_permissions = LakeFormationBackend.list_permissions
+_moto_list_permissions_response = LakeFormationResponse.list_permissions
+_READS = frozenset({"SELECT", "ALL"})
+
+
+def _list_permissions_with_columns(self: LakeFormationBackend, catalog_id: str, principal: Any = None,
+                                   resource: Any = None, resource_type: Any = None) -> list[dict[str, Any]]:
+    """A table's grants with its column grants (TableWithColumns), which AWS lists and moto leaves out."""
+    found = _moto_list_permissions(self, catalog_id, principal, resource, resource_type)
+    table = getattr(resource, "table", None)
+    if table is None or catalog_id not in self.grants:
+        return found
+    for permission in self.grants[catalog_id].permissions:
+        columns = permission.resource.get("TableWithColumns")
+        if columns and (columns["DatabaseName"], columns["Name"]) == (table.database_name, table.name) and (
+                principal is None or permission.principal == principal):
+            found.append(permission.to_external_form())
+    return found
+
+
+def _lakeformation_list_permissions(self: LakeFormationResponse) -> str:
+    """ListPermissions "filtered by the permissions of the caller" (AWS's words): a caller who is not a data lake
+    administrator sees, of each grant, only the permissions it holds itself on the resource (a column grant's
+    SELECT counting as SELECT)."""
+    answer = _moto_list_permissions_response(self)
+    caller = caller_of(self)
+    if caller is None:
+        return answer
+    settings = self.lakeformation_backend.settings[self._get_param("CatalogId") or self.current_account]
+    admins = {(a or {}).get("DataLakePrincipalIdentifier") for a in settings.get("DataLakeAdmins") or []}
+    if caller.names & admins:
+        return answer
+    grants = json.loads(answer)["PrincipalResourcePermissions"]
+    mine = {*caller.names, "IAM_ALLOWED_PRINCIPALS"}
+    held = {p for g in grants if g["Principal"]["DataLakePrincipalIdentifier"] in mine for p in g["Permissions"]}
+    held |= {"SELECT"} if held & _READS else set()
+    seen = [g | {"Permissions": [p for p in g["Permissions"] if p in held or "ALL" in held],
+                 "PermissionsWithGrantOption": [p for p in g.get("PermissionsWithGrantOption") or [] if p in held]}
+            for g in grants]
+    return json.dumps({"PrincipalResourcePermissions": [g for g in seen if g["Permissions"]]})
 
 
 # --------------------------------------------------------------------------- DynamoDB
@@ -404,8 +508,16 @@ GLUE: tuple[Extension, ...] = (
     Extension(GlueResponse, "get_tables", _glue_get_tables),
 )
 IAM: tuple[Extension, ...] = (Extension(IamResponse, "simulate_principal_policy", _iam_simulate_principal_policy),)
+RESOURCE_CHECKS: tuple[Extension, ...] = (
+    Extension(S3IAMRequest, "check_action_permitted", _s3_check_action_permitted),
+    Extension(FakeBucket, "get_permission", _bucket_permission),
+    Extension(IamResponse, "_determine_resource", _iam_determine_resource),
+    Extension(GlueResponse, "_determine_resource", _glue_determine_resource),
+    Extension(LakeFormationBackend, "list_permissions", _list_permissions_with_columns),
+    Extension(LakeFormationResponse, "list_permissions", _lakeformation_list_permissions),
+)
 
-EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *DYNAMODB, *ATHENA, *GLUE, *IAM)
+EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *DYNAMODB, *ATHENA, *GLUE, *IAM, *RESOURCE_CHECKS)
 """Installed wherever moto stands in for AWS (the demo account, the test suite's server, the benchmarks)."""
 
 LISTING_PAGES: tuple[Extension, ...] = (

@@ -639,6 +639,15 @@ no use of its results' KMS key: Athena fails the query) and partners (the contra
 its results)."""
 
 
+def explain_own_access_statement() -> dict[str, Any]:
+    """What a caller needs to see its own access as AWS lets it (permissions://tables): Lake Formation's
+    registrations and settings, its own grants (ListPermissions answers a non-administrator with the permissions it
+    holds), and the policies of the keys that encrypt what it reads."""
+    return {"Sid": "ExplainOwnAccess", "Effect": "Allow", "Resource": "*", "Action": [
+        "lakeformation:ListResources", "lakeformation:ListPermissions", "lakeformation:GetDataLakeSettings",
+        "kms:GetKeyPolicy", "kms:DescribeKey"]}
+
+
 def caller_read_policy() -> str:
     """The demo caller's allow-list: read the data estate, write Athena results."""
     return policy(
@@ -658,6 +667,7 @@ def caller_read_policy() -> str:
         {"Sid": "RunQueries", "Effect": "Allow", "Action": ["athena:StartQueryExecution", "athena:StopQueryExecution",
                                                             "lakeformation:GetDataAccess"],
          "Resource": "*"},
+        explain_own_access_statement(),
         {"Sid": "ReadDataLake", "Effect": "Allow", "Action": ["s3:List*", "s3:Get*"], "Resource": "*"},
         {
             "Sid": "WriteAthenaResults",

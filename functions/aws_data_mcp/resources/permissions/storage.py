@@ -85,6 +85,12 @@ def _first_byte(s3: Any, bucket: str, key: str) -> dict[str, Any]:
     return {"ServerSideEncryption": answer.get("ServerSideEncryption"), "SSEKMSKeyId": answer.get("SSEKMSKeyId")}
 
 
+def _encryption_of(s3: Any, bucket: str, key: str) -> dict[str, Any]:
+    """The object's encryption as HeadObject tells it (no key use needed): the key a refused read would have used."""
+    answer = s3.head_object(Bucket=bucket, Key=key)
+    return {"ServerSideEncryption": answer.get("ServerSideEncryption"), "SSEKMSKeyId": answer.get("SSEKMSKeyId")}
+
+
 def _key_arn(key: str, region: str, account: str | None) -> str:
     if key.startswith("arn:"):
         return key
@@ -142,19 +148,23 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
     default_key = default.get("KMSMasterKeyID") if default.get("SSEAlgorithm") == "aws:kms" else None
     second: list[Call[Any]] = []
     if key is not None:
-        second.append(Call("s3:GetObject", partial(_first_byte, s3, bucket, key)))
+        second += [Call("s3:GetObject", partial(_first_byte, s3, bucket, key)),
+                   Call("s3:GetObject", partial(_encryption_of, s3, bucket, key))]
     if default_key:
         second.append(Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), default_key)))
     answers = yield second
-    read = answers[0] if key is not None else None
+    read, head = (answers[0], answers[1]) if key is not None else (None, None)
     policy_of_key = answers[-1] if default_key else None
+    own_key = (head.value or {}).get("SSEKMSKeyId") if head is not None else None
+    if _kms_refused(read) and own_key and own_key != default_key:  # a refusal only: the refusing key's policy
+        policy_of_key = (yield [Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), own_key))])[0]
     bucket_arn, objects = f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/{prefix}*"
     evidence = {"bucket_policy": _policy_evidence(policy), "prefix": prefix}
     links = [_probe_link("s3:ListBucket", bucket_arn, listing, evidence | {"objects_seen": len(
         (listing.value or {}).get("Contents", []))}, _read_fix(seat, bucket, policy, "s3:ListBucket", bucket_arn),
         governed_by)]
     links.append(_object_link(seat, bucket, objects, key, read, policy, evidence, governed_by))
-    links.append(_decrypt_link(request, seat, key, read, default, policy_of_key, governed_by))
+    links.append(_decrypt_link(request, seat, key, read, head, default, policy_of_key, governed_by))
     return Reads(links, policy, others)
 
 
@@ -178,18 +188,19 @@ def _object_link(seat: Seat, bucket: str, objects: str, key: str | None, read: O
 
 
 def _decrypt_link(request: ResourceRequest, seat: Seat, key: str | None, read: Outcome[Any, Any] | None,
-                  default: Mapping[str, Any], policy_of_key: Outcome[Any, Any] | None, governed_by: Governor) -> Link:
-    """kms:Decrypt as the one-byte read settled it: the object's own key where it has one, else the bucket's
-    default key."""
-    found = (read.value or {}) if read is not None and read.ok else {}
+                  head: Outcome[Any, Any] | None, default: Mapping[str, Any], policy_of_key: Outcome[Any, Any] | None,
+                  governed_by: Governor) -> Link:
+    """kms:Decrypt as the one-byte read settled it: the object's own key where it has one (as the read, or else
+    HeadObject, tells it), else the bucket's default key."""
+    found = (read.value or {}) if read is not None and read.ok else (head.value or {}) if head is not None else {}
     key_id = found.get("SSEKMSKeyId") or default.get("KMSMasterKeyID")
     algorithm = found.get("ServerSideEncryption") or default.get("SSEAlgorithm")
     evidence: dict[str, Any] = {"object": key, "object_encryption": found.get("ServerSideEncryption"),
                                 "bucket_default": dict(default) or None}
-    if algorithm != "aws:kms" or not key_id:
+    if (algorithm != "aws:kms" or not key_id) and not _kms_refused(read):
         return link("kms:Decrypt", "none", "allowed", evidence | {"answered": "no KMS key: nothing to decrypt"},
                     governed_by=governed_by)
-    arn = _key_arn(key_id, request.caller.region, seat.account)
+    arn = _key_arn(key_id, request.caller.region, seat.account) if key_id else "*"
     if policy_of_key is not None:
         evidence["key_policy"] = _policy_evidence(policy_of_key)
     if read is not None and read.ok:
