@@ -16,6 +16,11 @@ const QUERY = { database: "sales", max_rows: 10, sql: "SELECT order_date, count(
   + "FROM orders WHERE order_date BETWEEN '2026-01-01' AND '2026-01-20' GROUP BY order_date ORDER BY order_date" };
 const THOUSAND = { database: "sales", max_rows: 1000, sql: "SELECT order_id, total_amount "
   + "FROM orders WHERE order_date = '2026-01-01' ORDER BY order_id LIMIT 1000" };
+const CUTOFF = { database: "sales", sql: "SELECT * FROM orders" }; // a full scan: over the workgroup's 10 MB cutoff
+const CUT_VALUE = { database: "sales", sql: "SELECT 1 AS n, rpad('x', 2000000, 'y') AS big" };
+const STILL_RUNNING = { database: "sales", wait_seconds: 0, sql: "SELECT count(*) AS n FROM orders "
+  + "WHERE order_date = '2026-01-02'" };
+const EXPLAINED = "permissions://tables/sales/raw_orders"; // the raw bucket's policy denies the demo analyst
 
 const client = new Client({ name: "aws-data-mcp browser test host", version: "1.0.0" },
   { capabilities: { extensions: { [UI]: { mimeTypes: ["text/html;profile=mcp-app"] } } } });
@@ -67,6 +72,26 @@ try {
   await page.waitForFunction(() => window.bridged.includes("ui/download-file"));
   await page.screenshot({ path: join(shots, "query-results.png") });
 
+  // The other states of an answer: stopped by the cutoff (an error answer, with its cost), a value cut to fit, and
+  // a query still running (read again through the host until it has rows).
+  await page.evaluate(([args]) => window.openView("athena_query", args, "light"), [CUTOFF]);
+  await view().locator("#failure").waitFor();
+  seen.cutoff = { header: await view().locator("header").innerText(), failure: await view().locator("#failure").innerText(),
+    buttons: await texts("button"), rows: await view().locator("tbody tr").count() };
+  await page.evaluate(([args]) => window.openView("athena_query", args, "light"), [CUT_VALUE]);
+  await view().locator("td.cut").waitFor();
+  seen.cut = { cells: await view().locator("td.cut").count(), title: await view().locator("td.cut").getAttribute("title"),
+    note: await view().locator("#cut-note").innerText(), header: await view().locator("header").innerText() };
+  await page.evaluate(([args]) => window.openView("athena_query", args, "light"), [STILL_RUNNING]);
+  await view().locator("#refresh").waitFor();
+  seen.running = { header: await view().locator("header").innerText(), step: await view().locator("p.muted").first().innerText() };
+  for (let tries = 0; tries < 40 && !await view().locator("tbody tr").count(); tries++) {
+    if (await view().locator("#refresh:not([disabled])").count()) await view().locator("#refresh").click();
+    await page.waitForTimeout(250);
+  }
+  seen.running.after = { header: await view().locator("header").innerText(), rows: await texts("tbody tr"),
+    buttons: await texts("button") };
+
   // First paint of 1,000 rows: from the host handing over the result to the frame after the rows are in the DOM.
   const sent = await page.evaluate(([args]) => window.openView("athena_query", args, "light"), [THOUSAND]);
   await view().locator("tbody tr:nth-child(1000)").waitFor({ state: "attached" });
@@ -85,6 +110,17 @@ try {
   seen.fix = await view().locator("#fix").innerText();
   seen.dark_background = await view().locator("body").evaluate((body) => getComputedStyle(body).backgroundColor);
   await page.screenshot({ path: join(shots, "access.png") });
+
+  // The access view on an explainer: the chain of links, the denied link's evidence and its fix, who applies it.
+  await page.evaluate(([uri]) => window.openView("show_access", { uri }, "light"), [EXPLAINED]);
+  await view().locator("table.chain").waitFor();
+  seen.explainer = { header: await view().locator("header").innerText(),
+    read_columns: await view().locator("#read-columns").innerText(),
+    groups: await texts("table.chain tr.group"), links: await texts("table.chain tr[data-check] td:first-child"),
+    detail: await view().locator("#detail").innerText(), fix: await view().locator("#fix").innerText() };
+  await page.screenshot({ path: join(shots, "access-explainer.png") });
+  await view().locator("table.chain tr[data-check]", { hasText: "lakeformation:SELECT" }).click();
+  seen.explainer.settle = await view().locator("#settle").innerText();
   seen.network = network;
   seen.errors = errors;
   seen.bridged = await page.evaluate(() => window.bridged);
