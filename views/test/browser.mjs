@@ -1,17 +1,10 @@
 // Drives headless Chromium through both views against a running server, as an MCP Apps host would show them, and
 // prints what a person would see as one JSON object (tests/resources/test_views_browser.py judges it).
 // Usage: node test/browser.mjs <server URL> <screenshot dir>   (after `node build.mjs --host`)
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { chromium } from "playwright-core";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { openHost } from "./session.mjs";
 
 const [url, shots] = process.argv.slice(2);
-const HERE = dirname(fileURLToPath(import.meta.url));
-const UI = "io.modelcontextprotocol/ui";
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const QUERY = { database: "sales", max_rows: 10, sql: "SELECT order_date, count(*) AS orders, sum(total_amount) AS total "
   + "FROM orders WHERE order_date BETWEEN '2026-01-01' AND '2026-01-20' GROUP BY order_date ORDER BY order_date" };
 const THOUSAND = { database: "sales", max_rows: 1000, sql: "SELECT order_id, total_amount "
@@ -22,30 +15,16 @@ const STILL_RUNNING = { database: "sales", wait_seconds: 0, sql: "SELECT count(*
   + "WHERE order_date = '2026-01-02'" };
 const EXPLAINED = "permissions://tables/sales/raw_orders"; // the raw bucket's policy denies the demo analyst
 
-const client = new Client({ name: "aws-data-mcp browser test host", version: "1.0.0" },
-  { capabilities: { extensions: { [UI]: { mimeTypes: ["text/html;profile=mcp-app"] } } } });
-await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-const calls = {
-  "tools/list": (p) => client.listTools(p), "tools/call": (p) => client.callTool(p),
-  "resources/read": (p) => client.readResource(p),
-};
-
-const profile = mkdtempSync(join(tmpdir(), "views-chromium-"));
-// Playwright passes the profile as --user-data-dir; headless, it adds --headless.
-const browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true,
-  viewport: { width: 980, height: 780 }, args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+const host = await openHost(url, "aws-data-mcp browser test host");
+const { page, view } = host;
 const seen = {};
 const errors = [];
 try {
-  const page = browser.pages()[0] ?? await browser.newPage();
   const network = [];
   page.on("request", (request) => { if (!/^(data|about|blob):/.test(request.url())) network.push(request.url()); });
   page.on("pageerror", (error) => errors.push(String(error)));
   page.on("console", (message) => { if (message.type() === "error") errors.push(message.text()); });
-  await page.exposeFunction("mcp", (method, params) => calls[method](params));
-  await page.setContent(`<!doctype html><html><body><script>${readFileSync(join(HERE, ".build", "host.js"), "utf8")}</script></body></html>`);
-  const view = () => page.frames().find((frame) => frame !== page.mainFrame());
+  await host.start();
   const texts = (selector) => view().locator(selector).allInnerTexts();
 
   // The query results view: rows, sorting, the next page through the bridge, the chart.
@@ -126,11 +105,9 @@ try {
   seen.bridged = await page.evaluate(() => window.bridged);
 } catch (failure) {
   console.error(`the browser saw: ${JSON.stringify({ seen, errors })}`);
-  for (const frame of browser.pages()[0]?.frames() ?? []) console.error((await frame.content()).split("<main")[1]?.slice(0, 1500));
+  for (const frame of page.frames()) console.error((await frame.content()).split("<main")[1]?.slice(0, 1500));
   throw failure;
 } finally {
-  await browser.close();
-  await client.close();
-  rmSync(profile, { recursive: true, force: true });
+  await host.close();
 }
 console.log(JSON.stringify(seen));
