@@ -162,7 +162,6 @@ function render(): void {
   root().innerHTML = header() + waiting + failure() + cutNote() + (note ? `<p class="error">${escape(note)}</p>` : "")
     + toolbar() + drawChart(list) + (columns.length ? table(list) : "");
   watchScroll();
-  requestAnimationFrame(() => document.documentElement.setAttribute("data-painted", String(performance.timeOrigin + performance.now())));
 }
 
 /** Why the query failed or stopped, Athena's reason, and what to do (the error's details). */

@@ -1,22 +1,15 @@
 // The benchmark of first paint (benchmarks/views.py): 1,000 rows of a real athena_query result, fetched once, shown
 // in alternating rounds by the query results view and, as the baseline, as a plain HTML table of the same rows with
-// no view code, in the same host and the same sandboxed frame. Paint is the frame's own first contentful paint
-// (Chromium's paint timing): the view's document has no content until it renders the result.
+// no view code, in the same host and the same sandboxed frame. Paint is the frame's own first contentful paint.
 // Usage: node test/bench.mjs <server URL> <rounds>   (after `node build.mjs --host`); prints one JSON object.
-import { openHost } from "./session.mjs";
+import { firstPaint, openHost } from "./session.mjs";
 
 const [url, rounds] = [process.argv[2], Number(process.argv[3] ?? 10)];
 const THOUSAND = { database: "sales", max_rows: 1000, sql: "SELECT order_id, total_amount "
   + "FROM orders WHERE order_date = '2026-01-01' ORDER BY order_id LIMIT 1000" };
 
 const host = await openHost(url, "aws-data-mcp views benchmark");
-const { page } = host;
-// The frame of the iframe now in the host (a frame just replaced may still be listed as the page's).
-const frame = async () => (await page.locator("iframe").elementHandle()).contentFrame();
-const firstPaint = async () => (await frame()).evaluate(() => new Promise((resolve) => new PerformanceObserver((list, observer) => {
-  const paint = list.getEntriesByName("first-contentful-paint")[0];
-  if (paint) { observer.disconnect(); resolve(performance.timeOrigin + paint.startTime); }
-}).observe({ type: "paint", buffered: true })));
+const { page, frame } = host;
 const figures = { result_ms: [], open_ms: [], plain_ms: [] };
 try {
   await host.start();
@@ -25,12 +18,12 @@ try {
   if (result.isError || rows !== 1000) throw new Error(`athena_query answered ${rows} rows: ${result.content?.[0]?.text?.slice(0, 300)}`);
   for (let round = 0; round < rounds; round++) {
     const sent = await page.evaluate(([answer]) => window.openView("athena_query", {}, "light", answer), [result]);
-    const painted = await firstPaint();
+    const painted = await firstPaint(await frame());
     if (await (await frame()).locator("tbody tr").count() !== 1000) throw new Error("the view did not paint 1,000 rows");
     figures.result_ms.push(painted - sent);
     figures.open_ms.push(painted - await page.evaluate(() => window.opened));
     const began = await page.evaluate(([answer]) => window.openPlain(answer), [result]);
-    figures.plain_ms.push(await firstPaint() - began);
+    figures.plain_ms.push(await firstPaint(await frame()) - began);
   }
   figures.html_bytes = Buffer.byteLength((await host.client.readResource({ uri: "ui://aws-data-mcp/query-results.html" })).contents[0].text);
   figures.chromium = host.browser.browser()?.version() ?? null;

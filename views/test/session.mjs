@@ -12,6 +12,13 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const UI = "io.modelcontextprotocol/ui";
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
+/** When `frame` first painted content (Chromium's paint timing, as a wall-clock ms): a view's document has no
+ * content until it renders the result the host hands it. */
+export const firstPaint = (frame) => frame.evaluate(() => new Promise((resolve) => new PerformanceObserver((list, observer) => {
+  const paint = list.getEntriesByName("first-contentful-paint")[0];
+  if (paint) { observer.disconnect(); resolve(performance.timeOrigin + paint.startTime); }
+}).observe({ type: "paint", buffered: true })));
+
 export async function openHost(url, name) {
   const client = new Client({ name, version: "1.0.0" },
     { capabilities: { extensions: { [UI]: { mimeTypes: ["text/html;profile=mcp-app"] } } } });
@@ -39,5 +46,7 @@ export async function openHost(url, name) {
     },
     /** The frame the host shows its view (or document) in. */
     view: () => page.frames().find((frame) => frame !== page.mainFrame()),
+    /** The same, waiting for the iframe now in the host (a frame just replaced may still be listed). */
+    frame: async () => (await page.locator("iframe").elementHandle()).contentFrame(),
   };
 }
