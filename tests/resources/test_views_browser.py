@@ -109,6 +109,12 @@ def test_the_access_view_shows_the_matrix_and_a_denials_fix(seen: dict[str, Any]
     assert "access_denied" in seen["detail"]
     assert '"Action": "s3:GetObject"' in seen["fix"] and "arn:aws:s3:::acme-logs-archive/*" in seen["fix"]
     assert seen["dark_background"] == "rgb(30, 30, 30)"  # the host's dark theme variables
+    # The bucket's explainer, read through the host, gives the exact fix; then back to every bucket.
+    assert "resources/read permissions://buckets/acme-logs-archive" in seen["bridged"]
+    assert seen["drilled"]["header"].startswith("acme-logs-archive\nlist allowed\nread denied")
+    assert "the caller's IAM policy, applied by the administrator" in seen["drilled"]["fix"]
+    assert "aws iam put-user-policy --user-name demo-analyst" in seen["drilled"]["fix"]
+    assert seen["drilled"]["back"] == len(seen["matrix_rows"])
 
 
 def test_the_access_view_walks_an_explainers_chain_to_the_fix_and_who_applies_it(seen: dict[str, Any]) -> None:

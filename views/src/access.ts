@@ -1,14 +1,15 @@
 // The access view. permissions://discover: a matrix of buckets x actions. A permissions:// explainer (a table's or a
 // bucket's chain of links, each with its verdict, evidence and fix): the chain, link by link, grouped as the answer
-// groups it. Either way a click on a verdict shows its evidence and the fix to copy, and who applies it.
-import { type Json, connect, copy, errorLine, escape, root } from "./common";
+// groups it. Either way a click on a verdict shows its evidence and the fix to copy, and who applies it; a bucket of
+// discover's opens its explainer, read through the host.
+import { type Json, connect, copy, errorLine, escape, payloadOf, root } from "./common";
 
 type Verdict = "allowed" | "denied" | "unknown";
 /** A fix as the person copies it: what it is and who applies it, then each text to copy. */
 type Fix = { title: string; parts: { label: string; text: string }[] };
 type Check = {
   group: string; resource: string; action: string; verdict: Verdict; evidence: string[]; settle: string | null;
-  fixes: Fix[]; governedBy: string | null;
+  fixes: Fix[]; governedBy: string | null; explain: string | null;
 };
 
 // discover's checks per bucket: its evidence key, the S3 action it tried, and what a grant of it is on.
@@ -25,12 +26,20 @@ let checks: Check[] = [];
 let head = "";
 let chain = false;
 let picked = -1;
+let shown: Json = {};
+let discovered: Json | null = null; // discover's answer, while one of its buckets' explainer is shown
 
-connect("aws-data-mcp access", (payload, isError) => {
+const app = connect("aws-data-mcp access", (payload, isError) => {
+  discovered = null;
+  show(payload, isError);
+});
+
+function show(payload: Json, isError: boolean): void {
   if (isError) {
     root().innerHTML = `<p class="error">${escape(errorLine(payload))}</p>`;
     return;
   }
+  shown = payload;
   chain = Array.isArray(payload.links);
   checks = chain ? fromExplainer(payload) : fromDiscover(payload);
   head = chain ? explainerHead(payload) : `<header><b>${escape(payload.principal_arn ?? "Access")}</b>`
@@ -39,7 +48,17 @@ connect("aws-data-mcp access", (payload, isError) => {
   const denied = checks.findIndex((check) => check.verdict === "denied");
   picked = denied >= 0 ? denied : checks.findIndex((check) => check.verdict === "unknown");
   render();
-});
+}
+
+async function explain(uri: string, from: Json): Promise<void> {
+  try {
+    const result = await app.readServerResource({ uri });
+    discovered = from;
+    show(payloadOf(result), false);
+  } catch (error) {
+    root().insertAdjacentHTML("beforeend", `<p class="error">Could not read ${escape(uri)}: ${escape((error as Error).message)}</p>`);
+  }
+}
 
 function verdictOf(value: unknown): Verdict {
   const text = String(value ?? "").toLowerCase();
@@ -60,12 +79,12 @@ function fromDiscover(payload: Json): Check[] {
     const evidence = [`${action}: ${raw ?? "not checked"}`, ...errors,
       ...Object.entries(bucket.evidence ?? {}).filter(([k]) => k !== key).map(([k, v]) => `${k}: ${v}`)];
     const fixes = verdict === "denied" ? [{
-      title: "Add to the caller's IAM policy (and allow it in the bucket policy, if it has one); "
-        + `${bucket.explain ?? "its explainer"} says exactly what`,
+      title: "Add to the caller's IAM policy (and allow it in the bucket policy, if it has one)",
       parts: [{ label: "statement", text: json({ Effect: "Allow", Action: action,
         Resource: `arn:aws:s3:::${bucket.bucket}${suffix}` }) }],
     }] : [];
-    return { group: "", resource: bucket.bucket, action, verdict, evidence, settle: null, fixes, governedBy: null };
+    return { group: "", resource: bucket.bucket, action, verdict, evidence, settle: null, fixes, governedBy: null,
+      explain: bucket.explain ?? null };
   }));
 }
 
@@ -95,7 +114,7 @@ function linkOf(group: string, link: Json): Check {
   return {
     group, resource: String(link.resource ?? ""), action: String(link.check ?? "check"), verdict: verdictOf(link.verdict),
     evidence: Object.entries(link.evidence ?? {}).map(evidenceLine), settle: link.settle ?? null,
-    fixes: ([] as Json[]).concat(link.fix ?? []).map(fixOf), governedBy: link.governed_by ?? null,
+    fixes: ([] as Json[]).concat(link.fix ?? []).map(fixOf), governedBy: link.governed_by ?? null, explain: null,
   };
 }
 
@@ -121,7 +140,8 @@ function explainerHead(payload: Json): string {
   return `<header><b>${escape(String(name ?? "Access"))}</b>${verdicts}`
     + (payload.decided_by ? `<span class="muted">decided by ${escape(payload.decided_by)}</span>` : "")
     + (payload.workgroup ? `<span class="muted">workgroup ${escape(payload.workgroup)}</span>` : "")
-    + `<span class="muted">as ${escape(payload.principal_arn ?? "the caller")}</span></header>${read}`;
+    + `<span class="muted">as ${escape(payload.principal_arn ?? "the caller")}</span>`
+    + (discovered ? `<button id="back">Back to every bucket</button>` : "") + `</header>${read}`;
 }
 
 function matrix(): string {
@@ -163,6 +183,7 @@ function detail(): string {
   return `<section class="detail" id="detail"><b>${escape(check.resource)}</b> · ${escape(check.action)} · `
     + `${badge(check.verdict)}<ul>${check.evidence.map((e) => `<li>${escape(e)}</li>`).join("")}</ul>`
     + (check.settle ? `<p class="muted" id="settle">To settle it: ${escape(check.settle)}</p>` : "")
+    + (check.explain ? `<div class="bar"><button id="explain">Explain ${escape(check.resource)}, link by link</button></div>` : "")
     + (fixes ? `<div id="fix">${fixes}</div>` : "") + "</section>";
 }
 
@@ -172,6 +193,12 @@ document.addEventListener("click", (event) => {
   if (picking) {
     picked = Number(picking.dataset.check);
     render();
+  } else if (target.id === "explain" && checks[picked]?.explain) {
+    void explain(checks[picked].explain as string, shown);
+  } else if (target.id === "back" && discovered) {
+    const from = discovered;
+    discovered = null;
+    show(from, false);
   } else if (target.dataset.fix !== undefined) {
     const part = checks[picked]?.fixes[Number(target.dataset.fix)]?.parts[Number(target.dataset.part)];
     if (part) void copy(part.text);

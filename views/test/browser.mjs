@@ -92,6 +92,12 @@ try {
   seen.fix = await view().locator("#fix").innerText();
   seen.dark_background = await view().locator("body").evaluate((body) => getComputedStyle(body).backgroundColor);
   await page.screenshot({ path: join(shots, "access.png") });
+  // The bucket's own explainer, read through the host: the exact fix, and back to the matrix.
+  await view().locator("#explain").click();
+  await view().locator("table.chain").waitFor();
+  seen.drilled = { header: await view().locator("header").innerText(), fix: await view().locator("#fix").innerText() };
+  await view().locator("#back").click();
+  seen.drilled.back = (await texts("table.matrix tbody th")).length;
 
   // The access view on an explainer: the chain of links, the denied link's evidence and its fix, who applies it.
   await page.evaluate(([uri]) => window.openView("show_access", { uri }, "light"), [EXPLAINED]);
