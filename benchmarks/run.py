@@ -31,6 +31,8 @@ Measurements (names for --only):
            caller's first read in a warm process
   guard    the read-only guard on a typical SELECT, a refused trick, a 250 KB read and a 300 KB statement vs one
            athena:GetWorkGroup against moto in the same process
+  views    first paint of 1,000 rows by the query results view in headless Chromium vs the same host painting a
+           plain HTML table of the same rows (skipped, saying why, without Chromium or npm)
   instructions  (opt-in, needs valgrind, about a minute) user-space instructions of one cold start of
            each kind under callgrind: the same ratio without the noise
 """
@@ -51,6 +53,7 @@ import cold
 import guard
 import harness
 import package
+import views
 from harness import REVISION_2025, REVISION_2026, Latency
 from report import MB, Budget, Row, failure, megabytes, ms, seconds, table
 
@@ -69,6 +72,7 @@ ACCOUNTS_BUDGET = Budget(1.3)
 QUERY_GROWTH_BUDGET = Budget(50, "MB")
 QUERY_TIMEOUT_SECONDS = 1800
 GUARD_REFUSAL_BUDGET = Budget(1.0)
+FIRST_PAINT_BUDGET = Budget(300, "ms")
 
 
 def _latencies(raw: dict[str, Any]) -> dict[str, Latency]:
@@ -314,6 +318,22 @@ def measure_first(args: argparse.Namespace) -> Section:
     return rows, raw
 
 
+def measure_views(args: argparse.Namespace) -> Section:
+    name = "views: first paint of 1,000 rows, result handed over"
+    reason = views.missing()
+    if reason is not None:
+        return [Row(name, "skipped", budget=FIRST_PAINT_BUDGET, note=reason)], {"skipped": reason}
+    raw = views.measure(args.views_rounds)
+    result, opened, plain = (harness.median(raw[key]) for key in ("result_ms", "open_ms", "plain_ms"))
+    return [
+        Row(f"{name} (median of {len(raw['result_ms'])})", ms(result), ms(plain), result / plain, FIRST_PAINT_BUDGET,
+            checked=result, note=f"headless Chromium {raw['chromium']}, first contentful paint of the view's frame; "
+            "baseline: the same host painting a plain HTML table of the same rows in the same frame, no view code"),
+        Row("  from the view's frame created (load, inflate, handshake, result)", ms(opened), ms(plain),
+            opened / plain, note=f"query-results.html {raw['html_bytes'] / 1024:.1f} KB"),
+    ], raw
+
+
 MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "cold": measure_cold,
     "warm": measure_warm,
@@ -329,9 +349,10 @@ MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "signin": measure_signin,
     "guard": measure_guard,
     "first": measure_first,
+    "views": measure_views,
 }
 DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout", "accounts", "first", "query",
-           "signin", "guard")
+           "signin", "guard", "views")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -348,6 +369,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--query-rounds", type=int, default=5, help="alternating rounds of each query figure")
     parser.add_argument("--signin-rounds", type=int, default=5, help="rounds of the sign-in figure (3 users each)")
     parser.add_argument("--guard-repeats", type=int, default=200, help="timed guard calls per small statement")
+    parser.add_argument("--views-rounds", type=int, default=10, help="alternating rounds of the first paint figure")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of warm static reads")
     args = parser.parse_args(argv)
     unknown = set(args.only.split(",")) - set(MEASUREMENTS)

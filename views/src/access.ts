@@ -1,32 +1,64 @@
-// The access view: permissions://discover (and the permissions:// explainers, a list of checks each with its
-// verdict, evidence and fix) as a matrix of resources x actions; a cell shows its evidence and the fix to copy.
-import { type Json, connect, copy, errorLine, escape, root } from "./common";
+// The access view. permissions://discover: a matrix of buckets x actions. A permissions:// explainer (a table's or a
+// bucket's chain of links, each with its verdict, evidence and fix): the chain, link by link, grouped as the answer
+// groups it. Either way a click on a verdict shows its evidence and the fix to copy, and who applies it; a bucket of
+// discover's opens its explainer, read through the host.
+import { type Json, connect, copy, errorLine, escape, payloadOf, root } from "./common";
 
 type Verdict = "allowed" | "denied" | "unknown";
-type Check = { resource: string; action: string; verdict: Verdict; evidence: string[]; fix: string | null };
+/** A fix as the person copies it: what it is and who applies it, then each text to copy. */
+type Fix = { title: string; parts: { label: string; text: string }[] };
+type Check = {
+  group: string; resource: string; action: string; verdict: Verdict; evidence: string[]; settle: string | null;
+  fixes: Fix[]; governedBy: string | null; explain: string | null;
+};
 
 // discover's checks per bucket: its evidence key, the S3 action it tried, and what a grant of it is on.
 const DISCOVER_ACTIONS: [string, string, string][] = [
   ["location", "s3:GetBucketLocation", ""], ["list", "s3:ListBucket", ""], ["read", "s3:GetObject", "/*"],
   ["simulate_write", "s3:PutObject", "/*"],
 ];
+const KINDS: Record<string, string> = {
+  identity_policy: "the caller's IAM policy", bucket_policy: "the bucket policy", key_policy: "the KMS key policy",
+  lake_formation_grant: "a Lake Formation grant", workgroup: "the workgroup's settings",
+};
 
 let checks: Check[] = [];
 let head = "";
+let chain = false;
 let picked = -1;
+let shown: Json = {};
+let discovered: Json | null = null; // discover's answer, while one of its buckets' explainer is shown
 
-connect("aws-data-mcp access", (payload, isError) => {
+const app = connect("aws-data-mcp access", (payload, isError) => {
+  discovered = null;
+  show(payload, isError);
+});
+
+function show(payload: Json, isError: boolean): void {
   if (isError) {
     root().innerHTML = `<p class="error">${escape(errorLine(payload))}</p>`;
     return;
   }
-  checks = Array.isArray(payload.buckets) ? fromDiscover(payload) : fromExplainer(payload);
-  head = `<header><b>${escape(payload.principal_arn ?? payload.uri ?? "Access")}</b>`
-    + (payload.levels ? Object.entries(payload.levels).map(([level, n]) =>
-      `<span class="muted">${escape(level)}: ${n}</span>`).join("") : "") + "</header>";
-  picked = checks.findIndex((check) => check.verdict === "denied");
+  shown = payload;
+  chain = Array.isArray(payload.links);
+  checks = chain ? fromExplainer(payload) : fromDiscover(payload);
+  head = chain ? explainerHead(payload) : `<header><b>${escape(payload.principal_arn ?? "Access")}</b>`
+    + Object.entries(payload.levels ?? {}).map(([level, n]) => `<span class="muted">${escape(level)}: ${n}</span>`)
+      .join("") + "</header>";
+  const denied = checks.findIndex((check) => check.verdict === "denied");
+  picked = denied >= 0 ? denied : checks.findIndex((check) => check.verdict === "unknown");
   render();
-});
+}
+
+async function explain(uri: string, from: Json): Promise<void> {
+  try {
+    const result = await app.readServerResource({ uri });
+    discovered = from;
+    show(payloadOf(result), false);
+  } catch (error) {
+    root().insertAdjacentHTML("beforeend", `<p class="error">Could not read ${escape(uri)}: ${escape((error as Error).message)}</p>`);
+  }
+}
 
 function verdictOf(value: unknown): Verdict {
   const text = String(value ?? "").toLowerCase();
@@ -35,70 +67,140 @@ function verdictOf(value: unknown): Verdict {
   return "unknown";
 }
 
-function grant(action: string, arn: string): string {
-  return JSON.stringify({ Effect: "Allow", Action: action, Resource: arn }, null, 2);
-}
+const badge = (verdict: string) => `<span class="badge ${escape(verdict)}">${escape(verdict)}</span>`;
+const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 function fromDiscover(payload: Json): Check[] {
-  return (payload.buckets as Json[]).flatMap((bucket) => DISCOVER_ACTIONS.map(([key, action, suffix]) => {
+  return ((payload.buckets ?? []) as Json[]).flatMap((bucket) => DISCOVER_ACTIONS.map(([key, action, suffix]) => {
     const raw = key === "simulate_write" ? bucket.write : bucket.evidence?.[key];
     const verdict = verdictOf(raw);
     const errors = (bucket.errors ?? []).filter((e: Json) => !e.action || e.action === action)
       .map((e: Json) => `${e.error ?? "error"}: ${e.message ?? ""}`);
     const evidence = [`${action}: ${raw ?? "not checked"}`, ...errors,
       ...Object.entries(bucket.evidence ?? {}).filter(([k]) => k !== key).map(([k, v]) => `${k}: ${v}`)];
-    const fix = verdict === "denied"
-      ? `Add to the caller's IAM policy (and allow it in the bucket policy, if it has one):\n`
-        + grant(action, `arn:aws:s3:::${bucket.bucket}${suffix}`)
-      : null;
-    return { resource: bucket.bucket, action, verdict, evidence, fix };
+    const fixes = verdict === "denied" ? [{
+      title: "Add to the caller's IAM policy (and allow it in the bucket policy, if it has one)",
+      parts: [{ label: "statement", text: json({ Effect: "Allow", Action: action,
+        Resource: `arn:aws:s3:::${bucket.bucket}${suffix}` }) }],
+    }] : [];
+    return { group: "", resource: bucket.bucket, action, verdict, evidence, settle: null, fixes, governedBy: null,
+      explain: bucket.explain ?? null };
   }));
+}
+
+/** One evidence entry as a line: an error as its code and message, anything else as its value. */
+function evidenceLine([key, value]: [string, unknown]): string {
+  if (value && typeof value === "object" && "error" in value) {
+    const error = value as Json;
+    return `${key}: ${error.error}: ${error.message ?? ""}`;
+  }
+  return `${key}: ${value === null ? "none" : typeof value === "object" ? JSON.stringify(value) : String(value)}`;
+}
+
+function fixOf(fix: Json): Fix {
+  const parts = [
+    fix.command ? { label: "command", text: String(fix.command) } : null,
+    fix.statement ? { label: "statement", text: json(fix.statement) } : null,
+    fix.request ? { label: "request", text: json(fix.request) } : null,
+    fix.removes?.length ? { label: "remove these statements (an Allow never overrides a Deny)", text: json(fix.removes) }
+      : null,
+  ].filter((part): part is { label: string; text: string } => part !== null);
+  const title = `${KINDS[fix.kind] ?? fix.kind ?? "fix"}, applied by the ${fix.apply_by ?? "administrator"}`
+    + (fix.target ? ` on ${fix.target}` : "");
+  return { title, parts };
+}
+
+function linkOf(group: string, link: Json): Check {
+  return {
+    group, resource: String(link.resource ?? ""), action: String(link.check ?? "check"), verdict: verdictOf(link.verdict),
+    evidence: Object.entries(link.evidence ?? {}).map(evidenceLine), settle: link.settle ?? null,
+    fixes: ([] as Json[]).concat(link.fix ?? []).map(fixOf), governedBy: link.governed_by ?? null, explain: null,
+  };
 }
 
 function fromExplainer(payload: Json): Check[] {
-  const list: Json[] = payload.checks ?? payload.links ?? [];
-  return list.map((item) => ({
-    resource: String(item.resource ?? payload.table ?? payload.bucket ?? payload.uri ?? "resource"),
-    action: String(item.check ?? item.action ?? "check"),
-    verdict: verdictOf(item.verdict),
-    evidence: ([] as unknown[]).concat(item.evidence ?? []).map((e) => typeof e === "string" ? e : JSON.stringify(e)),
-    fix: item.fix ? (typeof item.fix === "string" ? item.fix : JSON.stringify(item.fix, null, 2)) : null,
-  }));
+  const subject = payload.table ? "the table" : "the bucket";
+  return [
+    ...(payload.links as Json[]).map((link) => linkOf(subject, link)),
+    ...Object.entries(payload.workgroups ?? {}).flatMap(([workgroup, links]) =>
+      (links as Json[]).map((link) => linkOf(`workgroup ${workgroup}`, link))),
+    ...((payload.unseen ?? []) as Json[]).map((link) => linkOf("not visible from the caller's seat", link)),
+  ];
 }
 
-function render(): void {
+function explainerHead(payload: Json): string {
+  const name = payload.table ? `${payload.database}.${payload.table}` : payload.bucket;
+  const verdicts = payload.table ? `<span>query ${badge(verdictOf(payload.query))}</span>`
+    : ["list", "read", "write"].map((key) => `<span>${key} ${badge(verdictOf(payload[key]))}</span>`).join("");
+  const columns = payload.read_columns;
+  const read = !payload.table ? "" : `<p id="read-columns">Columns the query would see: ${columns === null
+    ? "<span class=\"muted\">unknown (Lake Formation's grants could not be read)</span>"
+    : columns?.length ? columns.map((c: string) => `<code>${escape(c)}</code>`).join(", ")
+      : "<b>none</b> (the query is denied)"}</p>`;
+  return `<header><b>${escape(String(name ?? "Access"))}</b>${verdicts}`
+    + (payload.decided_by ? `<span class="muted">decided by ${escape(payload.decided_by)}</span>` : "")
+    + (payload.workgroup ? `<span class="muted">workgroup ${escape(payload.workgroup)}</span>` : "")
+    + `<span class="muted">as ${escape(payload.principal_arn ?? "the caller")}</span>`
+    + (discovered ? `<button id="back">Back to every bucket</button>` : "") + `</header>${read}`;
+}
+
+function matrix(): string {
   const resources = [...new Set(checks.map((c) => c.resource))];
   const actions = [...new Set(checks.map((c) => c.action))];
   const cells = (resource: string) => actions.map((action) => {
     const i = checks.findIndex((c) => c.resource === resource && c.action === action);
     if (i < 0) return "<td></td>";
-    const verdict = checks[i].verdict;
     return `<td data-check="${i}" class="${i === picked ? "picked" : ""}" title="${escape(`${resource}: ${action}`)}">`
-      + `<span class="badge ${verdict}">${verdict}</span></td>`;
+      + `${badge(checks[i].verdict)}</td>`;
   }).join("");
-  const matrix = `<div class="scroll"><table class="matrix"><thead><tr><th>resource</th>${actions.map((a) =>
+  return `<div class="scroll"><table class="matrix"><thead><tr><th>resource</th>${actions.map((a) =>
     `<th>${escape(a)}</th>`).join("")}</tr></thead><tbody>${resources.map((r) =>
     `<tr><th>${escape(r)}</th>${cells(r)}</tr>`).join("")}</tbody></table></div>`;
-  root().innerHTML = head + (checks.length ? matrix : `<p class="muted">No checks in this answer.</p>`) + detail();
+}
+
+function chainTable(): string {
+  const rows = checks.map((check, i) => (i === 0 || checks[i - 1].group !== check.group
+    ? `<tr class="group"><th colspan="4">${escape(check.group)}</th></tr>` : "")
+    + `<tr data-check="${i}" class="${i === picked ? "picked" : ""}"><td>${escape(check.action)}</td>`
+    + `<td>${badge(check.verdict)}</td><td class="muted">${escape(check.resource)}</td>`
+    + `<td class="muted">${escape(check.governedBy ?? "")}</td></tr>`).join("");
+  return `<div class="scroll short"><table class="chain"><thead><tr><th>link</th><th>verdict</th><th>resource</th>`
+    + `<th>governed by</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+function render(): void {
+  const body = !checks.length ? `<p class="muted">No checks in this answer.</p>` : chain ? chainTable() : matrix();
+  root().innerHTML = head + body + detail();
 }
 
 function detail(): string {
   const check = checks[picked];
   if (!check) return "";
+  const fixes = check.fixes.map((fix, f) => `<div class="fix"><b>Fix</b>: ${escape(fix.title)}`
+    + fix.parts.map((part, p) => `<div class="bar"><span class="muted">${escape(part.label)}</span>`
+      + `<button data-fix="${f}" data-part="${p}">Copy</button></div><pre>${escape(part.text)}</pre>`).join("")
+    + "</div>").join("");
   return `<section class="detail" id="detail"><b>${escape(check.resource)}</b> · ${escape(check.action)} · `
-    + `<span class="badge ${check.verdict}">${check.verdict}</span>`
-    + `<ul>${check.evidence.map((e) => `<li>${escape(e)}</li>`).join("")}</ul>`
-    + (check.fix ? `<div class="bar"><b>Fix</b><button id="copy-fix">Copy</button></div><pre id="fix">${escape(check.fix)}</pre>` : "")
-    + "</section>";
+    + `${badge(check.verdict)}<ul>${check.evidence.map((e) => `<li>${escape(e)}</li>`).join("")}</ul>`
+    + (check.settle ? `<p class="muted" id="settle">To settle it: ${escape(check.settle)}</p>` : "")
+    + (check.explain ? `<div class="bar"><button id="explain">Explain ${escape(check.resource)}, link by link</button></div>` : "")
+    + (fixes ? `<div id="fix">${fixes}</div>` : "") + "</section>";
 }
 
 document.addEventListener("click", (event) => {
   const target = event.target as HTMLElement;
-  const cell = target.closest("td[data-check]") as HTMLElement | null;
-  if (cell) {
-    picked = Number(cell.dataset.check);
+  const picking = target.closest("[data-check]") as HTMLElement | null;
+  if (picking) {
+    picked = Number(picking.dataset.check);
     render();
-  } else if (target.id === "copy-fix" && checks[picked]?.fix) {
-    void copy(checks[picked].fix as string);
+  } else if (target.id === "explain" && checks[picked]?.explain) {
+    void explain(checks[picked].explain as string, shown);
+  } else if (target.id === "back" && discovered) {
+    const from = discovered;
+    discovered = null;
+    show(from, false);
+  } else if (target.dataset.fix !== undefined) {
+    const part = checks[picked]?.fixes[Number(target.dataset.fix)]?.parts[Number(target.dataset.part)];
+    if (part) void copy(part.text);
   }
 });

@@ -5,6 +5,7 @@ import { type Json, connect, copy, errorLine, escape, payloadOf, root } from "./
 
 type Column = { name: string; type: string | null };
 type Chart = "bar" | "line" | "off";
+type Cut = { row: number; column: string; original_length: number; kept_length: number };
 
 const NUMERIC = /^(tinyint|smallint|int|integer|bigint|real|double|float|decimal)/i;
 const TIME = /^(date|timestamp|time)/i;
@@ -14,23 +15,49 @@ const CHART_POINTS = 60;
 let answer: Json = {};
 let columns: Column[] = [];
 let rows: unknown[][] = [];
+let cuts = new Map<unknown[], Map<number, Cut>>(); // values cut to fit an answer, by row (survives sorting)
 let nextUri: string | null = null;
 let sort: { column: number; descending: boolean } | null = null;
 let chart: Chart = "off";
 let loading = false;
 let note = "";
 
+// A failed query, or one stopped by the cutoff, is still an answer about an execution (state, cost, error): shown
+// as one. Only a refusal before any execution (the flat error) is an error line alone.
 const app = connect("aws-data-mcp query results", (payload, isError) => {
-  if (isError) return showError(payload);
-  answer = payload;
+  if (isError && !payload.execution_id) return showError(payload);
+  take(payload);
+  render();
+});
+
+/** A whole answer (the tool's, or the query read again): its first page, unsorted, with the chart it suits. */
+function take(payload: Json): void {
+  // The tool's answer names the workgroup's cutoff; the query read again (a resource) does not: keep it.
+  const cutoff = payload.execution_id === answer.execution_id ? answer.cutoff_bytes : undefined;
+  answer = { cutoff_bytes: cutoff, ...payload };
   const results = payload.results ?? {};
   columns = results.columns ?? [];
   rows = results.rows ?? [];
+  cuts = new Map();
+  markCuts(results);
   nextUri = results.next_uri ?? null;
   sort = null;
   chart = chartable() ? (TIME.test(columns[chartable()!.x].type ?? "") ? "line" : "bar") : "off";
-  render();
-});
+}
+
+/** Marks the page's cut values on its rows, which are the last `results.rows.length` of `rows`. */
+function markCuts(results: Json): void {
+  const start = rows.length - (results.rows ?? []).length - (results.first_row ?? 0);
+  for (const cut of (results.truncated_values ?? []) as Cut[]) {
+    const row = rows[start + cut.row];
+    const column = columns.findIndex((c) => c.name === cut.column);
+    if (!row || column < 0) continue;
+    if (!cuts.has(row)) cuts.set(row, new Map());
+    cuts.get(row)!.set(column, cut);
+  }
+}
+
+const pending = () => !answer.results && ["QUEUED", "RUNNING"].includes(answer.state);
 
 const numeric = (i: number) => NUMERIC.test(columns[i]?.type ?? "");
 
@@ -72,10 +99,14 @@ function header(): string {
   return `<header>${parts.join("")}</header>`;
 }
 
-function cell(value: unknown, i: number): string {
+function cell(value: unknown, i: number, cut?: Cut): string {
   const num = numeric(i) ? " num" : "";
   if (value === null || value === undefined) return `<td class="null${num}">NULL</td>`;
   const text = typeof value === "object" ? JSON.stringify(value) : String(value);
+  if (cut) {
+    return `<td class="cut" title="${escape(`cut to ${cut.kept_length.toLocaleString("en")} of `
+      + `${cut.original_length.toLocaleString("en")} characters`)}"><span class="badge unknown">cut</span> ${escape(text)}</td>`;
+  }
   return text === "" ? `<td class="empty"></td>` : `<td class="${num.trim()}">${escape(text)}</td>`;
 }
 
@@ -85,7 +116,8 @@ function table(list: unknown[][]): string {
     return `<th data-column="${i}" class="${numeric(i) ? "num" : ""}"${sorted}>${escape(c.name)}`
       + `<small>${escape(c.type ?? "?")}</small></th>`;
   }).join("");
-  const body = list.map((row, r) => `<tr data-row="${r}">${row.map(cell).join("")}</tr>`).join("");
+  const body = list.map((row, r) => `<tr data-row="${r}">${row.map((value, i) => cell(value, i, cuts.get(row)?.get(i)))
+    .join("")}</tr>`).join("");
   return `<div class="scroll"><table><thead><tr>${heads}</tr></thead><tbody>${body}</tbody></table>`
     + `<div id="more-sentinel"></div></div>`;
 }
@@ -120,18 +152,33 @@ function toolbar(): string {
   const first = answer.results?.first_row ?? 0;
   const count = `<span class="muted" id="count">rows ${rows.length ? first + 1 : 0}–${first + rows.length}${nextUri ? ", more to read" : ""}</span>`;
   const more = nextUri ? `<button id="more"${loading ? " disabled" : ""}>${loading ? "Reading…" : "Next page"}</button>` : "";
-  const refresh = !answer.results && answer.uri ? `<button id="refresh">Read the query again</button>` : "";
+  const refresh = pending() && answer.uri ? `<button id="refresh"${loading ? " disabled" : ""}>Read the query again</button>` : "";
   return `<div class="bar">${count}${more}${refresh}<button id="csv"${rows.length ? "" : " disabled"}>Download CSV</button>${chartButtons}</div>`;
 }
 
 function render(): void {
   const list = shown();
   const waiting = answer.next_step ? `<p class="muted">${escape(answer.next_step)}</p>` : "";
-  const reason = answer.error ? `<p class="error">${escape(errorLine(answer.error))}</p>` : "";
-  root().innerHTML = header() + waiting + reason + (note ? `<p class="error">${escape(note)}</p>` : "") + toolbar()
-    + drawChart(list) + (columns.length ? table(list) : "");
+  root().innerHTML = header() + waiting + failure() + cutNote() + (note ? `<p class="error">${escape(note)}</p>` : "")
+    + toolbar() + drawChart(list) + (columns.length ? table(list) : "");
   watchScroll();
-  requestAnimationFrame(() => document.documentElement.setAttribute("data-painted", String(performance.timeOrigin + performance.now())));
+}
+
+/** Why the query failed or stopped, Athena's reason, and what to do (the error's details). */
+function failure(): string {
+  const error = answer.error;
+  if (!error) return "";
+  const details: string[] = Array.isArray(error.details) ? error.details : [];
+  return `<section class="detail" id="failure"><p class="error">${escape(error.message ?? "The query failed")}</p>`
+    + (details.length ? `<ul>${details.map((d) => `<li>${escape(d)}</li>`).join("")}</ul>` : "") + "</section>";
+}
+
+function cutNote(): string {
+  const count = [...cuts.values()].reduce((n, cut) => n + cut.size, 0);
+  if (!count) return "";
+  const file = answer.results?.whole_values_file;
+  return `<p class="muted" id="cut-note">${count === 1 ? "1 value was" : `${count} values were`} cut to fit the answer `
+    + `(marked cut; the CSV has them cut too)${file ? `: every value whole is in <code>${escape(file)}</code>` : ""}</p>`;
 }
 
 function showError(payload: Json): void {
@@ -145,15 +192,14 @@ async function readPage(uri: string, append: boolean): Promise<void> {
   render();
   try {
     const page = payloadOf(await app.readServerResource({ uri }));
-    const results = page.results ?? {};
     if (append) {
+      const results = page.results ?? {};
       rows = rows.concat(results.rows ?? []);
+      markCuts(results);
+      nextUri = results.next_uri ?? null;
     } else {
-      answer = page;
-      columns = results.columns ?? [];
-      rows = results.rows ?? [];
+      take(page);
     }
-    nextUri = results.next_uri ?? null;
   } catch (error) {
     note = `Could not read ${uri}: ${(error as Error).message}`;
   } finally {

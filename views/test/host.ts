@@ -7,23 +7,32 @@ import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/
 declare global {
   interface Window {
     mcp(method: string, params: unknown): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    openView(tool: string, args: Record<string, unknown>, theme: "light" | "dark"): Promise<number>;
+    openView(tool: string, args: Record<string, unknown>, theme: "light" | "dark", result?: unknown): Promise<number>;
+    openPlain(result: { structuredContent: { results: { columns: { name: string }[]; rows: unknown[][] } } }): number;
     bridged: string[];
+    opened: number;
   }
 }
 
 window.bridged = [];
 
-window.openView = async (tool, args, theme) => {
+const now = () => performance.timeOrigin + performance.now();
+const SANDBOX = "allow-scripts allow-downloads";
+const FRAME_STYLE = "width: 960px; height: 760px; border: 0";
+
+/** Shows a tool's view: `result` when given (the benchmark's, fetched once), else the tool called with `args`.
+ * Returns when the result was handed to the view; `window.opened`, when its frame was created. */
+window.openView = async (tool, args, theme, given) => {
   const listed = await window.mcp("tools/list", {});
   const uri = listed.tools.find((t: { name: string }) => t.name === tool)?._meta?.ui?.resourceUri;
   if (!uri) throw new Error(`${tool} names no view`);
   const html = (await window.mcp("resources/read", { uri })).contents[0].text;
   document.body.replaceChildren();
   document.body.style.background = theme === "dark" ? "#1e1e1e" : "#ffffff";
+  window.opened = now();
   const frame = Object.assign(document.createElement("iframe"), { srcdoc: html });
-  frame.setAttribute("sandbox", "allow-scripts allow-downloads");
-  frame.style.cssText = "width: 960px; height: 760px; border: 0";
+  frame.setAttribute("sandbox", SANDBOX);
+  frame.style.cssText = FRAME_STYLE;
   document.body.append(frame);
   const bridge = new AppBridge(null, { name: "aws-data-mcp browser test host", version: "1.0.0" },
     { serverTools: {}, serverResources: {}, downloadFile: {} }, {
@@ -38,8 +47,24 @@ window.openView = async (tool, args, theme) => {
   await bridge.connect(new PostMessageTransport(frame.contentWindow as Window, frame.contentWindow as Window));
   await initialized;
   await bridge.sendToolInput({ arguments: args });
-  const result = await window.mcp("tools/call", { name: tool, arguments: args });
-  const sent = performance.timeOrigin + performance.now();
-  await bridge.sendToolResult(result);
+  const result = given ?? await window.mcp("tools/call", { name: tool, arguments: args });
+  const sent = now();
+  await bridge.sendToolResult(result as never);
   return sent;
+};
+
+/** The benchmark's baseline: the same rows as a plain HTML table, no view code, in the same frame; when it began. */
+window.openPlain = (result) => {
+  const { columns, rows } = result.structuredContent.results;
+  const text = (value: unknown) => String(value ?? "NULL").replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const html = `<!doctype html><html><body><table><thead><tr>${columns.map((c) => `<th>${text(c.name)}</th>`).join("")}`
+    + `</tr></thead><tbody>${rows.map((row) => `<tr>${row.map((v) => `<td>${text(v)}</td>`).join("")}</tr>`).join("")}`
+    + "</tbody></table></body></html>";
+  document.body.replaceChildren();
+  const frame = Object.assign(document.createElement("iframe"), { srcdoc: html });
+  frame.setAttribute("sandbox", SANDBOX);
+  frame.style.cssText = FRAME_STYLE;
+  const began = now();
+  document.body.append(frame);
+  return began;
 };
