@@ -1,7 +1,7 @@
 """An Athena result paged as a user's client pages it: run by `worker.py query` in a fresh process.
 
-Three processes: the emulated account (`DemoAccount`, whose Athena really runs the SQL) holding ORDERS orders
-and a workgroup with a cutoff above any query here, `aws-data-mcp serve` acting in it as the demo caller, and
+Three processes: the emulated account (`DemoAccount`, whose Athena really runs the SQL over its lake's ORDER_ROWS
+orders) and a workgroup with a cutoff above any query here, `aws-data-mcp serve` acting in it as the demo caller, and
 this one, which times the SDK client over one kept-alive HTTP connection against a bare boto3 loop on the same
 endpoint, as the same caller:
 
@@ -9,8 +9,8 @@ endpoint, as the same caller:
   first GetQueryResults page;
 - paging: every row of one PAGED-row execution, through `athena://queries/{id}` and its `next_uri`s, vs
   GetQueryResults pages of 1000 (MaxResults) of the same execution, in alternating rounds;
-- memory: the server's RSS (VmRSS) after every answer while ORDERS rows are paged, against its RSS after the
-  first answer.
+- memory: the server's RSS (VmRSS) after every answer while ORDERS rows (each order COPIES times) are paged,
+  against its RSS after the first answer.
 
 The emulator's pacing (how long a query shows QUEUED, then RUNNING) is cut to PACING_SECONDS, so the figures
 time the engine, the paging and our layers rather than a state delay.
@@ -30,9 +30,11 @@ from typing import Any
 
 import harness
 import local_http
+from aws_data_mcp.demo.lake_data import ORDER_ROWS
 from harness import REVISION_2025
 
-ORDERS = 1_000_000
+COPIES = 4
+ORDERS = ORDER_ROWS * COPIES
 PAGED = 100_000
 PACING_SECONDS = 0.01
 WORKGROUP = "bench-paging"
@@ -42,21 +44,21 @@ DATABASE = "sales"
 COLUMNS = "order_id, items_count, total_amount"
 """A string, an integer and a decimal: typed in every answer, and 1000 rows fit the response budget."""
 PAGED_SQL = f"SELECT {COLUMNS} FROM orders ORDER BY order_id LIMIT {PAGED}"
-ALL_SQL = f"SELECT {COLUMNS} FROM orders"
+ALL_SQL = f"SELECT {COLUMNS} FROM orders CROSS JOIN UNNEST(sequence(1, {COPIES})) AS copies(n)"
+"""ORDERS rows: the lake holds a quarter of a million orders, each answered COPIES times."""
 ATHENA_PAGE = 1000
 
 
 # --- the emulated account, in a process of its own ---------------------------------------------
 
-def emulate(orders: int) -> None:
-    """Run the demo account with `orders` orders and WORKGROUP; print the caller's environment once ready, and
-    serve until stdin closes (so the account cleans up its files)."""
+def emulate() -> None:
+    """Run the demo account with WORKGROUP; print the caller's environment once ready, and serve until stdin closes
+    (so the account cleans up its files)."""
     import boto3
     from moto import settings
 
     from aws_data_mcp.demo import athena_engine
     from aws_data_mcp.demo.account import DemoAccount
-    from aws_data_mcp.demo.lake_data import put_orders
     from aws_data_mcp.demo.seed_data import BUCKET_RESULTS
 
     athena_engine.PACING = athena_engine.Pacing(queued_seconds=PACING_SECONDS, running_seconds=PACING_SECONDS)
@@ -65,7 +67,6 @@ def emulate(orders: int) -> None:
         settings.INITIAL_NO_AUTH_ACTION_COUNT = float("inf")  # IAM off while the benchmark adds data as an admin
         try:
             admin = boto3.Session(aws_access_key_id="bench", aws_secret_access_key="bench", region_name=account.region)
-            put_orders(admin, account.endpoint_url, rows=orders)
             admin.client("athena", endpoint_url=account.endpoint_url).create_work_group(Name=WORKGROUP, Configuration={
                 "ResultConfiguration": {"OutputLocation": f"s3://{BUCKET_RESULTS}/{WORKGROUP}/"},
                 "EnforceWorkGroupConfiguration": True, "BytesScannedCutoffPerQuery": CUTOFF_BYTES})
@@ -77,7 +78,7 @@ def emulate(orders: int) -> None:
 
 def _start_emulator(stack: ExitStack) -> dict[str, str]:
     """The emulated account's caller environment (endpoint, key, region), once it holds every order."""
-    emulator = subprocess.Popen([sys.executable, __file__, str(ORDERS)], stdin=subprocess.PIPE,
+    emulator = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, env=harness.child_environment(), cwd=harness.ROOT, text=True)
 
     def stop() -> None:
@@ -244,4 +245,4 @@ def measure(rounds: int) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    emulate(int(sys.argv[1]))
+    emulate()
