@@ -12,7 +12,6 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.fanout import Call
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.query_answers import (
     QueryAnswer,
@@ -58,9 +57,8 @@ def query(request: ResourceRequest) -> QueryAnswer:
     cached: a running query changes, and each page is read where the cursor says. Results that cannot be read (the
     result bucket denied, expired) leave the status standing, with their error beside it.
 
-    A cursor into a later Athena page exists only for a query that succeeded: its page is read beside the state
-    (both calls at once; the final state remembered per caller), so every page answers the same shape at the cost
-    of one call's time.
+    A cursor into a later Athena page exists only for a query that succeeded, whose final state is remembered per
+    caller: every page answers the same shape at the cost of one call (GetQueryResults) after the first.
     """
     execution_id = validated_execution_id(request.args["execution_id"])
     cursor = Cursor.decode(request.query.get("cursor"))  # a bad cursor costs no call
@@ -81,15 +79,12 @@ def query(request: ResourceRequest) -> QueryAnswer:
     if cursor.token is not None:
         # A later page exists only for a query that succeeded, whose description no longer changes: asked once per
         # caller and cache TTL, not once per page (GetQueryResults still checks the caller on every page).
-        def final() -> dict[str, Any]:
-            return request.remembered(("athena:GetQueryExecution", execution_id), describe)
-
-        described, later = request.fan_out(Call.run, [Call("athena:GetQueryExecution", final),
-                                                      Call("athena:GetQueryResults", lambda: page(False))],
-                                           action=Call.action_of)
-        if described.error is not None or later.error is not None:
-            raise described.error or later.error  # type: ignore[misc]
-        return answer(described.value, price, page=Results(later.value, cursor.answered))  # type: ignore[arg-type]
+        described = attempt("athena:GetQueryExecution",
+                            lambda: request.remembered(("athena:GetQueryExecution", execution_id), describe))
+        read = attempt("athena:GetQueryResults", lambda: page(False)) if described.error is None else described
+        if read.error is not None:
+            raise read.error
+        return answer(described.value, price, page=Results(read.value, cursor.answered))  # type: ignore[arg-type]
     found = describe()
     if (found.get("Status") or {}).get("State") != "SUCCEEDED":
         return answer(found, price)
