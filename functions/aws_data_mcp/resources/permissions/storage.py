@@ -19,6 +19,7 @@ from aws_data_mcp.caller import Caller
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources.permissions.discover import simulation_principal
+from aws_data_mcp.resources.permissions.identity_policies import denial_fixes, identity_policies
 from aws_data_mcp.resources.permissions.links import (
     Governor,
     Link,
@@ -27,6 +28,7 @@ from aws_data_mcp.resources.permissions.links import (
     identity_fix,
     link,
     parsed_policy,
+    principal_kind,
     resource_policy_fix,
     statements,
     unsettled,
@@ -108,14 +110,30 @@ def _put_bucket_policy(bucket: str) -> str:
     return f"aws s3api put-bucket-policy --bucket {bucket} --policy {{policy}}"
 
 
-def _read_fix(seat: Seat, bucket: str, policy: Outcome[Any, Any], action: str, resource: str) -> list[Any]:
-    """A refused read's fix: the bucket policy's denying statements out where it names any, else the statement the
-    caller's identity lacks."""
-    denying = statements(policy.value, "Deny", action, resource, seat.identities, seat.account) if policy.ok else []
+def _bucket_denies(seat: Seat, policy: Outcome[Any, Any], action: str, resource: str) -> list[dict[str, Any]]:
+    return statements(policy.value, "Deny", action, resource, seat.identities, seat.account) if policy.ok else []
+
+
+def _read_fix(seat: Seat, bucket: str, policy: Outcome[Any, Any], action: str, resource: str,
+              own: Outcome[Any, Any] | None) -> list[Any]:
+    """A refused read's fix: the bucket policy's denying statements out where it names any, else the caller's own
+    policies' denying statements out (where `own`, the caller's identity policies, could be read) and the statement
+    its identity lacks."""
+    denying = _bucket_denies(seat, policy, action, resource)
     if denying and seat.principal:
         return [resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal, [action], resource,
                                     denying, _put_bucket_policy(bucket))]
-    return [identity_fix(seat.principal, [action], [resource])]
+    removed = denial_fixes(own.value, action, resource) if own is not None and own.ok else []
+    return [*removed, identity_fix(seat.principal, [action], [resource])]
+
+
+def _own_policies(request: ResourceRequest, seat: Seat, refused: bool) -> list[Call[Any]]:
+    """The caller's identity policies, read after a refusal the bucket policy does not explain (its own Deny may)."""
+    if not refused or seat.principal is None:
+        return []
+    kind, _ = principal_kind(seat.principal)
+    return [Call(f"iam:Get{kind.capitalize()}Policy", partial(identity_policies, request.client("iam"),
+                                                              seat.principal))]
 
 
 def _probe_link(check: str, resource: str, outcome: Outcome[Any, Any], evidence: Mapping[str, Any],
@@ -156,14 +174,19 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
     read, head = (answers[0], answers[1]) if key is not None else (None, None)
     policy_of_key = answers[-1] if default_key else None
     own_key = (head.value or {}).get("SSEKMSKeyId") if head is not None else None
+    bucket_arn, objects = f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/{prefix}*"
     if _kms_refused(read) and own_key and own_key != default_key:  # a refusal only: the refusing key's policy
         policy_of_key = (yield [Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), own_key))])[0]
-    bucket_arn, objects = f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/{prefix}*"
+    unexplained = [(action, arn) for action, arn, outcome in (("s3:ListBucket", bucket_arn, listing),
+                                                              ("s3:GetObject", objects, read))
+                   if outcome is not None and verdict_of(outcome) == "denied" and not _kms_refused(outcome)
+                   and not _bucket_denies(seat, policy, action, arn)]
+    own = next(iter((yield _own_policies(request, seat, bool(unexplained)))), None)  # a refusal only
     evidence = {"bucket_policy": _policy_evidence(policy), "prefix": prefix}
     links = [_probe_link("s3:ListBucket", bucket_arn, listing, evidence | {"objects_seen": len(
-        (listing.value or {}).get("Contents", []))}, _read_fix(seat, bucket, policy, "s3:ListBucket", bucket_arn),
-        governed_by)]
-    links.append(_object_link(seat, bucket, objects, key, read, policy, evidence, governed_by))
+        (listing.value or {}).get("Contents", []))}, _read_fix(seat, bucket, policy, "s3:ListBucket", bucket_arn,
+                                                               own), governed_by)]
+    links.append(_object_link(seat, bucket, objects, key, read, policy, evidence, governed_by, own))
     links.append(_decrypt_link(request, seat, key, read, head, default, policy_of_key, governed_by))
     return Reads(links, policy, others)
 
@@ -174,7 +197,8 @@ def _kms_refused(read: Outcome[Any, Any] | None) -> bool:
 
 
 def _object_link(seat: Seat, bucket: str, objects: str, key: str | None, read: Outcome[Any, Any] | None,
-                 policy: Outcome[Any, Any], evidence: Mapping[str, Any], governed_by: Governor) -> Link:
+                 policy: Outcome[Any, Any], evidence: Mapping[str, Any], governed_by: Governor,
+                 own: Outcome[Any, Any] | None) -> Link:
     if read is None:
         return link("s3:GetObject", objects, "unknown", evidence | {"object": None}, governed_by=governed_by,
                     settle=f"No object under s3://{bucket}/{evidence['prefix']} to read (or listing it failed): "
@@ -184,7 +208,7 @@ def _object_link(seat: Seat, bucket: str, objects: str, key: str | None, read: O
             "object": key, "answered": "S3 authorised the read; KMS refused the key (see kms:Decrypt)"},
             governed_by=governed_by)
     return _probe_link("s3:GetObject", objects, read, evidence | {"object": key},
-                       _read_fix(seat, bucket, policy, "s3:GetObject", objects), governed_by)
+                       _read_fix(seat, bucket, policy, "s3:GetObject", objects, own), governed_by)
 
 
 def _decrypt_link(request: ResourceRequest, seat: Seat, key: str | None, read: Outcome[Any, Any] | None,
@@ -240,10 +264,14 @@ def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str) 
     simulated = yield Call("iam:SimulatePrincipalPolicy", partial(
         request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
         ActionNames=["s3:PutObject"], ResourceArns=[objects]))
-    return written(seat, bucket, objects, policy, simulated)
+    results = (simulated.value or {}).get("EvaluationResults") or []
+    denied = bool(results) and results[0]["EvalDecision"] == "explicitDeny"
+    own = next(iter((yield _own_policies(request, seat, denied))), None)  # a Deny of the caller's own only
+    return written(seat, bucket, objects, policy, simulated, own)
 
 
-def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], simulated: Outcome[Any, Any]) -> Link:
+def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], simulated: Outcome[Any, Any],
+            own: Outcome[Any, Any] | None = None) -> Link:
     """The write verdict: a Deny in the bucket policy or the identity's decides; else an Allow in either allows
     (within one account, either suffices); an unreadable bucket policy leaves anything but a Deny unknown."""
     results = (simulated.value or {}).get("EvaluationResults") or []
@@ -260,8 +288,9 @@ def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], si
             resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", ["s3:PutObject"],
                                 objects, denying, _put_bucket_policy(bucket))])
     if identity == "explicitDeny":
+        removed = denial_fixes(own.value, "s3:PutObject", objects) if own is not None and own.ok else []
         return link("s3:PutObject", objects, "denied", evidence,
-                    fix=[identity_fix(seat.principal, ["s3:PutObject"], [objects])])
+                    fix=[*removed, identity_fix(seat.principal, ["s3:PutObject"], [objects])])
     if not policy.ok or identity is None:
         return link("s3:PutObject", objects, "unknown", evidence, settle=(
             f"The bucket policy of {bucket} cannot be read by the caller: its owner reads it "
