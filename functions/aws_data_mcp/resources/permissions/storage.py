@@ -127,8 +127,8 @@ def _read_fix(seat: Seat, bucket: str, policy: Outcome[Any, Any], action: str, r
     return [*removed, identity_fix(seat.principal, [action], [resource])]
 
 
-def _own_policies(request: ResourceRequest, seat: Seat, refused: bool) -> list[Call[Any]]:
-    """The caller's identity policies, read after a refusal the bucket policy does not explain (its own Deny may)."""
+def own_policies(request: ResourceRequest, seat: Seat, refused: bool) -> list[Call[Any]]:
+    """The caller's identity policies, read after a refusal no resource policy explains (its own Deny may)."""
     if not refused or seat.principal is None:
         return []
     kind, _ = principal_kind(seat.principal)
@@ -181,7 +181,7 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
                                                               ("s3:GetObject", objects, read))
                    if outcome is not None and verdict_of(outcome) == "denied" and not _kms_refused(outcome)
                    and not _bucket_denies(seat, policy, action, arn)]
-    own = next(iter((yield _own_policies(request, seat, bool(unexplained)))), None)  # a refusal only
+    own = next(iter((yield own_policies(request, seat, bool(unexplained)))), None)  # a refusal only
     evidence = {"bucket_policy": _policy_evidence(policy), "prefix": prefix}
     links = [_probe_link("s3:ListBucket", bucket_arn, listing, evidence | {"objects_seen": len(
         (listing.value or {}).get("Contents", []))}, _read_fix(seat, bucket, policy, "s3:ListBucket", bucket_arn,
@@ -266,7 +266,7 @@ def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str) 
         ActionNames=["s3:PutObject"], ResourceArns=[objects]))
     results = (simulated.value or {}).get("EvaluationResults") or []
     denied = bool(results) and results[0]["EvalDecision"] == "explicitDeny"
-    own = next(iter((yield _own_policies(request, seat, denied))), None)  # a Deny of the caller's own only
+    own = next(iter((yield own_policies(request, seat, denied))), None)  # a Deny of the caller's own only
     return written(seat, bucket, objects, policy, simulated, own)
 
 
