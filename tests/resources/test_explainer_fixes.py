@@ -89,12 +89,13 @@ async def test_each_denied_links_fix_applied_by_an_administrator_lets_the_query_
 async def test_each_denied_workgroup_links_fix_lets_the_query_run_there(
         server: ServerThread, demo_caller: DemoAccount, administrator: boto3.Session) -> None:
     """sales.orders in each workgroup the explainer refuses demo-analyst, but data-science (its fix, Athena's
-    UpdateWorkGroup, is not in moto). The query is run in partners only: finance-restricted's results are written
-    with a KMS key the caller may not use, which the explainer does not check yet."""
+    UpdateWorkGroup, is not in moto). Once finance-restricted can be described, its results key shows: one that does
+    not exist, whose fix (the same UpdateWorkGroup) is the one left, and the query is refused as the explainer says."""
     def admin_client(service: str) -> Any:
         return administrator.client(service, endpoint_url=demo_caller.endpoint_url)
 
     name = "sales.orders"
+    sql, rows = count_query(name)
     async with Client(server.url, mode="2026-07-28") as client:
         before = await _explain(client, name)
         refused = {workgroup: [entry for entry in links if entry["verdict"] == "denied"]
@@ -108,8 +109,12 @@ async def test_each_denied_workgroup_links_fix_lets_the_query_run_there(
             after = {entry["check"]: entry for entry in (await _explain(client, name))["workgroups"][workgroup]}
             assert {e["check"]: after[e["check"]]["verdict"] for e in denied} == {e["check"]: "allowed"
                                                                                   for e in denied}, after
-            assert {entry["verdict"] for entry in after.values()} == {"allowed"}, after
-        sql, rows = count_query(name)
-        result = await client.call_tool("athena_query", {"sql": sql, "database": "sales", "workgroup": "partners"})
-        answer = json.loads(result.content[0].text)
-        assert not result.is_error and answer["results"]["rows"] == [[rows]], answer
+            left = {check: entry for check, entry in after.items() if entry["verdict"] != "allowed"}
+            result = await client.call_tool("athena_query", {"sql": sql, "database": "sales", "workgroup": workgroup})
+            answer = json.loads(result.content[0].text)
+            if workgroup == "partners":
+                assert not left and not result.is_error and answer["results"]["rows"] == [[rows]], (left, answer)
+                continue
+            assert [(check, entry["verdict"], [fix["kind"] for fix in entry.get("fix", [])]) for check, entry in left.items()] == [
+                ("kms:GenerateDataKey", "denied", ["workgroup"])], json.dumps(left, indent=1)
+            assert result.is_error and answer["error"]["action"] == "kms:GenerateDataKey", answer

@@ -16,13 +16,16 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.caller import Caller
+from aws_data_mcp.errors import ErrorCode
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources.permissions.discover import simulation_principal
 from aws_data_mcp.resources.permissions.identity_policies import denial_fixes, identity_policies
 from aws_data_mcp.resources.permissions.links import (
+    Fix,
     Governor,
     Link,
+    Verdict,
     answered,
     delegates,
     identity_fix,
@@ -300,3 +303,59 @@ def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], si
                                                                       if allowing else {}))
     return link("s3:PutObject", objects, "denied", evidence,
                 fix=[identity_fix(seat.principal, ["s3:PutObject"], [objects])])
+
+
+RESULTS_KEY_ACTION = "kms:GenerateDataKey"
+"""What Athena asks KMS, as the caller, to write SSE-KMS (or CSE-KMS) encrypted results."""
+
+
+def results_key(encryption: Mapping[str, Any] | None) -> str | None:
+    """The KMS key a workgroup's results are encrypted with (its EncryptionConfiguration), if any."""
+    found = encryption or {}
+    return str(found["KmsKey"]) if found.get("EncryptionOption") in ("SSE_KMS", "CSE_KMS") and found.get(
+        "KmsKey") else None
+
+
+def results_key_chain(request: ResourceRequest, seat: Seat, workgroup: str, key: str) -> Chain[Link]:
+    """Whether the caller may use the results' key: its key policy, then IAM's simulator where the key policy lets
+    the account's IAM policies grant it; two waves, beside the result location's write."""
+    arn = _key_arn(key, request.caller.region, seat.account)
+    policy = yield Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), arn))
+    if policy.error is not None:
+        if policy.error.code is ErrorCode.NOT_FOUND:  # Athena fails every query: the key cannot be used
+            return link(RESULTS_KEY_ACTION, arn, "denied", answered(policy), fix=[_plain_results(workgroup)])
+        return link(RESULTS_KEY_ACTION, arn, "unknown", answered(policy), settle=(
+            f"The key's administrator reads its policy (aws kms get-key-policy --key-id {arn} --policy-name default) "
+            "for a statement that lets the caller use it"))
+    denying = statements(policy.value, "Deny", RESULTS_KEY_ACTION, arn, seat.identities, seat.account)
+    named = statements(policy.value, "Allow", RESULTS_KEY_ACTION, arn, seat.identities, None)
+    delegated = delegates(policy.value, RESULTS_KEY_ACTION, arn, seat.account)
+    evidence: dict[str, Any] = {"key_policy": "read", "workgroup": workgroup}
+    if denying or not (named or delegated) or seat.principal is None:
+        verdict: Verdict = "denied" if seat.principal else "unknown"
+        return link(RESULTS_KEY_ACTION, arn, verdict, evidence | {"key_policy_denies": denying}, fix=[
+            resource_policy_fix("key_policy", arn, policy.value, seat.principal or "", [RESULTS_KEY_ACTION], "*",
+                                denying, f"aws kms put-key-policy --key-id {arn.rsplit('/', 1)[-1]} "
+                                "--policy-name default --policy {policy}")],
+                    settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}")
+    simulated = yield Call("iam:SimulatePrincipalPolicy", partial(
+        request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
+        ActionNames=[RESULTS_KEY_ACTION], ResourceArns=[arn]))
+    results = (simulated.value or {}).get("EvaluationResults") or []
+    identity = results[0]["EvalDecision"] if results else None
+    evidence["simulated_identity_policies"] = identity
+    if identity == "explicitDeny" or (identity != "allowed" and not named and identity is not None):
+        return link(RESULTS_KEY_ACTION, arn, "denied", evidence,
+                    fix=[identity_fix(seat.principal, [RESULTS_KEY_ACTION], [arn])])
+    if identity is None:
+        return link(RESULTS_KEY_ACTION, arn, "unknown", evidence | answered(simulated), settle=unsettled(simulated))
+    return link(RESULTS_KEY_ACTION, arn, "allowed", evidence)
+
+
+def _plain_results(workgroup: str) -> Fix:
+    """A workgroup whose results key cannot be used: its results encrypted with S3's own keys instead."""
+    updates = {"ResultConfigurationUpdates": {"EncryptionConfiguration": {"EncryptionOption": "SSE_S3"}}}
+    return Fix(kind="workgroup", apply_by="administrator", target=workgroup, request={
+        "WorkGroup": workgroup, "ConfigurationUpdates": updates},
+        command=f"aws athena update-work-group --work-group {workgroup} --configuration-updates "
+                "'ResultConfigurationUpdates={EncryptionConfiguration={EncryptionOption=SSE_S3}}'")

@@ -42,7 +42,15 @@ from aws_data_mcp.resources.permissions.links import (
     verdict_of,
 )
 from aws_data_mcp.resources.permissions.registrations import registered_locations
-from aws_data_mcp.resources.permissions.storage import Reads, Seat, own_policies, read_chain, write_chain
+from aws_data_mcp.resources.permissions.storage import (
+    Reads,
+    Seat,
+    own_policies,
+    read_chain,
+    results_key,
+    results_key_chain,
+    write_chain,
+)
 
 GLUE_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,255}$")
 """A Glue database or table name as Athena queries it: letters, digits, _ and -."""
@@ -208,9 +216,13 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
         "OutputLocation")) for name, o in zip(names, described, strict=True)}
     writing = [name for name in names if results[name] is not None]
     second += [Call("s3:GetBucketPolicy", partial(write_chain, request, seat, *results[name])) for name in writing]
+    keys = {name: key for name, o in zip(names, described, strict=True) if (key := results_key((
+        ((o.value or {}).get("Configuration") or {}).get("ResultConfiguration") or {}).get("EncryptionConfiguration")))}
     asked = own_policies(request, seat, any(verdict_of(o) == "denied" for o in described))
-    chains = yield second + asked  # the caller's own policies after a refused workgroup only: its Deny?
-    own = chains.pop() if asked else None
+    answers = yield second + [Call("kms:GetKeyPolicy", partial(results_key_chain, request, seat, name, key))
+                              for name, key in keys.items()] + asked  # own policies: after a refused workgroup only
+    own = answers.pop() if asked else None
+    chains, key_outcomes = answers[:len(second)], answers[len(second):]
     workgroup_links = {name: _workgroup_links(seat, name, arn, outcome, simulated, own)
                        for name, arn, outcome in zip(names, workgroup_arns, described, strict=True)}
     if location is not None:
@@ -225,6 +237,10 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
         written: Link = outcome.value if outcome.ok else link(  # type: ignore[assignment]
             "s3:PutObject", str(results[name]), "unknown", answered(outcome), settle=unsettled(outcome))
         workgroup_links[name].append(written)
+    for (name, key), outcome in zip(keys.items(), key_outcomes, strict=True):
+        key_link: Link = outcome.value if outcome.ok else link(  # type: ignore[assignment]
+            "kms:GenerateDataKey", key, "unknown", answered(outcome), settle=unsettled(outcome))
+        workgroup_links[name].append(key_link)
     return _answer(request, seat, database, table, descriptor.get("Location"), links, workgroup_links, decided_by,
                    read_columns)
 
