@@ -115,6 +115,7 @@ async def test_each_denied_workgroup_links_fix_lets_the_query_run_there(
             if workgroup == "partners":
                 assert not left and not result.is_error and answer["results"]["rows"] == [[rows]], (left, answer)
                 continue
-            assert [(check, entry["verdict"], [fix["kind"] for fix in entry.get("fix", [])]) for check, entry in left.items()] == [
-                ("kms:GenerateDataKey", "denied", ["workgroup"])], json.dumps(left, indent=1)
+            kinds = [(check, entry["verdict"], [fix["kind"] for fix in entry.get("fix", [])])
+                     for check, entry in left.items()]
+            assert kinds == [("kms:GenerateDataKey", "denied", ["workgroup"])], json.dumps(left, indent=1)
             assert result.is_error and answer["error"]["action"] == "kms:GenerateDataKey", answer

@@ -267,10 +267,14 @@ def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str) 
     simulated = yield Call("iam:SimulatePrincipalPolicy", partial(
         request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
         ActionNames=["s3:PutObject"], ResourceArns=[objects]))
-    results = (simulated.value or {}).get("EvaluationResults") or []
-    denied = bool(results) and results[0]["EvalDecision"] == "explicitDeny"
-    own = next(iter((yield own_policies(request, seat, denied))), None)  # a Deny of the caller's own only
+    own = next(iter((yield own_policies(request, seat, denied_by_identity(simulated)))), None)
     return written(seat, bucket, objects, policy, simulated, own)
+
+
+def denied_by_identity(simulated: Outcome[Any, Any]) -> bool:
+    """Whether IAM's simulator found a Deny in the caller's own policies (then they are read, for the fix)."""
+    results = (simulated.value or {}).get("EvaluationResults") or []
+    return bool(results) and results[0]["EvalDecision"] == "explicitDeny"
 
 
 def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], simulated: Outcome[Any, Any],
