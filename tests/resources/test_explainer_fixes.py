@@ -6,7 +6,7 @@ count in the explainer's workgroup."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import boto3
@@ -35,15 +35,17 @@ def server(demo: DemoAccount) -> Iterator[ServerThread]:
 
 
 @pytest.fixture(scope="module")
-def administrator(demo: DemoAccount) -> boto3.Session:
-    """An administrator of the demo account, its key issued by moto's IAM backend (no secret in any response)."""
+def administrator(demo: DemoAccount) -> Callable[[str], Any]:
+    """An administrator's clients in the demo account, its key issued by moto's IAM backend (no secret in any
+    response)."""
     iam = iam_backends[demo.account_id]["aws"]
     iam.create_user(demo.region, ADMINISTRATOR)
     iam.put_user_policy(ADMINISTRATOR, "administrator", json.dumps({"Version": "2012-10-17", "Statement": [
         {"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
     key = iam.create_access_key(ADMINISTRATOR)
-    return boto3.Session(aws_access_key_id=key.access_key_id, aws_secret_access_key=key.secret_access_key,
-                         region_name=demo.region)
+    session = boto3.Session(aws_access_key_id=key.access_key_id, aws_secret_access_key=key.secret_access_key,
+                            region_name=demo.region)
+    return lambda service: session.client(service, endpoint_url=demo.endpoint_url)
 
 
 def _deciding(explained: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -59,10 +61,7 @@ async def _explain(client: Client, name: str) -> dict[str, Any]:
 
 
 async def test_each_denied_links_fix_applied_by_an_administrator_lets_the_query_run(
-        server: ServerThread, demo_caller: DemoAccount, administrator: boto3.Session) -> None:
-    def admin_client(service: str) -> Any:
-        return administrator.client(service, endpoint_url=demo_caller.endpoint_url)
-
+        server: ServerThread, demo_caller: DemoAccount, administrator: Callable[[str], Any]) -> None:
     async with Client(server.url, mode="2026-07-28") as client:
         before = {name: await _explain(client, name) for name in lake_files()}
         refused = {name for name, explained in before.items() if explained["query"] == "denied"}
@@ -73,7 +72,7 @@ async def test_each_denied_links_fix_applied_by_an_administrator_lets_the_query_
             assert denied and all(entry.get("fix") for entry in denied.values()), (name, denied)
             for entry in denied.values():
                 for fix in entry["fix"]:
-                    apply_fix(fix, admin_client)
+                    apply_fix(fix, administrator)
             after = await _explain(client, name)
             still = {check: _deciding(after)[check] for check in denied
                      if _deciding(after)[check]["verdict"] != "allowed"}
@@ -87,13 +86,10 @@ async def test_each_denied_links_fix_applied_by_an_administrator_lets_the_query_
 
 
 async def test_each_denied_workgroup_links_fix_lets_the_query_run_there(
-        server: ServerThread, demo_caller: DemoAccount, administrator: boto3.Session) -> None:
+        server: ServerThread, demo_caller: DemoAccount, administrator: Callable[[str], Any]) -> None:
     """sales.orders in each workgroup the explainer refuses demo-analyst, but data-science (its fix, Athena's
     UpdateWorkGroup, is not in moto). Once finance-restricted can be described, its results key shows: one that does
     not exist, whose fix (the same UpdateWorkGroup) is the one left, and the query is refused as the explainer says."""
-    def admin_client(service: str) -> Any:
-        return administrator.client(service, endpoint_url=demo_caller.endpoint_url)
-
     name = "sales.orders"
     sql, rows = count_query(name)
     async with Client(server.url, mode="2026-07-28") as client:
@@ -105,7 +101,7 @@ async def test_each_denied_workgroup_links_fix_lets_the_query_run_there(
         for workgroup, denied in refused.items():
             for entry in denied:
                 for fix in entry["fix"]:
-                    apply_fix(fix, admin_client)
+                    apply_fix(fix, administrator)
             after = {entry["check"]: entry for entry in (await _explain(client, name))["workgroups"][workgroup]}
             assert {e["check"]: after[e["check"]]["verdict"] for e in denied} == {e["check"]: "allowed"
                                                                                   for e in denied}, after
