@@ -77,7 +77,7 @@ _AUTH_CODES = frozenset(
 )
 _NOT_FOUND_CODES = frozenset(
     {"EntityNotFoundException", "NoSuchEntity", "NoSuchBucket", "NoSuchKey", "404", "ResourceNotFoundException",
-     "InvalidRequestException"}
+     "InvalidRequestException", "NotFoundException"}
 )
 
 

@@ -22,6 +22,7 @@ from aws_data_mcp.resources import registry
 from aws_data_mcp.resources.athena.query_errors import query_failure
 from support.events import load_event
 from support.faults import AwsFaults
+from support.fixes import apply_fix
 from support.servers import ServerThread, free_port, lambda_container
 
 from .access_gaps import enforced  # noqa: F401  (fixture)
@@ -145,20 +146,7 @@ def verdicts(found: dict[str, Any]) -> dict[str, str]:
 
 def apply(fix: dict[str, Any], lake: dict[str, dict[str, str]]) -> None:
     """The fix applied as printed, by an administrator."""
-    admin = _session(lake["admin"])
-    assert fix["apply_by"] == "administrator" and fix["command"].startswith("aws ")
-    if fix["kind"] == "identity_policy":
-        user = fix["target"].rsplit("/", 1)[1]
-        assert json.dumps(fix["statement"], separators=(",", ":")) in fix["command"]
-        admin.client("iam").put_user_policy(UserName=user, PolicyName=f"fix-{time.monotonic_ns()}",
-                                            PolicyDocument=_document([fix["statement"]]))
-    elif fix["kind"] == "bucket_policy":
-        admin.client("s3").put_bucket_policy(Bucket=fix["target"], Policy=json.dumps(fix["policy"]))
-    elif fix["kind"] == "key_policy":
-        admin.client("kms").put_key_policy(KeyId=fix["target"], PolicyName="default", Policy=json.dumps(fix["policy"]))
-    else:
-        assert fix["kind"] == "lake_formation_grant" and "grant-permissions" in fix["command"]
-        admin.client("lakeformation").grant_permissions(**fix["request"])
+    apply_fix(fix, _session(lake["admin"]).client)
 
 
 def fixed(lake: dict[str, dict[str, str]], user: str, uri: str, check: str) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from aws_data_mcp.resources.permissions.links import (
     overall,
 )
 from aws_data_mcp.resources.permissions.registrations import locations_in, registered_locations
-from aws_data_mcp.resources.permissions.storage import Seat, read_chain, written
+from aws_data_mcp.resources.permissions.storage import Seat, denied_by_identity, own_policies, read_chain, written
 from aws_data_mcp.resources.permissions.tables import Unseen
 
 BUCKET_NAME = re.compile(r"^(?!xn--)(?!.*\.\.)[a-z0-9][a-z0-9.\-]{1,61}[a-z0-9]$")
@@ -87,7 +87,8 @@ def _explain(request: ResourceRequest, bucket: str) -> Chain[BucketExplained]:
     registered, access_block, ownership, *simulated = found.beside
     locations = None if registered.error else locations_in(bucket, registered.value or [])
     if simulated:
-        write = written(seat, bucket, objects, found.policy, simulated[0])
+        own = next(iter((yield own_policies(request, seat, denied_by_identity(simulated[0])))), None)
+        write = written(seat, bucket, objects, found.policy, simulated[0], own)
     else:
         write = link("s3:PutObject", objects, "unknown", {}, settle=f"IAM's simulator cannot simulate "
                      f"{request.caller.principal_arn}: an administrator runs aws iam simulate-principal-policy for "

@@ -43,6 +43,8 @@ class Fix(TypedDict):
     """Statements of that policy that deny the caller: an Allow cannot override them, so they must go."""
     request: NotRequired[dict[str, Any]]
     """The API request that applies it (Lake Formation GrantPermissions)."""
+    policy_name: NotRequired[str]
+    """The identity policy `policy` replaces: an inline policy's name, or a customer managed policy's ARN."""
 
 
 class Link(TypedDict):
@@ -122,7 +124,7 @@ def identity_fix(principal: str | None, actions: Sequence[str], resources: Seque
 
 # --------------------------------------------------------------------------- resource policies
 
-def _listed(value: Any) -> list[Any]:
+def listed(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value] if value is not None else []
 
 
@@ -130,29 +132,30 @@ def names_principal(principal: Any, identities: Sequence[str], account: str | No
     """Whether a statement's Principal covers the caller: `*`, its account, or one of its ARNs."""
     if principal == "*":
         return True
-    named = _listed(principal.get("AWS")) if isinstance(principal, Mapping) else []
+    named = listed(principal.get("AWS")) if isinstance(principal, Mapping) else []
     whole = {account, f"arn:aws:iam::{account}:root"} if account else set()
     return any(entry == "*" or entry in identities or entry in whole for entry in named)
 
 
 def _covers(patterns: Any, value: str, *, case: bool) -> bool:
-    listed = [str(p) for p in _listed(patterns)]
-    return any(fnmatch.fnmatchcase(value if case else value.lower(), p if case else p.lower()) for p in listed)
+    named = [str(p) for p in listed(patterns)]
+    return any(fnmatch.fnmatchcase(value if case else value.lower(), p if case else p.lower()) for p in named)
 
 
 def statements(policy: Mapping[str, Any] | None, effect: str, action: str, resource: str,
-               identities: Sequence[str], account: str | None) -> list[dict[str, Any]]:
+               identities: Sequence[str], account: str | None, *, identity: bool = False) -> list[dict[str, Any]]:
     """The statements of a resource policy with `effect` on `action` and `resource` for the caller: the evidence of
     what decides (a Condition is kept with its statement: whether it holds depends on the request). A Deny naming
-    the caller's account binds the caller; an Allow naming it only delegates to the account's IAM policies."""
+    the caller's account binds the caller; an Allow naming it only delegates to the account's IAM policies.
+    `identity`: the caller's own identity policy, whose statements name no Principal (they are the caller's)."""
     account = account if effect == "Deny" else None
     found = []
-    for statement in _listed((policy or {}).get("Statement")):
+    for statement in listed((policy or {}).get("Statement")):
         if statement.get("Effect") != effect or "NotAction" in statement or "NotResource" in statement:
             continue
         if (_covers(statement.get("Action"), action, case=False) and _covers(statement.get("Resource"), resource,
                                                                              case=True)
-                and names_principal(statement.get("Principal"), identities, account)):
+                and (identity or names_principal(statement.get("Principal"), identities, account))):
             found.append(dict(statement))
     return found
 
@@ -170,7 +173,7 @@ def resource_policy_fix(kind: Literal["bucket_policy", "key_policy"], target: st
     policy as it would be, and `command` (formatted with it) to put it."""
     statement = {"Sid": "AwsDataMcpAccess", "Effect": "Allow", "Principal": {"AWS": principal},
                  "Action": list(actions), "Resource": resource}
-    kept = [s for s in _listed((policy or {}).get("Statement"))
+    kept = [s for s in listed((policy or {}).get("Statement"))
             if s not in denying and s.get("Sid") != statement["Sid"]]
     fixed = {"Version": (policy or {}).get("Version", "2012-10-17"), "Statement": [*kept, statement]}
     fix = Fix(kind=kind, apply_by="administrator", target=target, statement=statement, policy=fixed,

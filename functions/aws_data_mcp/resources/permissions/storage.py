@@ -16,17 +16,22 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.caller import Caller
+from aws_data_mcp.errors import ErrorCode
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources.permissions.discover import simulation_principal
+from aws_data_mcp.resources.permissions.identity_policies import denial_fixes, identity_policies
 from aws_data_mcp.resources.permissions.links import (
+    Fix,
     Governor,
     Link,
+    Verdict,
     answered,
     delegates,
     identity_fix,
     link,
     parsed_policy,
+    principal_kind,
     resource_policy_fix,
     statements,
     unsettled,
@@ -108,14 +113,30 @@ def _put_bucket_policy(bucket: str) -> str:
     return f"aws s3api put-bucket-policy --bucket {bucket} --policy {{policy}}"
 
 
-def _read_fix(seat: Seat, bucket: str, policy: Outcome[Any, Any], action: str, resource: str) -> list[Any]:
-    """A refused read's fix: the bucket policy's denying statements out where it names any, else the statement the
-    caller's identity lacks."""
-    denying = statements(policy.value, "Deny", action, resource, seat.identities, seat.account) if policy.ok else []
+def _bucket_denies(seat: Seat, policy: Outcome[Any, Any], action: str, resource: str) -> list[dict[str, Any]]:
+    return statements(policy.value, "Deny", action, resource, seat.identities, seat.account) if policy.ok else []
+
+
+def _read_fix(seat: Seat, bucket: str, policy: Outcome[Any, Any], action: str, resource: str,
+              own: Outcome[Any, Any] | None) -> list[Any]:
+    """A refused read's fix: the bucket policy's denying statements out where it names any, else the caller's own
+    policies' denying statements out (where `own`, the caller's identity policies, could be read) and the statement
+    its identity lacks."""
+    denying = _bucket_denies(seat, policy, action, resource)
     if denying and seat.principal:
         return [resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal, [action], resource,
                                     denying, _put_bucket_policy(bucket))]
-    return [identity_fix(seat.principal, [action], [resource])]
+    removed = denial_fixes(own.value, action, resource) if own is not None and own.ok else []
+    return [*removed, identity_fix(seat.principal, [action], [resource])]
+
+
+def own_policies(request: ResourceRequest, seat: Seat, refused: bool) -> list[Call[Any]]:
+    """The caller's identity policies, read after a refusal no resource policy explains (its own Deny may)."""
+    if not refused or seat.principal is None:
+        return []
+    kind, _ = principal_kind(seat.principal)
+    return [Call(f"iam:Get{kind.capitalize()}Policy", partial(identity_policies, request.client("iam"),
+                                                              seat.principal))]
 
 
 def _probe_link(check: str, resource: str, outcome: Outcome[Any, Any], evidence: Mapping[str, Any],
@@ -156,14 +177,19 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
     read, head = (answers[0], answers[1]) if key is not None else (None, None)
     policy_of_key = answers[-1] if default_key else None
     own_key = (head.value or {}).get("SSEKMSKeyId") if head is not None else None
+    bucket_arn, objects = f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/{prefix}*"
     if _kms_refused(read) and own_key and own_key != default_key:  # a refusal only: the refusing key's policy
         policy_of_key = (yield [Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), own_key))])[0]
-    bucket_arn, objects = f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/{prefix}*"
+    unexplained = [(action, arn) for action, arn, outcome in (("s3:ListBucket", bucket_arn, listing),
+                                                              ("s3:GetObject", objects, read))
+                   if outcome is not None and verdict_of(outcome) == "denied" and not _kms_refused(outcome)
+                   and not _bucket_denies(seat, policy, action, arn)]
+    own = next(iter((yield own_policies(request, seat, bool(unexplained)))), None)  # a refusal only
     evidence = {"bucket_policy": _policy_evidence(policy), "prefix": prefix}
     links = [_probe_link("s3:ListBucket", bucket_arn, listing, evidence | {"objects_seen": len(
-        (listing.value or {}).get("Contents", []))}, _read_fix(seat, bucket, policy, "s3:ListBucket", bucket_arn),
-        governed_by)]
-    links.append(_object_link(seat, bucket, objects, key, read, policy, evidence, governed_by))
+        (listing.value or {}).get("Contents", []))}, _read_fix(seat, bucket, policy, "s3:ListBucket", bucket_arn,
+                                                               own), governed_by)]
+    links.append(_object_link(seat, bucket, objects, key, read, policy, evidence, governed_by, own))
     links.append(_decrypt_link(request, seat, key, read, head, default, policy_of_key, governed_by))
     return Reads(links, policy, others)
 
@@ -174,7 +200,8 @@ def _kms_refused(read: Outcome[Any, Any] | None) -> bool:
 
 
 def _object_link(seat: Seat, bucket: str, objects: str, key: str | None, read: Outcome[Any, Any] | None,
-                 policy: Outcome[Any, Any], evidence: Mapping[str, Any], governed_by: Governor) -> Link:
+                 policy: Outcome[Any, Any], evidence: Mapping[str, Any], governed_by: Governor,
+                 own: Outcome[Any, Any] | None) -> Link:
     if read is None:
         return link("s3:GetObject", objects, "unknown", evidence | {"object": None}, governed_by=governed_by,
                     settle=f"No object under s3://{bucket}/{evidence['prefix']} to read (or listing it failed): "
@@ -184,7 +211,7 @@ def _object_link(seat: Seat, bucket: str, objects: str, key: str | None, read: O
             "object": key, "answered": "S3 authorised the read; KMS refused the key (see kms:Decrypt)"},
             governed_by=governed_by)
     return _probe_link("s3:GetObject", objects, read, evidence | {"object": key},
-                       _read_fix(seat, bucket, policy, "s3:GetObject", objects), governed_by)
+                       _read_fix(seat, bucket, policy, "s3:GetObject", objects, own), governed_by)
 
 
 def _decrypt_link(request: ResourceRequest, seat: Seat, key: str | None, read: Outcome[Any, Any] | None,
@@ -240,10 +267,18 @@ def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str) 
     simulated = yield Call("iam:SimulatePrincipalPolicy", partial(
         request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
         ActionNames=["s3:PutObject"], ResourceArns=[objects]))
-    return written(seat, bucket, objects, policy, simulated)
+    own = next(iter((yield own_policies(request, seat, denied_by_identity(simulated)))), None)
+    return written(seat, bucket, objects, policy, simulated, own)
 
 
-def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], simulated: Outcome[Any, Any]) -> Link:
+def denied_by_identity(simulated: Outcome[Any, Any]) -> bool:
+    """Whether IAM's simulator found a Deny in the caller's own policies (then they are read, for the fix)."""
+    results = (simulated.value or {}).get("EvaluationResults") or []
+    return bool(results) and results[0]["EvalDecision"] == "explicitDeny"
+
+
+def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], simulated: Outcome[Any, Any],
+            own: Outcome[Any, Any] | None = None) -> Link:
     """The write verdict: a Deny in the bucket policy or the identity's decides; else an Allow in either allows
     (within one account, either suffices); an unreadable bucket policy leaves anything but a Deny unknown."""
     results = (simulated.value or {}).get("EvaluationResults") or []
@@ -260,8 +295,9 @@ def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], si
             resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", ["s3:PutObject"],
                                 objects, denying, _put_bucket_policy(bucket))])
     if identity == "explicitDeny":
+        removed = denial_fixes(own.value, "s3:PutObject", objects) if own is not None and own.ok else []
         return link("s3:PutObject", objects, "denied", evidence,
-                    fix=[identity_fix(seat.principal, ["s3:PutObject"], [objects])])
+                    fix=[*removed, identity_fix(seat.principal, ["s3:PutObject"], [objects])])
     if not policy.ok or identity is None:
         return link("s3:PutObject", objects, "unknown", evidence, settle=(
             f"The bucket policy of {bucket} cannot be read by the caller: its owner reads it "
@@ -271,3 +307,59 @@ def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], si
                                                                       if allowing else {}))
     return link("s3:PutObject", objects, "denied", evidence,
                 fix=[identity_fix(seat.principal, ["s3:PutObject"], [objects])])
+
+
+RESULTS_KEY_ACTION = "kms:GenerateDataKey"
+"""What Athena asks KMS, as the caller, to write SSE-KMS (or CSE-KMS) encrypted results."""
+
+
+def results_key(encryption: Mapping[str, Any] | None) -> str | None:
+    """The KMS key a workgroup's results are encrypted with (its EncryptionConfiguration), if any."""
+    found = encryption or {}
+    return str(found["KmsKey"]) if found.get("EncryptionOption") in ("SSE_KMS", "CSE_KMS") and found.get(
+        "KmsKey") else None
+
+
+def results_key_chain(request: ResourceRequest, seat: Seat, workgroup: str, key: str) -> Chain[Link]:
+    """Whether the caller may use the results' key: its key policy, then IAM's simulator where the key policy lets
+    the account's IAM policies grant it; two waves, beside the result location's write."""
+    arn = _key_arn(key, request.caller.region, seat.account)
+    policy = yield Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), arn))
+    if policy.error is not None:
+        if policy.error.code is ErrorCode.NOT_FOUND:  # Athena fails every query: the key cannot be used
+            return link(RESULTS_KEY_ACTION, arn, "denied", answered(policy), fix=[_plain_results(workgroup)])
+        return link(RESULTS_KEY_ACTION, arn, "unknown", answered(policy), settle=(
+            f"The key's administrator reads its policy (aws kms get-key-policy --key-id {arn} --policy-name default) "
+            "for a statement that lets the caller use it"))
+    denying = statements(policy.value, "Deny", RESULTS_KEY_ACTION, arn, seat.identities, seat.account)
+    named = statements(policy.value, "Allow", RESULTS_KEY_ACTION, arn, seat.identities, None)
+    delegated = delegates(policy.value, RESULTS_KEY_ACTION, arn, seat.account)
+    evidence: dict[str, Any] = {"key_policy": "read", "workgroup": workgroup}
+    if denying or not (named or delegated) or seat.principal is None:
+        verdict: Verdict = "denied" if seat.principal else "unknown"
+        return link(RESULTS_KEY_ACTION, arn, verdict, evidence | {"key_policy_denies": denying}, fix=[
+            resource_policy_fix("key_policy", arn, policy.value, seat.principal or "", [RESULTS_KEY_ACTION], "*",
+                                denying, f"aws kms put-key-policy --key-id {arn.rsplit('/', 1)[-1]} "
+                                "--policy-name default --policy {policy}")],
+                    settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}")
+    simulated = yield Call("iam:SimulatePrincipalPolicy", partial(
+        request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
+        ActionNames=[RESULTS_KEY_ACTION], ResourceArns=[arn]))
+    results = (simulated.value or {}).get("EvaluationResults") or []
+    identity = results[0]["EvalDecision"] if results else None
+    evidence["simulated_identity_policies"] = identity
+    if identity == "explicitDeny" or (identity != "allowed" and not named and identity is not None):
+        return link(RESULTS_KEY_ACTION, arn, "denied", evidence,
+                    fix=[identity_fix(seat.principal, [RESULTS_KEY_ACTION], [arn])])
+    if identity is None:
+        return link(RESULTS_KEY_ACTION, arn, "unknown", evidence | answered(simulated), settle=unsettled(simulated))
+    return link(RESULTS_KEY_ACTION, arn, "allowed", evidence)
+
+
+def _plain_results(workgroup: str) -> Fix:
+    """A workgroup whose results key cannot be used: its results encrypted with S3's own keys instead."""
+    updates = {"ResultConfigurationUpdates": {"EncryptionConfiguration": {"EncryptionOption": "SSE_S3"}}}
+    return Fix(kind="workgroup", apply_by="administrator", target=workgroup, request={
+        "WorkGroup": workgroup, "ConfigurationUpdates": updates},
+        command=f"aws athena update-work-group --work-group {workgroup} --configuration-updates "
+                "'ResultConfigurationUpdates={EncryptionConfiguration={EncryptionOption=SSE_S3}}'")

@@ -19,8 +19,9 @@ from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import complete_database, complete_table
-from aws_data_mcp.resources.athena.cost_guard import guarded, setup_advice
+from aws_data_mcp.resources.athena.cost_guard import SUGGESTED_CUTOFF_BYTES, guarded, setup_advice
 from aws_data_mcp.resources.athena.workgroups import get_workgroup
+from aws_data_mcp.resources.permissions.identity_policies import denial_fixes
 from aws_data_mcp.resources.permissions.lake_formation import (
     grant_fix,
     permissions_link,
@@ -41,7 +42,15 @@ from aws_data_mcp.resources.permissions.links import (
     verdict_of,
 )
 from aws_data_mcp.resources.permissions.registrations import registered_locations
-from aws_data_mcp.resources.permissions.storage import Reads, Seat, read_chain, write_chain
+from aws_data_mcp.resources.permissions.storage import (
+    Reads,
+    Seat,
+    own_policies,
+    read_chain,
+    results_key,
+    results_key_chain,
+    write_chain,
+)
 
 GLUE_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,255}$")
 """A Glue database or table name as Athena queries it: letters, digits, _ and -."""
@@ -110,7 +119,7 @@ def _glue_links(seat: Seat, outcomes: Sequence[Outcome[Any, Any]], arns: Sequenc
 
 
 def _workgroup_links(seat: Seat, name: str, arn: str, described: Outcome[Any, Any],
-                     simulated: Outcome[Any, Any] | None) -> list[Link]:
+                     simulated: Outcome[Any, Any] | None, own: Outcome[Any, Any] | None) -> list[Link]:
     """The workgroup: describable and guarded (enabled, a cutoff Athena enforces); the caller may start queries
     in it (IAM's simulator: Athena has no resource policy)."""
     if described.ok:
@@ -122,10 +131,15 @@ def _workgroup_links(seat: Seat, name: str, arn: str, described: Outcome[Any, An
                 "results_encryption": results.get("EncryptionConfiguration")})
         except ResourceFailure as refusal:
             first = link("athena:GetWorkGroup", arn, "denied", {"answered": refusal.message}, fix=[Fix(
-                kind="workgroup", apply_by="administrator", target=arn, command=setup_advice(name)[0])])
+                kind="workgroup", apply_by="administrator", target=arn,
+                command=setup_advice(name)[0].removeprefix("CLI: "), request={
+                    "WorkGroup": name, "State": "ENABLED", "ConfigurationUpdates": {
+                        "EnforceWorkGroupConfiguration": True, "BytesScannedCutoffPerQuery": SUGGESTED_CUTOFF_BYTES}})])
     else:
+        removed = denial_fixes(own.value, "athena:GetWorkGroup", arn) if own is not None and own.ok else []
         first = link("athena:GetWorkGroup", arn, verdict_of(described), answered(described),
-                     fix=[identity_fix(seat.principal, ["athena:GetWorkGroup"], [arn])], settle=unsettled(described))
+                     fix=[*removed, identity_fix(seat.principal, ["athena:GetWorkGroup"], [arn])],
+                     settle=unsettled(described))
     return [first, _start_link(seat, arn, simulated)]
 
 
@@ -179,8 +193,6 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
     descriptor = detail.get("StorageDescriptor") or {}
     columns = [c["Name"] for c in [*(descriptor.get("Columns") or []), *(detail.get("PartitionKeys") or [])]]
     location = s3_location(descriptor.get("Location"))
-    workgroup_links = {name: _workgroup_links(seat, name, arn, outcome, simulated)
-                       for name, arn, outcome in zip(names, workgroup_arns, described, strict=True)}
     read_columns: list[str] | None = None
     decided_by: Governor = "iam"
     second: list[Call[Any]] = []
@@ -204,7 +216,15 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
         "OutputLocation")) for name, o in zip(names, described, strict=True)}
     writing = [name for name in names if results[name] is not None]
     second += [Call("s3:GetBucketPolicy", partial(write_chain, request, seat, *results[name])) for name in writing]
-    chains = yield second
+    keys = {name: key for name, o in zip(names, described, strict=True) if (key := results_key((
+        ((o.value or {}).get("Configuration") or {}).get("ResultConfiguration") or {}).get("EncryptionConfiguration")))}
+    asked = own_policies(request, seat, any(verdict_of(o) == "denied" for o in described))
+    answers = yield second + [Call("kms:GetKeyPolicy", partial(results_key_chain, request, seat, name, key))
+                              for name, key in keys.items()] + asked  # own policies: after a refused workgroup only
+    own = answers.pop() if asked else None
+    chains, key_outcomes = answers[:len(second)], answers[len(second):]
+    workgroup_links = {name: _workgroup_links(seat, name, arn, outcome, simulated, own)
+                       for name, arn, outcome in zip(names, workgroup_arns, described, strict=True)}
     if location is not None:
         reads: Reads | None = chains[0].value
         links += reads.links if reads is not None else [link("s3:ListBucket", f"arn:aws:s3:::{location[0]}",
@@ -217,6 +237,10 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
         written: Link = outcome.value if outcome.ok else link(  # type: ignore[assignment]
             "s3:PutObject", str(results[name]), "unknown", answered(outcome), settle=unsettled(outcome))
         workgroup_links[name].append(written)
+    for (name, key), outcome in zip(keys.items(), key_outcomes, strict=True):
+        key_link: Link = outcome.value if outcome.ok else link(  # type: ignore[assignment]
+            "kms:GenerateDataKey", key, "unknown", answered(outcome), settle=unsettled(outcome))
+        workgroup_links[name].append(key_link)
     return _answer(request, seat, database, table, descriptor.get("Location"), links, workgroup_links, decided_by,
                    read_columns)
 
