@@ -130,7 +130,7 @@ def test_the_access_view_walks_an_explainers_chain_to_the_fix_and_who_applies_it
     assert "the bucket policy, applied by the administrator on acme-datalake-raw" in explained["fix"]
     assert "aws s3api put-bucket-policy --bucket acme-datalake-raw --policy" in explained["fix"]
     assert '"Sid": "RawOrderFeedIsTheIngestionPipelines"' in explained["fix"]
-    assert explained["settle"].startswith("To settle it: A data lake administrator runs aws lakeformation")
+    assert explained["settle"].startswith("To settle it: Service control and resource control policies")
 
 
 def test_the_views_make_no_network_request_and_no_error(seen: dict[str, Any]) -> None:

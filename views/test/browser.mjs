@@ -107,7 +107,7 @@ try {
     groups: await texts("table.chain tr.group"), links: await texts("table.chain tr[data-check] td:first-child"),
     detail: await view().locator("#detail").innerText(), fix: await view().locator("#fix").innerText() };
   await page.screenshot({ path: join(shots, "access-explainer.png") });
-  await view().locator("table.chain tr[data-check]", { hasText: "lakeformation:SELECT" }).click();
+  await view().locator("table.chain tr[data-check]", { hasText: "organizations:ServiceControlPolicies" }).click();
   seen.explainer.settle = await view().locator("#settle").innerText();
   seen.network = network;
   seen.errors = errors;
