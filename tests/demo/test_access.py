@@ -3,27 +3,17 @@ refuse them; their AWS profiles reach the same account with any SDK."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 from typing import Any
 
 import boto3
-import httpx2
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 
 from aws_data_mcp.demo.lake_tables import lake_files
 from support.demo_access import LAKE_FORMATION, REFUSED, RESULTS_REFUSED, WORKGROUP, count_query
-
-
-async def query_as(url: str, token: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http, \
-            Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client:
-        result = await client.call_tool("athena_query", arguments)
-    return bool(result.is_error), json.loads(result.content[0].text)
+from support.queries import query_as
 
 
 @pytest.mark.anyio

@@ -25,6 +25,7 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.gateway import ApiGatewayFront, DemoIssuer
 from aws_data_mcp.demo.hosted_front import PROXY_VERSION, banner
 from support.events import ROOT, http_api_event, load_event
+from support.queries import query_as
 from support.servers import lambda_container
 
 PROXY = ROOT / ".venv-proxy" / "bin" / "mcp-proxy-for-aws"
@@ -272,13 +273,6 @@ def test_metadata_resource_keeps_the_scheme_the_client_used(proto: str | None, s
 
 QUERY_SQL = ("SELECT channel, count(*) AS orders FROM orders WHERE order_date = '2026-01-02' GROUP BY channel "
        "ORDER BY channel")
-
-
-async def query_as(url: str, token: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http, \
-            Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client:
-        result = await client.call_tool("athena_query", arguments)
-    return bool(result.is_error), json.loads(result.content[0].text)
 
 
 @pytest.mark.anyio

@@ -16,17 +16,17 @@ from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.permissions.links import (
-    BEYOND_THE_CALLER,
     Governor,
     Link,
+    Unseen,
     Verdict,
     answered,
     link,
     overall,
+    unseen_from_the_callers_seat,
 )
 from aws_data_mcp.resources.permissions.registrations import locations_in, registered_locations
 from aws_data_mcp.resources.permissions.storage import Seat, denied_by_identity, own_policies, read_chain, written
-from aws_data_mcp.resources.permissions.tables import Unseen
 
 BUCKET_NAME = re.compile(r"^(?!xn--)(?!.*\.\.)[a-z0-9][a-z0-9.\-]{1,61}[a-z0-9]$")
 """S3's rules for a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens."""
@@ -104,7 +104,7 @@ def _explain(request: ResourceRequest, bucket: str) -> Chain[BucketExplained]:
         settings={"public_access_block": _setting(access_block, "PublicAccessBlockConfiguration"),
                   "ownership": _setting(ownership, "OwnershipControls")},
         links=links,
-        unseen=[Unseen(check="organizations:ServiceControlPolicies", verdict="unknown", settle=BEYOND_THE_CALLER)])
+        unseen=unseen_from_the_callers_seat())
 
 
 @registry.resource(

@@ -26,6 +26,19 @@ BEYOND_THE_CALLER = ("Service control and resource control policies of the organ
                      "settles them.")
 
 
+class Unseen(TypedDict):
+    """A check no answer from the caller's seat can settle."""
+
+    check: str
+    verdict: Verdict
+    settle: str
+
+
+def unseen_from_the_callers_seat() -> list[Unseen]:
+    """What every explainer names as unknown: the organization's policies and boundaries the caller cannot read."""
+    return [Unseen(check="organizations:ServiceControlPolicies", verdict="unknown", settle=BEYOND_THE_CALLER)]
+
+
 class Fix(TypedDict):
     """What to apply, copied as is, and who may apply it."""
 

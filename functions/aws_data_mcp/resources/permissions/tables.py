@@ -29,15 +29,16 @@ from aws_data_mcp.resources.permissions.lake_formation import (
     table_permissions,
 )
 from aws_data_mcp.resources.permissions.links import (
-    BEYOND_THE_CALLER,
     Fix,
     Governor,
     Link,
+    Unseen,
     Verdict,
     answered,
     identity_fix,
     link,
     overall,
+    unseen_from_the_callers_seat,
     unsettled,
     verdict_of,
 )
@@ -56,12 +57,6 @@ GLUE_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,255}$")
 """A Glue database or table name as Athena queries it: letters, digits, _ and -."""
 ATHENA_ACTIONS = ("athena:StartQueryExecution", "athena:GetQueryExecution", "athena:GetQueryResults")
 GLUE_ACTIONS = ("glue:GetDatabase", "glue:GetTable", "glue:GetPartitions")
-
-
-class Unseen(TypedDict):
-    check: str
-    verdict: Verdict
-    settle: str
 
 
 class TableAccess(TypedDict):
@@ -268,7 +263,7 @@ def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, loc
         database=database, table=table, principal_arn=caller.principal_arn, simulated_as=seat.principal,
         location=location, query=verdict, workgroup=chosen, decided_by=decided_by, read_columns=read_columns,
         links=links, workgroups=workgroups,
-        unseen=[Unseen(check="organizations:ServiceControlPolicies", verdict="unknown", settle=BEYOND_THE_CALLER)])
+        unseen=unseen_from_the_callers_seat())
 
 
 @registry.resource(
