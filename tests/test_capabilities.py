@@ -89,3 +89,12 @@ def test_logging_set_level_is_accepted_where_the_revision_has_it(post: Any) -> N
     notifications, so the level filters nothing. 2026-07-28 has no such method (the level travels in `_meta`)."""
     assert post(rpc("logging/setLevel", {"level": "debug"}, 12), REVISION_2025)["result"] == {}
     assert post(modern("logging/setLevel", {"level": "debug"}, 13), REVISION_2026)["error"]["code"] == -32601
+
+
+@pytest.mark.anyio
+async def test_an_operator_describes_the_deployments_data_with_a_setting() -> None:
+    """AWS_DATA_MCP_DATA_DESCRIPTION (template DataDescription): the hosted demo's story comes this way too."""
+    described = "Our lake: sales (orders, customers) and finance (invoices), joined on customer_id."
+    async with Client(create_server(Settings(mode="local", data_description=described))) as client:
+        instructions = client.instructions or ""
+    assert instructions.splitlines()[-1] == described

@@ -105,6 +105,10 @@ class Settings:
         (), "The Athena workgroups `athena_query` may run in, comma-separated, the first the default. Each must have "
         "a bytes-scanned cutoff per query and an enforced configuration, or its queries are refused. Empty: queries "
         "are off.", "QUERY_WORKGROUPS")
+    data_description: str = setting(
+        "", "A few sentences on what this deployment's data is (its databases, what they hold, how they join), added "
+        "to the server's instructions so an agent knows where to start.", "DATA_DESCRIPTION",
+        default_doc="none (the demo sets its own)")
     query_catalogs: tuple[str, ...] = setting(
         ("AwsDataCatalog",), "The Athena data catalogs queries may read, comma-separated (case-insensitive). A table "
         "in any other catalog (a federated or `\"lambda:...\"` source), a table function (`TABLE(...)`) or an "

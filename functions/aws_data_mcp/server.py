@@ -153,13 +153,14 @@ async def _set_log_level(ctx: ServerRequestContext[Any, Any], params: SetLevelRe
 
 class DataMCPServer(SdkServer):
     def __init__(self, registry: Registry, settings: Settings, about_data: str = "") -> None:
-        """`about_data`: a few words on what this deployment's data is, added to the instructions (the demo's)."""
+        """`about_data`: a few words on what this deployment's data is, added to the instructions (the demo's; else
+        the operator's `AWS_DATA_MCP_DATA_DESCRIPTION`)."""
         self.views = Views(registry)
         super().__init__(
             name="aws-data-mcp",
             title="AWS data estate",
             version=settings.version,
-            instructions=server_instructions(registry, about_data),
+            instructions=server_instructions(registry, about_data or settings.data_description),
             log_level="WARNING",
             request_state_security=snapshot_safe_request_state(),
             # No subscriptions/listen unless the transport serves live updates: `live_updates.serve()` (stdio).

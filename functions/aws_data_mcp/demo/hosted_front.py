@@ -28,7 +28,7 @@ from .callers import CALLERS, FUNCTION_USER, DemoCaller, identity_claims
 from .gateway import API_ID, ApiGatewayFront, DemoIssuer
 from .member_accounts import accounts_line, hosted_environment
 from .profiles import ProfileKeys, profile_environment, profile_hint, write_profiles
-from .seed_data import QUERY_WORKGROUPS
+from .seed_data import DEMO_DATA_STORY, QUERY_WORKGROUPS
 
 TOKEN_LIFETIME_SECONDS = 12 * 3600
 
@@ -80,6 +80,7 @@ def handler_environment(account: DemoAccount, auth_mode: str, url: str) -> dict[
         "AWS_DATA_MCP_OIDC_ROLE_ARN": roles["demo-analyst-role"],
         "AWS_DATA_MCP_OIDC_ROLE_MAP": json.dumps({c.group: roles[c.role] for c in CALLERS}),
         "AWS_DATA_MCP_QUERY_WORKGROUPS": ",".join(QUERY_WORKGROUPS),
+        "AWS_DATA_MCP_DATA_DESCRIPTION": DEMO_DATA_STORY,
         **hosted_environment(account.account_id),
     }
 
