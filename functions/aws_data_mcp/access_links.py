@@ -12,10 +12,11 @@ from urllib.parse import quote
 
 TABLE_URI = "permissions://tables/{}/{}"
 BUCKET_URI = "permissions://buckets/{}"
-_S3_PATH = re.compile(r"s3://([a-z0-9][a-z0-9.\-]{1,61}[a-z0-9])(?:/|\b)")
-_S3_ARN = re.compile(r"arn:aws[a-z\-]*:s3:::([a-z0-9][a-z0-9.\-]{1,61}[a-z0-9])")
-_GLUE_TABLE = re.compile(r"arn:aws[a-z\-]*:glue:[^:\s]*:\d*:table/([^/\s]+)/([^\s,;.\"']+)")
-_LF_TABLE = re.compile(r"Lake Formation permission\(s\) on (?:table )?[\"'`]?([\w\-]+)(?:\.([\w\-]+))?", re.IGNORECASE)
+# Patterns, not compiled ones: `re` compiles each on its first refusal (and keeps it), not on every cold start.
+_S3_PATH = r"s3://([a-z0-9][a-z0-9.\-]{1,61}[a-z0-9])(?:/|\b)"
+_S3_ARN = r"arn:aws[a-z\-]*:s3:::([a-z0-9][a-z0-9.\-]{1,61}[a-z0-9])"
+_GLUE_TABLE = r"arn:aws[a-z\-]*:glue:[^:\s]*:\d*:table/([^/\s]+)/([^\s,;.\"']+)"
+_LF_TABLE = r"(?i)Lake Formation permission\(s\) on (?:table )?[\"'`]?([\w\-]+)(?:\.([\w\-]+))?"
 
 
 def table_uri(database: str, table: str) -> str:
@@ -30,16 +31,16 @@ def explainer_in(message: str, database: str | None = None, sql: str | None = No
     """The explainer of what an AWS refusal names: a Glue table ARN, a Lake Formation table (which Athena names
     alone: its database is the one `sql` qualifies it with, else the query's `database`), else an S3 path or bucket
     ARN; None when it names none of them."""
-    if found := _GLUE_TABLE.search(message):
+    if found := re.search(_GLUE_TABLE, message):
         return table_uri(found.group(1), found.group(2))
-    if found := _LF_TABLE.search(message):
+    if found := re.search(_LF_TABLE, message):
         if found.group(2):
             return table_uri(found.group(1), found.group(2))
         table = re.escape(found.group(1))
         qualified = re.findall(rf'"?([\w-]+)"?\s*\.\s*"?{table}"?(?![\w-])', sql or "", re.IGNORECASE)
         owner = qualified[-1] if qualified else database
         return table_uri(owner, found.group(1)) if owner else None
-    if found := _S3_PATH.search(message) or _S3_ARN.search(message):
+    if found := re.search(_S3_PATH, message) or re.search(_S3_ARN, message):
         return bucket_uri(found.group(1))
     return None
 

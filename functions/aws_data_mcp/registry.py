@@ -8,7 +8,6 @@ view of answers: `registry.view(...)`).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -394,7 +393,10 @@ class Registry:
         return None
 
     def nearest(self, uri: str) -> list[str]:
-        """Every URI and template, the most similar to `uri` first."""
+        """Every URI and template, the most similar to `uri` first (difflib imported here: a not-found's advice,
+        never on a cold start's path)."""
+        import difflib
+
         known = [s.uri for s in self]
         return sorted(known, key=lambda k: (-difflib.SequenceMatcher(None, uri.lower(), k).ratio(), k))
 

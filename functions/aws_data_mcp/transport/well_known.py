@@ -21,7 +21,6 @@ from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.sign_in.registration import client_scopes
 from aws_data_mcp.transport.paths import route_path
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
@@ -61,7 +60,12 @@ def resource_url(scope: Scope, mcp_path: str) -> str:
 
 def authorization_server_metadata(scope: Scope, settings: Settings, mcp_path: str) -> OAuthMetadata:
     """RFC 8414 metadata of the Cognito pool's sign-in, with this API's registration endpoint: public clients, PKCE
-    (S256), the code grant and refresh, the resource server's scope (and openid)."""
+    (S256), the code grant and refresh, the resource server's scope (and openid).
+
+    The registration function's scopes are imported here, where a client first asks: with them comes its redirect
+    allowlist, which no MCP request needs and every cold start would otherwise load."""
+    from aws_data_mcp.sign_in.registration import client_scopes
+
     base, domain = api_base_url(scope), settings.sign_in_domain.rstrip("/")
     return OAuthMetadata.model_validate({
         "issuer": base,

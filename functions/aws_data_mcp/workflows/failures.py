@@ -9,7 +9,6 @@ writer, passes: `upstream_unavailable`, retryable. A call cut off by the request
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -28,13 +27,21 @@ from aws_data_mcp.workflows.model import Workflow
 from aws_data_mcp.workflows.store import WorkflowStore
 
 T = TypeVar("T")
-STORE_ERRORS = (ClientError, BotoCoreError, sqlite3.Error, OSError)
-"""What the stores raise (OSError: a state directory that cannot be made; TimeoutError: a deadline)."""
 MISCONFIGURED = "The server's workflow store is misconfigured"
 _PASSING_CODES = frozenset(
     {"ProvisionedThroughputExceededException", "ThrottlingException", "Throttling", "RequestLimitExceeded",
      "InternalServerError", "InternalFailure", "ServiceUnavailable", "ServiceUnavailableException"}
 )
+
+
+def _store_error(exc: Exception) -> bool:
+    """Whether the stores raise `exc` (OSError: a state directory that cannot be made; TimeoutError: a deadline).
+
+    sqlite3 is imported here, not with this module: only the local store raises its errors, and then it is loaded
+    already, while a Lambda (DynamoDB's store) would load its C extension at every cold start for nothing."""
+    import sqlite3
+
+    return isinstance(exc, ClientError | BotoCoreError | sqlite3.Error | OSError)
 
 
 def _timed_out(exc: BaseException) -> bool:
@@ -46,6 +53,8 @@ def _passing(exc: BaseException) -> bool:
     if isinstance(exc, ClientError):
         status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
         return exc.response.get("Error", {}).get("Code") in _PASSING_CODES or status >= 500
+    import sqlite3  # an error path, after the store's own failure: see `_store_error`
+
     if isinstance(exc, sqlite3.OperationalError):
         return any(word in str(exc) for word in ("locked", "busy"))
     return isinstance(exc, EndpointConnectionError | ConnectionClosedError)
@@ -80,7 +89,9 @@ class GuardedStore:
     def _call(self, method: Callable[..., T], *args: Any) -> T:
         try:
             return method(*args)
-        except STORE_ERRORS as exc:
+        except Exception as exc:
+            if not _store_error(exc):
+                raise
             raise store_failure(exc, method.__name__) from exc
 
     def get(self, owner: str, workflow_id: str) -> Workflow | None:

@@ -28,19 +28,19 @@ DATA_ERROR_NAMES = frozenset({"HIVE_BAD_DATA", "HIVE_CURSOR_ERROR", "HIVE_CANNOT
 """The engine's names for data it could not read as its table declares."""
 SYSTEM_ERROR_NAMES = frozenset({"GENERIC_INTERNAL_ERROR", "INTERNAL_ERROR", "GENERIC_INSUFFICIENT_RESOURCES",
                                 "EXCEEDED_TIME_LIMIT"})
-_CUTOFF = re.compile(r"bytes scanned limit", re.IGNORECASE)
-_DENIED = re.compile(r"access denied|accessdenied|permission denied|not authorized|insufficient permissions|"
-                     r"insufficient lake formation permission", re.IGNORECASE)
-_ACTION = re.compile(r"\b(s3|glue|athena|kms|lakeformation):([A-Za-z]+)\b")
-_ERROR_NAME = re.compile(r"^\s*([A-Z][A-Z0-9_]+):\s*")
+# Patterns, not compiled ones: `re` compiles each on its first failed query (and keeps it), not on every cold start.
+_CUTOFF = r"(?i)bytes scanned limit"
+_DENIED = (r"(?i)access denied|accessdenied|permission denied|not authorized|insufficient permissions|"
+           r"insufficient lake formation permission")
+_ACTION = r"\b(s3|glue|athena|kms|lakeformation):([A-Za-z]+)\b"
+_ERROR_NAME = r"^\s*([A-Z][A-Z0-9_]+):\s*"
 """Trino's error name before its message (COLUMN_NOT_FOUND: line 1:8: ...)."""
-_POSITION = re.compile(r"\bline (\d+):(\d+)\b")
-_S3_OBJECT = re.compile(r"s3a?://[^\s'\"(),\[\]]+")
-_TABLE = re.compile(r"\btable '?\"?([\w-]+\.[\w-]+)\b")
-_FILE_FORMAT = re.compile(r"footer|malformed|corrupt|magic|not a (?:gzip|parquet|orc)|compress|schema mismatch",
-                          re.IGNORECASE)
+_POSITION = r"\bline (\d+):(\d+)\b"
+_S3_OBJECT = r"s3a?://[^\s'\"(),\[\]]+"
+_TABLE = r"\btable '?\"?([\w-]+\.[\w-]+)\b"
+_FILE_FORMAT = r"(?i)footer|malformed|corrupt|magic|not a (?:gzip|parquet|orc)|compress|schema mismatch"
 """A GENERIC_INTERNAL_ERROR about a file's bytes (e.g. "Footer length error in file ..."): a data error."""
-_LOCAL_PATH = re.compile(r"(?<![\w:/.~+@-])(?:/(?:[\w.@~+-]+/)+[\w.@~+-]*|[A-Za-z]:\\[^\s'\"]+)")
+_LOCAL_PATH = r"(?<![\w:/.~+@-])(?:/(?:[\w.@~+-]+/)+[\w.@~+-]*|[A-Za-z]:\\[^\s'\"]+)"
 """A POSIX path of two or more parts, or a Windows path; an S3 URI's slashes follow `:` or a name, never this."""
 LOCAL_PATH_MARK = "<local path>"
 
@@ -88,20 +88,20 @@ class QueryError(TypedDict):
 
 def scrubbed(text: str | None) -> str | None:
     """`text` without local filesystem paths (an engine's temporary files); S3 URIs stay."""
-    return _LOCAL_PATH.sub(LOCAL_PATH_MARK, text) if text else text
+    return re.sub(_LOCAL_PATH, LOCAL_PATH_MARK, text) if text else text
 
 
 def stopped_by_cutoff(execution: Mapping[str, Any]) -> bool:
     """Athena stopped the query at the workgroup's bytes-scanned cutoff (it reports it CANCELLED or FAILED)."""
-    return bool(_CUTOFF.search((execution.get("Status") or {}).get("StateChangeReason") or ""))
+    return bool(re.search(_CUTOFF, (execution.get("Status") or {}).get("StateChangeReason") or ""))
 
 
 def athena_error(execution: Mapping[str, Any]) -> AthenaErrorInfo:
     status = execution.get("Status") or {}
     error = status.get("AthenaError") or {}
     reason = scrubbed(status.get("StateChangeReason") or error.get("ErrorMessage")) or ""
-    name, position = _ERROR_NAME.match(reason), _POSITION.search(reason)
-    table, file = _TABLE.search(reason), _S3_OBJECT.search(reason)
+    name, position = re.match(_ERROR_NAME, reason), re.search(_POSITION, reason)
+    table, file = re.search(_TABLE, reason), re.search(_S3_OBJECT, reason)
     return AthenaErrorInfo(
         category=CATEGORIES.get(error.get("ErrorCategory")), type=error.get("ErrorType"),
         retryable=error.get("Retryable"), name=name.group(1) if name else None,
@@ -121,7 +121,7 @@ def query_failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None)
     if stopped_by_cutoff(execution):
         return _over_cutoff(execution, reason, cutoff_bytes)
     if _is_denial(info, reason):
-        action = _ACTION.search(reason)
+        action = re.search(_ACTION, reason)
         explain = explainer_in(reason, (execution.get("QueryExecutionContext") or {}).get("Database"),
                                execution.get("Query"))
         return ResourceFailure(
@@ -154,13 +154,13 @@ def _is_denial(info: AthenaErrorInfo, reason: str) -> bool:
     (COLUMN_NOT_FOUND) says it is a name to fix, not a permission."""
     if info["type"] in PERMISSION_ERROR_TYPES:
         return True
-    return bool(_DENIED.search(reason)) and not (info["name"] or "").endswith("_NOT_FOUND")
+    return bool(re.search(_DENIED, reason)) and not (info["name"] or "").endswith("_NOT_FOUND")
 
 
 def _is_data_error(info: AthenaErrorInfo, reason: str) -> bool:
     if info["name"] in DATA_ERROR_NAMES or info["type"] in DATA_ERROR_TYPES:
         return True
-    return info["name"] in SYSTEM_ERROR_NAMES and info["file"] is not None and bool(_FILE_FORMAT.search(reason))
+    return info["name"] in SYSTEM_ERROR_NAMES and info["file"] is not None and bool(re.search(_FILE_FORMAT, reason))
 
 
 def _over_cutoff(execution: Mapping[str, Any], reason: str, cutoff_bytes: int | None) -> ResourceFailure:

@@ -1,0 +1,28 @@
+"""A Lambda cold start loads what serving MCP needs, and nothing a first request never uses: every module imported at
+init is time each cold start pays before its first answer (SPEC §8's cold start budget)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+PROBE = "import json, sys, aws_data_mcp.handler; print(json.dumps(sorted(sys.modules)))"
+
+LEFT_FOR_LATER = {
+    "sqlglot": "the read-only guard's parser: the first athena_query",
+    "jwt": "an oidc bearer's validation: the first oidc request",
+    "aws_data_mcp.sign_in": "the deployed sign-in's own functions: the authorization server metadata at most",
+    "sqlite3": "the local workflow store: never on Lambda",
+    "difflib": "a not-found's nearest URIs",
+}
+
+
+def test_a_cold_start_leaves_out_what_no_first_request_needs() -> None:
+    env = {key: value for key, value in os.environ.items() if key != "AWS_LAMBDA_INITIALIZATION_TYPE"}
+    env |= {"AWS_DATA_MCP_MODE": "lambda", "AWS_REGION": "us-east-1", "AWS_LAMBDA_FUNCTION_NAME": "cold-imports"}
+    done = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True)
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert "aws_data_mcp.resources.permissions.buckets" in loaded  # the registry is complete all the same
+    assert {name: why for name, why in LEFT_FOR_LATER.items() if name in loaded} == {}
