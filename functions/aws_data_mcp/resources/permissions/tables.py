@@ -1,80 +1,18 @@
-"""permissions://tables/{database}/{table}: would a SELECT on this table run for the caller, and if not, which link
-of the chain breaks, with the fix to copy.
-
-Three waves of calls, each side by side: Glue (the table, its database, a partition), Lake Formation (registered
-locations, grants, settings), the workgroups and IAM's simulation of Athena's actions; then, from the table's
-location and each workgroup's result location, the S3 listing, bucket policies and default encryption; then a
-one-byte read of the data (S3 and KMS), the data key's policy and the simulation of writing results.
-"""
+"""`permissions://tables/{database}/{table}`: registered here; the chain of checks lives in `table_chain`,
+imported on the first read of a table's explainer rather than on every cold start that never reads one."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from functools import partial
-from typing import Any, TypedDict
-from urllib.parse import urlparse
+from collections.abc import Mapping
+from typing import Any
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import complete_database, complete_table
-from aws_data_mcp.resources.athena.cost_guard import SUGGESTED_CUTOFF_BYTES, guarded, setup_advice
-from aws_data_mcp.resources.athena.workgroups import get_workgroup
-from aws_data_mcp.resources.permissions.identity_policies import denial_fixes
-from aws_data_mcp.resources.permissions.lake_formation import (
-    grant_fix,
-    permissions_link,
-    registration_link,
-    table_permissions,
-)
-from aws_data_mcp.resources.permissions.links import (
-    Fix,
-    Governor,
-    Link,
-    Unseen,
-    Verdict,
-    answered,
-    identity_fix,
-    link,
-    overall,
-    unseen_from_the_callers_seat,
-    unsettled,
-    verdict_of,
-)
-from aws_data_mcp.resources.permissions.registrations import registered_locations
-from aws_data_mcp.resources.permissions.storage import (
-    Reads,
-    Seat,
-    own_policies,
-    read_chain,
-    results_key,
-    results_key_chain,
-    write_chain,
-)
 
 GLUE_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,255}$")
 """A Glue database or table name as Athena queries it: letters, digits, _ and -."""
-ATHENA_ACTIONS = ("athena:StartQueryExecution", "athena:GetQueryExecution", "athena:GetQueryResults")
-GLUE_ACTIONS = ("glue:GetDatabase", "glue:GetTable", "glue:GetPartitions")
-
-
-class TableAccess(TypedDict):
-    database: str
-    table: str
-    principal_arn: str | None
-    simulated_as: str | None
-    location: str | None
-    query: Verdict
-    """Would a SELECT on the table run: every link of the chain (in the workgroup below) holds."""
-    workgroup: str | None
-    """The workgroup the verdict is for: the first allowed one whose links all hold, else the default."""
-    decided_by: Governor
-    read_columns: list[str] | None
-    """The columns Lake Formation lets the caller read (all, where it does not govern); null where unknown."""
-    links: list[Link]
-    workgroups: dict[str, list[Link]]
-    unseen: list[Unseen]
 
 
 def checked_name(value: str) -> None:
@@ -82,188 +20,6 @@ def checked_name(value: str) -> None:
     if not GLUE_NAME.match(value):
         raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, "database and table must be Glue names: letters, digits, "
                               "_ and -, at most 255", details=["athena://databases lists the databases you can read."])
-
-
-def s3_location(uri: str | None) -> tuple[str, str] | None:
-    if not uri or not uri.startswith("s3://"):
-        return None
-    parsed = urlparse(uri)
-    prefix = parsed.path.lstrip("/")
-    return parsed.netloc, prefix if not prefix or prefix.endswith("/") else prefix + "/"
-
-
-def _glue_fix(seat: Seat, outcome: Outcome[Any, Any], arns: Sequence[str], database: str, table: str) -> list[Fix]:
-    """Lake Formation's DESCRIBE where Lake Formation refused, else the Glue actions on the catalog, database and
-    table ARNs."""
-    failure = outcome.error
-    if failure is not None and "lake formation" in f"{failure.message} {failure.details}".lower():
-        return [grant_fix(seat.principal, database, table, seat.account)]
-    return [identity_fix(seat.principal, list(GLUE_ACTIONS), list(arns))]
-
-
-def _glue_links(seat: Seat, outcomes: Sequence[Outcome[Any, Any]], arns: Sequence[str], database: str,
-                table: str) -> list[Link]:
-    links = []
-    for action, outcome in zip(GLUE_ACTIONS, outcomes, strict=True):
-        if outcome.error is not None and outcome.error.code is ErrorCode.NOT_FOUND and action != "glue:GetPartitions":
-            raise outcome.error
-        links.append(link(action, arns[2] if action != "glue:GetDatabase" else arns[1], verdict_of(outcome),
-                          answered(outcome), fix=_glue_fix(seat, outcome, arns, database, table),
-                          settle=unsettled(outcome)))
-    return links
-
-
-def _workgroup_links(seat: Seat, name: str, arn: str, described: Outcome[Any, Any],
-                     simulated: Outcome[Any, Any] | None, own: Outcome[Any, Any] | None) -> list[Link]:
-    """The workgroup: describable and guarded (enabled, a cutoff Athena enforces); the caller may start queries
-    in it (IAM's simulator: Athena has no resource policy)."""
-    if described.ok:
-        try:
-            guard = guarded(name, described.value or {})
-            results = ((described.value or {}).get("Configuration") or {}).get("ResultConfiguration") or {}
-            first = link("athena:GetWorkGroup", arn, "allowed", {
-                "cutoff_bytes": guard.cutoff_bytes, "result_location": guard.output_location,
-                "results_encryption": results.get("EncryptionConfiguration")})
-        except ResourceFailure as refusal:
-            first = link("athena:GetWorkGroup", arn, "denied", {"answered": refusal.message}, fix=[Fix(
-                kind="workgroup", apply_by="administrator", target=arn,
-                command=setup_advice(name)[0].removeprefix("CLI: "), request={
-                    "WorkGroup": name, "State": "ENABLED", "ConfigurationUpdates": {
-                        "EnforceWorkGroupConfiguration": True, "BytesScannedCutoffPerQuery": SUGGESTED_CUTOFF_BYTES}})])
-    else:
-        removed = denial_fixes(own.value, "athena:GetWorkGroup", arn) if own is not None and own.ok else []
-        first = link("athena:GetWorkGroup", arn, verdict_of(described), answered(described),
-                     fix=[*removed, identity_fix(seat.principal, ["athena:GetWorkGroup"], [arn])],
-                     settle=unsettled(described))
-    return [first, _start_link(seat, arn, simulated)]
-
-
-def _start_link(seat: Seat, arn: str, simulated: Outcome[Any, Any] | None) -> Link:
-    if simulated is None:
-        return link("athena:StartQueryExecution", arn, "unknown", {"simulated": False},
-                    settle="IAM's simulator cannot simulate the caller (only IAM users and roles): an administrator "
-                           "runs aws iam simulate-principal-policy for these actions on the workgroup")
-    if simulated.error is not None:
-        return link("athena:StartQueryExecution", arn, "unknown", answered(simulated), settle=unsettled(simulated))
-    decisions = {r["EvalActionName"]: r["EvalDecision"] for r in simulated.value or []
-                 if r.get("EvalResourceName") == arn}
-    missing = [a for a in ATHENA_ACTIONS if decisions.get(a) != "allowed"]
-    return link("athena:StartQueryExecution", arn, "denied" if missing else "allowed",
-                {"simulated_identity_policies": decisions},
-                fix=[identity_fix(seat.principal, missing or list(ATHENA_ACTIONS), [arn])])
-
-
-def _simulate(iam: Any, principal: str, arns: Sequence[str]) -> list[dict[str, Any]]:
-    pages = iam.get_paginator("simulate_principal_policy").paginate(
-        PolicySourceArn=principal, ActionNames=list(ATHENA_ACTIONS), ResourceArns=list(arns))
-    return [result for page in pages for result in page.get("EvaluationResults", [])]
-
-
-def _explain(request: ResourceRequest, database: str, table: str) -> Chain[TableAccess]:
-    caller, seat = request.caller, Seat.of(request.caller)
-    region, account = caller.region, seat.account or "*"
-    arns = [f"arn:aws:glue:{region}:{account}:catalog", f"arn:aws:glue:{region}:{account}:database/{database}",
-            f"arn:aws:glue:{region}:{account}:table/{database}/{table}"]
-    glue, lakeformation, athena = request.client("glue"), request.client("lakeformation"), request.client("athena")
-    names = list(request.settings.query_workgroups)
-    workgroup_arns = [f"arn:aws:athena:{region}:{account}:workgroup/{name}" for name in names]
-    first: list[Call[Any]] = [
-        Call("glue:GetDatabase", partial(glue.get_database, Name=database)),
-        Call("glue:GetTable", partial(glue.get_table, DatabaseName=database, Name=table)),
-        Call("glue:GetPartitions", partial(glue.get_partitions, DatabaseName=database, TableName=table,
-                                           MaxResults=1)),
-        Call("lakeformation:ListResources", partial(registered_locations, lakeformation)),
-        Call("lakeformation:ListPermissions", partial(table_permissions, lakeformation, {
-            "Table": {"DatabaseName": database, "Name": table}})),
-        Call("lakeformation:GetDataLakeSettings", lakeformation.get_data_lake_settings),
-        *(Call("athena:GetWorkGroup", partial(get_workgroup, athena, name)) for name in names)]
-    if seat.principal and names:
-        first.append(Call("iam:SimulatePrincipalPolicy", partial(_simulate, request.client("iam"), seat.principal,
-                                                                 workgroup_arns)))
-    found = yield first
-    glue_found, (registered, grants, lake_settings), described = found[:3], found[3:6], found[6:6 + len(names)]
-    simulated = found[6 + len(names)] if len(found) > 6 + len(names) else None
-    links = _glue_links(seat, glue_found, arns, database, table)
-    detail = (glue_found[1].value or {}).get("Table") or {}
-    descriptor = detail.get("StorageDescriptor") or {}
-    columns = [c["Name"] for c in [*(descriptor.get("Columns") or []), *(detail.get("PartitionKeys") or [])]]
-    location = s3_location(descriptor.get("Location"))
-    read_columns: list[str] | None = None
-    decided_by: Governor = "iam"
-    second: list[Call[Any]] = []
-    if location is not None:
-        registration, registered_at = registration_link(registered, *location)
-        decided_by = registration["governed_by"]
-        permissions, read_columns = permissions_link(seat, database, table, columns, registered_at, registered.ok,
-                                                     grants, lake_settings)
-        links += [registration, permissions]
-        if permissions["evidence"].get("answered", "").startswith("IAM_ALLOWED_PRINCIPALS"):
-            decided_by = "iam"
-        second.append(Call("s3:ListBucket", partial(read_chain, request, seat, *location, decided_by)))
-    elif glue_found[1].ok:
-        links.append(link("s3:GetObject", str(descriptor.get("Location")), "unknown", {
-            "location": descriptor.get("Location")}, settle="The table has no S3 location (a view, or another "
-                                                            "catalog's table): its sources decide"))
-    else:
-        links.append(link("s3:GetObject", "unknown", "unknown", {}, settle="The table's location is unknown until "
-                          "glue:GetTable is allowed: read this again then"))
-    results = {name: s3_location(((o.value or {}).get("Configuration") or {}).get("ResultConfiguration", {}).get(
-        "OutputLocation")) for name, o in zip(names, described, strict=True)}
-    writing = [name for name in names if results[name] is not None]
-    second += [Call("s3:GetBucketPolicy", partial(write_chain, request, seat, *results[name])) for name in writing]
-    keys = {name: key for name, o in zip(names, described, strict=True) if (key := results_key((
-        ((o.value or {}).get("Configuration") or {}).get("ResultConfiguration") or {}).get("EncryptionConfiguration")))}
-    asked = own_policies(request, seat, any(verdict_of(o) == "denied" for o in described))
-    answers = yield second + [Call("kms:GetKeyPolicy", partial(results_key_chain, request, seat, name, key))
-                              for name, key in keys.items()] + asked  # own policies: after a refused workgroup only
-    own = answers.pop() if asked else None
-    chains, key_outcomes = answers[:len(second)], answers[len(second):]
-    workgroup_links = {name: _workgroup_links(seat, name, arn, outcome, simulated, own)
-                       for name, arn, outcome in zip(names, workgroup_arns, described, strict=True)}
-    if location is not None:
-        reads: Reads | None = chains[0].value
-        links += reads.links if reads is not None else [link("s3:ListBucket", f"arn:aws:s3:::{location[0]}",
-                                                             "unknown", answered(chains[0]),
-                                                             settle=unsettled(chains[0]))]
-        for entry in links:
-            if entry["check"].startswith(("s3:", "kms:")):
-                entry["governed_by"] = decided_by
-    for name, outcome in zip(writing, chains[1:] if location is not None else chains, strict=True):
-        written: Link = outcome.value if outcome.ok else link(  # type: ignore[assignment]
-            "s3:PutObject", str(results[name]), "unknown", answered(outcome), settle=unsettled(outcome))
-        workgroup_links[name].append(written)
-    for (name, key), outcome in zip(keys.items(), key_outcomes, strict=True):
-        key_link: Link = outcome.value if outcome.ok else link(  # type: ignore[assignment]
-            "kms:GenerateDataKey", key, "unknown", answered(outcome), settle=unsettled(outcome))
-        workgroup_links[name].append(key_link)
-    return _answer(request, seat, database, table, descriptor.get("Location"), links, workgroup_links, decided_by,
-                   read_columns)
-
-
-def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, location: str | None,
-            links: list[Link], workgroups: dict[str, list[Link]], decided_by: Governor,
-            read_columns: list[str] | None) -> TableAccess:
-    """The query verdict: the table's own links that bind the caller (not the data's S3 and KMS where Lake
-    Formation reads them with its own role), with the first workgroup whose links all hold."""
-    binding = [entry for entry in links if not (decided_by == "lake_formation" and entry["check"].startswith(
-        ("s3:", "kms:")))]
-    chosen = next((name for name, found in workgroups.items() if overall(found) == "allowed"),
-                  next(iter(workgroups), None))
-    if chosen is None:
-        binding.append(link("athena:workgroup", "none", "denied", {
-            "answered": "this deployment allows no Athena workgroup"}, fix=[Fix(
-                kind="workgroup", apply_by="administrator", target="AWS_DATA_MCP_QUERY_WORKGROUPS",
-                command="Set AWS_DATA_MCP_QUERY_WORKGROUPS (template parameter QueryWorkgroups) to a workgroup "
-                        "whose bytes-scanned cutoff is set and enforced.")]))
-    verdict = overall([*binding, *(workgroups[chosen] if chosen else [])])
-    if verdict == "denied" or read_columns is None:
-        read_columns = [] if verdict == "denied" else read_columns
-    caller = request.caller
-    return TableAccess(
-        database=database, table=table, principal_arn=caller.principal_arn, simulated_as=seat.principal,
-        location=location, query=verdict, workgroup=chosen, decided_by=decided_by, read_columns=read_columns,
-        links=links, workgroups=workgroups,
-        unseen=unseen_from_the_callers_seat())
 
 
 @registry.resource(
@@ -283,11 +39,7 @@ def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, loc
     argument_checks={"database": checked_name, "table": checked_name},
     example="permissions://tables/sales/orders",
 )
-def explain_table(request: ResourceRequest) -> TableAccess:
-    database, table = request.args["database"], request.args["table"]
-    outcome = request.fan_out(Call.run, [Call("glue:GetTable", partial(_explain, request, database, table))],
-                              action=Call.action_of)[0]
-    if outcome.error is not None:
-        raise outcome.error
-    return outcome.value  # type: ignore[return-value]
+def explain_table(request: ResourceRequest) -> Mapping[str, Any]:
+    from aws_data_mcp.resources.permissions import table_chain
 
+    return table_chain.explain_table(request)
