@@ -26,6 +26,7 @@ from aws_data_mcp.workflows.dynamodb_store import DynamoDbStore
 from aws_data_mcp.workflows.model import Workflow
 from aws_data_mcp.workflows.service import Workflows
 from aws_data_mcp.workflows.sqlite_store import SqliteStore
+from aws_data_mcp.workflows.store import Written
 from support.logs import RecordKeeper
 
 ACCOUNT = "111122223333"
@@ -63,10 +64,10 @@ class FailingStore:
     def list(self, owner: str) -> list[Workflow]:
         return self._fail("Query")
 
-    def create(self, workflow: Workflow) -> None:
-        self._fail("PutItem")
+    def create(self, workflow: Workflow) -> Written:
+        return self._fail("PutItem")
 
-    def replace(self, workflow: Workflow, expected_version: int) -> bool:
+    def replace(self, workflow: Workflow, expected_version: int) -> Written:
         return self._fail("PutItem")
 
     def delete(self, owner: str, workflow_id: str) -> Workflow | None:

@@ -26,7 +26,7 @@ from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
 from aws_data_mcp.workflows import service
 from aws_data_mcp.workflows.dynamodb_store import DynamoDbStore
-from aws_data_mcp.workflows.model import Workflow
+from aws_data_mcp.workflows.model import TOKEN_CHARS, Workflow
 from aws_data_mcp.workflows.service import (
     CONFLICT_RETRIES,
     MAX_DESCRIPTION,
@@ -38,7 +38,7 @@ from aws_data_mcp.workflows.service import (
     Workflows,
 )
 from aws_data_mcp.workflows.sqlite_store import SqliteStore
-from aws_data_mcp.workflows.store import WorkflowStore
+from aws_data_mcp.workflows.store import WorkflowStore, Written
 from support.events import EVENTS, ROOT, body_json, http_api_event, rpc
 from support.servers import free_port, lambda_container
 
@@ -171,12 +171,16 @@ class LosingStore:
     def list(self, owner: str) -> list[Workflow]:
         return self.store.list(owner)
 
-    def create(self, workflow: Workflow) -> None:
-        self.store.create(workflow)
+    def create(self, workflow: Workflow) -> Written:
+        return self.store.create(workflow)
 
-    def replace(self, workflow: Workflow, expected_version: int) -> bool:
+    def replace(self, workflow: Workflow, expected_version: int) -> Written:
+        """Refused by its condition: another writer's version is there (its token in the place of this write's);
+        nothing is written."""
         self.attempts += 1
-        return False
+        winner = copy.deepcopy(workflow)
+        winner.writes = "x" * TOKEN_CHARS + workflow.writes[TOKEN_CHARS:]
+        return Written(winner)
 
     def delete(self, owner: str, workflow_id: str) -> Workflow | None:
         return self.store.delete(owner, workflow_id)
