@@ -16,7 +16,7 @@ PORT_OPTION := $(if $(PORT),--port $(PORT))
 
 $(STAMP): pyproject.toml
 	@echo "== Installing aws-data-mcp and what it runs on (MCP SDK, boto3, moto, DuckDB, pytest, ruff, cfn-lint)"
-	@echo "== into $(VENV)/: once, and again only when pyproject.toml changes (about 40 s on a fresh clone) =="
+	@echo "== into $(VENV)/: once, and again only when pyproject.toml changes (about 40 s on a quiet machine, minutes on a busy one) =="
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --disable-pip-version-check --progress-bar on -e ".[dev]"
 	touch $(STAMP)

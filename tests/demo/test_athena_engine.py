@@ -17,6 +17,7 @@ from moto import mock_aws
 from aws_data_mcp.demo import athena_engine
 from aws_data_mcp.demo.lake_data import ORDER_ROWS, ORDERS_BUCKET, ORDERS_PREFIX, order_values
 from aws_data_mcp.demo.lake_tables import put_orders
+from support.servers import START_GUARD_SECONDS
 
 RESULTS = "engine-results"
 TERMINAL = {"SUCCEEDED", "FAILED", "CANCELLED"}
@@ -56,7 +57,7 @@ def start(athena: Any, sql: str, workgroup: str = "open", **request: Any) -> str
 
 
 def wait(athena: Any, execution_id: str, states: list[str] | None = None) -> dict[str, Any]:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_GUARD_SECONDS  # a guard against a query that never ends, not a budget
     while time.monotonic() < deadline:
         execution = athena.get_query_execution(QueryExecutionId=execution_id)["QueryExecution"]
         if states is not None and (not states or states[-1] != execution["Status"]["State"]):

@@ -14,6 +14,7 @@ nothing, and answers Athena's estimate of what the query would read and cost, or
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -26,6 +27,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ResourceLink
 from pydantic import Field
 
+from aws_data_mcp.accounts import in_current
 from aws_data_mcp.answers import failure_result, tool_result
 from aws_data_mcp.aws import client, deadline_scope
 from aws_data_mcp.config import Settings
@@ -46,6 +48,7 @@ from aws_data_mcp.resources.athena.query_answers import (
     result_file,
 )
 from aws_data_mcp.resources.athena.result_pages import ATHENA_PAGE_ROWS, FIRST_PAGE, Page, read_page
+from aws_data_mcp.resources.athena.workgroups import first_usable, usable_names
 from aws_data_mcp.tool_host import host_of
 
 if TYPE_CHECKING:
@@ -65,9 +68,10 @@ Sql = Annotated[str, Field(description="One read-only statement in Athena's SQL 
                                        "WITH ... SELECT, VALUES, SHOW, DESCRIBE or EXPLAIN.")]
 Database = Annotated[str, Field(description="The Glue database the statement's unqualified names refer to "
                                             "(athena://databases lists them).")]
-Workgroup = Annotated[str | None, Field(description="The Athena workgroup to run in; omit it for the deployment's "
-                                                    "default. athena://workgroups (query_workgroups) says which "
-                                                    "of the deployment's are usable for you, and why not.")]
+Workgroup = Annotated[str | None, Field(description="The Athena workgroup to run in; omit it to run in the first of "
+                                                    "the deployment's query workgroups usable for you (the answer "
+                                                    "says which). athena://workgroups (query_workgroups) says which "
+                                                    "are usable for you, and why not.")]
 MaxRows = Annotated[int | None, Field(ge=1, description="At most this many rows in the first answer (the server's "
                                                         "cap applies: asking for more gets the cap).")]
 WaitSeconds = Annotated[float | None, Field(ge=0, description="How long to wait for the query before answering with a "
@@ -123,11 +127,12 @@ async def athena_query(ctx: Context, sql: Sql, database: Database, workgroup: Wo
         statement = _read_only(sql, settings.query_catalogs)
         name = chosen_workgroup(workgroup, settings.query_workgroups)
         chosen_database = _database(database)
-        budget = _budget(ctx)
-        bounds = limits(settings, max_rows, wait_seconds, budget)
         if estimate_only:
             statement = _estimate_of(statement, settings.query_catalogs)
-        return await _run(ctx, statement, chosen_database, name, bounds, time.monotonic() + budget)
+        choice = await _choose_workgroup(ctx, name) if not workgroup else Choice(name, None, None)
+        budget = _budget(ctx)
+        bounds = limits(settings, max_rows, wait_seconds, budget)
+        return await _run(ctx, statement, chosen_database, choice, bounds, time.monotonic() + budget)
     except ResourceFailure as failure:
         return failure_result(failure)
 
@@ -152,6 +157,52 @@ async def athena_stop_query(ctx: Context, execution_id: Annotated[str, Field(
     except (ClientError, BotoCoreError) as exc:
         return failure_result(as_failure(exc, "athena:StopQueryExecution"))
     return _answer(answer(found["QueryExecution"], host_of(ctx).config.athena_price_per_tb), _link(query_id))
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The workgroup a query runs in, and, where the caller named none, why this one."""
+
+    name: str
+    note: str | None
+    found: list[dict[str, Any]] | None
+    """athena://workgroups' query_workgroups as the choice read them; None where nothing was read."""
+
+
+async def _query_workgroups(ctx: Context) -> list[dict[str, Any]] | None:
+    """athena://workgroups' query_workgroups for the caller, in the account the tool acts in, through the same cache
+    as a read; None where it cannot be read (the query then meets AWS's own answer)."""
+    try:
+        reading = await host_of(ctx).read(in_current("athena://workgroups"), ctx.request_context)
+    except ResourceFailure:
+        return None
+    return list(json.loads(reading.text).get("query_workgroups") or [])
+
+
+async def _choose_workgroup(ctx: Context, default: str) -> Choice:
+    """A query that names no workgroup runs in the first of the deployment's query workgroups usable for the
+    caller: the one the table explainer picks, from the same checks (athena://workgroups)."""
+    found = await _query_workgroups(ctx)
+    name = first_usable(found or [])
+    if found is None or name is None:
+        return Choice(default, None if found is None else f"You named no workgroup and none of this deployment's is "
+                      f"usable for you: ran in the default, {default}.", found)
+    skipped = [entry["name"] for entry in found[:[entry["name"] for entry in found].index(name)]]
+    why = f" (not {', '.join(skipped)}: athena://workgroups says why)" if skipped else ""
+    return Choice(name, f"You named no workgroup: ran in {name}, the first of this deployment's query workgroups "
+                        f"usable for you{why}.", found)
+
+
+def usable_details(found: list[dict[str, Any]] | None) -> list[str]:
+    """What a refusal adds: the workgroups the caller can use, or why none."""
+    if found is None:
+        return ["athena://workgroups says which of this deployment's query workgroups you can use."]
+    names = usable_names(found)
+    if names:
+        return [f"Workgroups you can query in: {', '.join(names)} (athena://workgroups says why not the others)."]
+    return ["No query workgroup of this deployment is usable for you: " + "; ".join(
+        f"{entry['name']}: {', '.join(entry.get('why_not') or ['its checks could not all be told'])}"
+        for entry in found) + "."]
 
 
 def _budget(ctx: Context) -> float:
@@ -202,9 +253,10 @@ async def _athena(ctx: Context, deadline: float) -> Any:
     return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
 
 
-async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgroup: str, bounds: Limits,
+async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, choice: Choice, bounds: Limits,
                deadline: float) -> CallToolResult:
     settings = host_of(ctx).config
+    workgroup = choice.name
     try:
         athena = await _athena(ctx, deadline)
         found = await _call(athena.get_work_group, deadline, WorkGroup=workgroup)
@@ -212,9 +264,14 @@ async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgr
         started = await _call(athena.start_query_execution, deadline, QueryString=statement.sql,
                               QueryExecutionContext={"Database": database, "Catalog": CATALOG},
                               WorkGroup=workgroup)
-    except (ClientError, BotoCoreError) as exc:
+    except (ClientError, BotoCoreError, ResourceFailure) as exc:
         operation = getattr(exc, "operation_name", "") or "StartQueryExecution"
-        return failure_result(as_failure(exc, f"athena:{operation}"))
+        failure = exc if isinstance(exc, ResourceFailure) else as_failure(exc, f"athena:{operation}")
+        if failure.code in (ErrorCode.ACCESS_DENIED, ErrorCode.INVALID_ARGUMENT, ErrorCode.NOT_FOUND):
+            failure.details += [*([choice.note] if choice.note else []),
+                                *usable_details(choice.found if choice.found is not None
+                                                else await _query_workgroups(ctx))]
+        return failure_result(failure)
     query_id = started["QueryExecutionId"]
     logger.info("query started", extra={"execution_id": query_id, "workgroup": workgroup, "kind": statement.kind})
     try:
@@ -226,7 +283,9 @@ async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgr
     except (ClientError, BotoCoreError) as exc:
         return failure_result(as_failure(exc, "athena:GetQueryExecution"))
     price = settings.athena_price_per_tb
-    extras = {"statement": statement.kind, "cutoff_bytes": guard.cutoff_bytes,
+    extras = {"statement": statement.kind, "workgroup": workgroup, **({"workgroup_choice": choice.note}
+                                                                        if choice.note else {}),
+              "cutoff_bytes": guard.cutoff_bytes,
               "limits": {"max_rows": bounds.max_rows, "wait_seconds": round(bounds.wait_seconds, 1),
                          "notes": list(bounds.notes)}}
     if execution["Status"]["State"] != "SUCCEEDED":
