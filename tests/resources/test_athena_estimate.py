@@ -90,6 +90,7 @@ async def test_an_estimate_of_a_join_gives_each_table_its_rows_and_bytes_and_sca
                     "input_rows": customer_rows}],
         "input_bytes": total, "input_rows": order_rows + customer_rows, "billed_bytes": billed,
         "cost_usd": pytest.approx(billed * PRICE_PER_TB / TB, rel=1e-3), "price_per_tb_usd": PRICE_PER_TB,
+        "over_cutoff": False,
     }
     assert got["statistics"]["data_scanned_bytes"] == 0
     assert got["statistics"]["billed_bytes"] == 0 and got["statistics"]["cost_usd"] == 0
@@ -118,6 +119,23 @@ async def test_every_demo_table_has_an_estimate_and_pruning_lowers_it(server: Se
             rows, size = expected(name, f"{partition}/")
             assert (pruned["input_rows"], pruned["input_bytes"]) == (rows, granted(name, f"{partition}/", size)), name
             assert pruned["input_bytes"] < got["input_bytes"], name
+
+
+async def test_an_estimate_counts_the_columns_selected_and_says_whether_it_is_over_the_cutoff(
+        server: ServerThread, demo_caller: DemoAccount) -> None:
+    """Of Parquet, one column reads less than every column; a query over the cutoff is said to be, before it runs."""
+    async def estimated(sql: str) -> dict[str, Any]:
+        return answer(await query(server, "2026-07-28", sql=sql, estimate_only=True))["estimate"]
+
+    every = await estimated("SELECT * FROM sales.orders")
+    three = await estimated("SELECT order_id, status, total_amount FROM sales.orders")
+    one = await estimated("SELECT order_id FROM sales.orders")
+    count = await estimated("SELECT count(*) FROM sales.orders")
+
+    assert every["input_bytes"] == expected("sales.orders")[1] > QUERY_CUTOFF_BYTES
+    assert every["over_cutoff"] is True
+    assert every["input_bytes"] > three["input_bytes"] > one["input_bytes"] > count["input_bytes"] > 0
+    assert one["over_cutoff"] is False and count["over_cutoff"] is False
 
 
 async def test_the_explain_itself_pages_athenas_one_row_of_json(server: ServerThread,
@@ -164,6 +182,7 @@ def test_statistics_give_the_bytes_and_rows_per_table_their_total_and_the_cost()
                    {"table": "awsdatacatalog.sales.customers", "input_bytes": 1_200_001, "input_rows": 20_000}],
         "input_bytes": total, "input_rows": 270_000, "billed_bytes": -(-total // MB) * MB,
         "cost_usd": pytest.approx(-(-total // MB) * MB * PRICE_PER_TB / TB), "price_per_tb_usd": PRICE_PER_TB,
+        "over_cutoff": None,
     }
     # Athena may answer the JSON a line a row, after a header row: the same estimate
     assert estimate("Query Plan\n" + plan, PRICE_PER_TB) == got
