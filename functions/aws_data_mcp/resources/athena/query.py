@@ -296,7 +296,8 @@ async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, choice
                 lambda: _plan(ctx, athena, query_id, execution, deadline), abandon_on_cancel=True)
         except (ClientError, BotoCoreError) as exc:
             return failure_result(as_failure(exc, "athena:GetQueryResults"))
-        return _answer(answer(execution, price) | extras | {"estimate": estimate(plan, price)}, _link(query_id))
+        estimated = {"estimate": estimate(plan, price, guard.cutoff_bytes)}
+        return _answer(answer(execution, price) | extras | estimated, _link(query_id))
     try:
         page, file = await anyio.to_thread.run_sync(
             lambda: _first_page(ctx, athena, query_id, execution, bounds, deadline), abandon_on_cancel=True)
