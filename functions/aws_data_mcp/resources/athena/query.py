@@ -61,6 +61,8 @@ POLL_MAX_SECONDS = 2.0
 ANSWER_MARGIN_SECONDS = 1.5
 """Kept from the request's budget after waiting: to read the first page and answer."""
 STOP_BUDGET_SECONDS = 5.0
+GUARD_SECONDS = 5.0
+"""The longest the read-only guard may take on one statement (it takes well under a second on any text it reads)."""
 _DATABASE_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,255}$")
 FINISHED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
 
@@ -124,11 +126,11 @@ async def athena_query(ctx: Context, sql: Sql, database: Database, workgroup: Wo
     host = host_of(ctx)
     settings = host.config
     try:
-        statement = _read_only(sql, settings.query_catalogs)
+        statement = await _read_only(sql, settings.query_catalogs)
         name = chosen_workgroup(workgroup, settings.query_workgroups)
         chosen_database = _database(database)
         if estimate_only:
-            statement = _estimate_of(statement, settings.query_catalogs)
+            statement = _estimate_of(statement)
         choice = await _choose_workgroup(ctx, name) if not workgroup else Choice(name, None, None)
         budget = _budget(ctx)
         bounds = limits(settings, max_rows, wait_seconds, budget)
@@ -216,21 +218,27 @@ def _answer(payload: QueryAnswer | dict[str, Any], link: ResourceLink) -> CallTo
     return tool_result(to_json(body), body, link=link, is_error=body.get("error") is not None)
 
 
-def _read_only(sql: object, catalogs: tuple[str, ...]) -> ReadOnlyStatement:
-    """The parser's verdict on `sql`, imported on the first query rather than with this module: sqlglot takes about
-    0.2 s to import, which every cold start would otherwise pay for a tool most invocations never call."""
-    from aws_data_mcp.resources.athena.read_only import read_only_statement
+async def _read_only(sql: object, catalogs: tuple[str, ...]) -> ReadOnlyStatement:
+    """The parser's verdict on `sql`, off the event loop (other callers' requests go on meanwhile) and within
+    GUARD_SECONDS. The guard reads at most MAX_TOKENS tokens, so its thread ends soon even when the wait is given up.
+    Imported on the first query rather than with this module: sqlglot takes about 0.2 s to import, which every cold
+    start would otherwise pay for a tool most invocations never call."""
+    from aws_data_mcp.resources.athena.read_only import TOO_LONG_ADVICE, read_only_statement
 
-    return read_only_statement(sql, catalogs)
+    with anyio.move_on_after(GUARD_SECONDS):
+        return await anyio.to_thread.run_sync(read_only_statement, sql, catalogs, abandon_on_cancel=True)
+    raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"The guard could not read the SQL within {GUARD_SECONDS:g} s",
+                          details=[TOO_LONG_ADVICE])
 
 
-def _estimate_of(statement: ReadOnlyStatement, catalogs: tuple[str, ...]) -> ReadOnlyStatement:
+def _estimate_of(statement: ReadOnlyStatement) -> ReadOnlyStatement:
+    """EXPLAIN (TYPE IO) of the accepted SELECT: the guard's verdict on it stands (the text is not read twice)."""
+    from aws_data_mcp.resources.athena.read_only import estimate_of
+
     if statement.kind not in ("SELECT", "EXPLAIN") or (statement.kind == "EXPLAIN" and not statement.estimate):
         raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"estimate_only needs a SELECT, not {statement.kind}",
                               details=["Athena estimates the input of a SELECT (EXPLAIN (TYPE IO)) only."])
-    if statement.estimate:
-        return statement
-    return _read_only(f"EXPLAIN (TYPE IO, FORMAT JSON) {statement.sql}", catalogs)
+    return estimate_of(statement)
 
 
 async def _call(operation: Callable[..., T], deadline: float, **kwargs: Any) -> T:
