@@ -1,6 +1,6 @@
 // Builds each view in src/ into one self-contained HTML document: functions/aws_data_mcp/views/<view>.html.
 // `node build.mjs` writes them (`make views`); `node build.mjs --out DIR` writes them to DIR (the test that the
-// shipped files are what the build makes); `--host` also builds the browser test's host page into test/.build/.
+// shipped files are what the build makes); `--host` also builds the browser tests' two host pages into test/.build/.
 //
 // The App API (ext-apps, the MCP client's Protocol and zod) is 330 KB minified, over the 150 KB a view may weigh:
 // the script ships gzipped (fflate: pure JS, so the same bytes on every Node) and base64-encoded, and a few lines
@@ -57,4 +57,5 @@ for (const view of VIEWS) {
 if (args.includes("--host")) {
   mkdirSync(join(HERE, "test", ".build"), { recursive: true });
   writeFileSync(join(HERE, "test", ".build", "host.js"), await bundle("test/host.ts"));
+  writeFileSync(join(HERE, "test", ".build", "docs-host.js"), await bundle("test/docs-host.ts"));
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 from support.events import ROOT
@@ -19,3 +20,10 @@ def missing() -> str | None:
     if not Path(CHROMIUM).exists():
         return "browser tests skipped: Chromium not found (apt-get install chromium)"
     return None
+
+
+def node(*arguments: str, timeout: float = 120) -> str:
+    """Runs a views/ script with Node; its stdout, asserting it succeeded (its stderr says what the browser saw)."""
+    done = subprocess.run(["node", *arguments], cwd=SOURCES, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return done.stdout

@@ -5,18 +5,50 @@ import {
 
 export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- the server's JSON answers
 
-/** Connects to the host; `show` gets each tool result's payload (its structured content, else its text's JSON). */
+/** Connects to the host; `show` gets each tool result's payload (its structured content, else its text's JSON).
+ * The size is reported from the first result on: the empty document before it is no size worth telling the host. */
 export function connect(name: string, show: (payload: Json, isError: boolean) => void): App {
-  const app = new App({ name, version: "1.0.0" }, {}, { autoResize: true });
+  const app = new App({ name, version: "1.0.0" }, {}, { autoResize: false });
+  let sizing = false;
   const theme = (context?: McpUiHostContext) => {
     if (context?.theme) applyDocumentTheme(context.theme);
     if (context?.styles?.variables) applyHostStyleVariables(context.styles.variables);
     if (context?.styles?.css?.fonts) applyHostFonts(context.styles.css.fonts);
+    const limit = (app.getHostContext()?.containerDimensions as { maxHeight?: number } | undefined)?.maxHeight;
+    if (limit) document.documentElement.style.setProperty("--max-height", `${limit}px`);
   };
   app.onhostcontextchanged = theme;
-  app.ontoolresult = (result) => show(payloadOf(result), Boolean(result.isError));
+  app.ontoolresult = (result) => {
+    show(payloadOf(result), Boolean(result.isError));
+    if (!sizing) app.setupSizeChangedNotifications();
+    sizing = true;
+  };
+  hostApp = app;
   app.connect(new PostMessageTransport(window.parent, window.parent)).then(() => theme(app.getHostContext()));
   return app;
+}
+
+let hostApp: App | null = null;
+
+/** The tallest the document may be (the host's containerDimensions.maxHeight), or null when the host sets none. */
+export function maxHeight(): number | null {
+  const dimensions = hostApp?.getHostContext()?.containerDimensions as { maxHeight?: number; height?: number } | undefined;
+  return dimensions?.maxHeight ?? dimensions?.height ?? null;
+}
+
+/** Shrinks `box` (a scrolling part of the view) so the whole document fits the host's maximum height. */
+export function fitHeight(box: HTMLElement | null, least = 120): void {
+  const limit = maxHeight();
+  if (!box || !limit) return;
+  box.style.maxHeight = "";
+  const over = document.documentElement.scrollHeight - limit;
+  if (over > 0) box.style.maxHeight = `${Math.max(box.getBoundingClientRect().height - over, least)}px`;
+}
+
+/** Whether the host lets this frame write to the clipboard (its iframe's permission policy). */
+export function canCopy(): boolean {
+  const policy = (document as unknown as { featurePolicy?: { allowsFeature(name: string): boolean } }).featurePolicy;
+  return Boolean(navigator.clipboard?.writeText) && (policy ? policy.allowsFeature("clipboard-write") : true);
 }
 
 export function payloadOf(result: { structuredContent?: Json; content?: Json[]; contents?: Json[] }): Json {
@@ -34,17 +66,36 @@ export const escape = (text: string): string =>
 
 export const root = (): HTMLElement => document.getElementById("root") as HTMLElement;
 
-/** Copies `text` (the host grants clipboard-write), and says so. */
-export async function copy(text: string): Promise<void> {
-  let said = "Copied";
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
-    said = "Copy refused by the host: select the text instead";
+/** Copies `text` where the host allows it, and says so; where it does not, or the copy fails, shows the text in a
+ * selectable box instead, already selected. */
+export async function copy(text: string, what = "value"): Promise<void> {
+  if (canCopy()) {
+    try {
+      await navigator.clipboard.writeText(text);
+      const toast = Object.assign(document.createElement("div"), { className: "toast", textContent: "Copied" });
+      document.body.append(toast);
+      setTimeout(() => toast.remove(), 1500);
+      return;
+    } catch {
+      // The host's permission policy or the person refused: the box below still lets them take it.
+    }
   }
-  const toast = Object.assign(document.createElement("div"), { className: "toast", textContent: said });
-  document.body.append(toast);
-  setTimeout(() => toast.remove(), 1500);
+  showBox(text, `The ${what}, to select and copy (this host does not let the view copy):`);
+}
+
+/** Shows `text` in a read-only box under the view, selected, with a line saying what it is. */
+export function showBox(text: string, title: string): void {
+  let box = document.getElementById("box");
+  if (!box) {
+    box = Object.assign(document.createElement("aside"), { id: "box", className: "detail" });
+    document.body.append(box);
+  }
+  box.innerHTML = `<div class="bar"><span>${escape(title)}</span><button id="close-box">Close</button></div>`
+    + `<textarea readonly rows="${Math.min(Math.max(text.split("\n").length, 2), 12)}">${escape(text)}</textarea>`;
+  const area = box.querySelector("textarea") as HTMLTextAreaElement;
+  area.focus();
+  area.select();
+  box.querySelector("#close-box")?.addEventListener("click", () => box?.remove());
 }
 
 /** An error answer (the server's structured error vocabulary) as a line a person can act on. */
