@@ -1,38 +1,55 @@
 // What both views share: the App handshake with the host, its theme and style variables, and small DOM helpers.
-import {
-  App, PostMessageTransport, applyDocumentTheme, applyHostFonts, applyHostStyleVariables, type McpUiHostContext,
-} from "@modelcontextprotocol/ext-apps";
+import type { McpUiHostContext } from "@modelcontextprotocol/ext-apps";
+import { ViewBridge } from "./bridge";
 
 export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- the server's JSON answers
 
+/** The host's theme, style variables and fonts on the document (what ext-apps' applyDocumentTheme,
+ * applyHostStyleVariables and applyHostFonts do). */
+function theme(context: McpUiHostContext): void {
+  const html = document.documentElement;
+  if (context.theme) {
+    html.setAttribute("data-theme", context.theme);
+    html.style.colorScheme = context.theme;
+  }
+  for (const [name, value] of Object.entries(context.styles?.variables ?? {})) {
+    if (value !== undefined) html.style.setProperty(name, String(value));
+  }
+  const fonts = context.styles?.css?.fonts;
+  if (fonts && !document.getElementById("__mcp-host-fonts")) {
+    document.head.append(Object.assign(document.createElement("style"), { id: "__mcp-host-fonts", textContent: fonts }));
+  }
+  const limit = (context.containerDimensions as { maxHeight?: number } | undefined)?.maxHeight;
+  if (limit) html.style.setProperty("--max-height", `${limit}px`);
+}
+
 /** Connects to the host; `show` gets each tool result's payload (its structured content, else its text's JSON).
  * The size is reported from the first result on: the empty document before it is no size worth telling the host. */
-export function connect(name: string, show: (payload: Json, isError: boolean) => void): App {
-  const app = new App({ name, version: "1.0.0" }, {}, { autoResize: false });
+export function connect(name: string, show: (payload: Json, isError: boolean) => void): ViewBridge {
+  performance.mark("view:script"); // the bench (views/test/bench.mjs) reads these marks to say where time goes
+  const app = new ViewBridge({ name, version: "1.0.0" });
   let sizing = false;
-  const theme = (context?: McpUiHostContext) => {
-    if (context?.theme) applyDocumentTheme(context.theme);
-    if (context?.styles?.variables) applyHostStyleVariables(context.styles.variables);
-    if (context?.styles?.css?.fonts) applyHostFonts(context.styles.css.fonts);
-    const limit = (app.getHostContext()?.containerDimensions as { maxHeight?: number } | undefined)?.maxHeight;
-    if (limit) document.documentElement.style.setProperty("--max-height", `${limit}px`);
-  };
   app.onhostcontextchanged = theme;
   app.ontoolresult = (result) => {
-    show(payloadOf(result), Boolean(result.isError));
-    if (!sizing) app.setupSizeChangedNotifications();
+    performance.mark("view:result");
+    show(payloadOf(result), Boolean(result?.isError));
+    performance.mark("view:rendered");
+    if (!sizing) app.reportSize();
     sizing = true;
   };
   hostApp = app;
-  app.connect(new PostMessageTransport(window.parent, window.parent)).then(() => theme(app.getHostContext()));
+  void app.connect().then(() => {
+    performance.mark("view:connected");
+    theme(app.hostContext);
+  });
   return app;
 }
 
-let hostApp: App | null = null;
+let hostApp: ViewBridge | null = null;
 
 /** The tallest the document may be (the host's containerDimensions.maxHeight), or null when the host sets none. */
 export function maxHeight(): number | null {
-  const dimensions = hostApp?.getHostContext()?.containerDimensions as { maxHeight?: number; height?: number } | undefined;
+  const dimensions = hostApp?.hostContext.containerDimensions as { maxHeight?: number; height?: number } | undefined;
   return dimensions?.maxHeight ?? dimensions?.height ?? null;
 }
 

@@ -11,6 +11,9 @@ type Cut = { row: number; column: string; original_length: number; kept_length: 
 
 /** Past this many characters a cell is cut short on screen (its whole value on hover, and copied whole). */
 const LONG_CELL = 60;
+/** Rows painted at once; the rest follow, ROWS_A_FRAME at a time. */
+const FIRST_ROWS = 60;
+const ROWS_A_FRAME = 500;
 /** How close to the end of the table (px) scrolling reads the next page. */
 const NEAR_END = 160;
 
@@ -117,14 +120,16 @@ function cell(value: unknown, i: number, cut?: Cut): string {
   return `<td class="${num.trim()}${long ? " long" : ""}"${title}>${escape(long ? `${shown.slice(0, LONG_CELL)}…` : shown)}</td>`;
 }
 
-function table(list: unknown[][]): string {
+const rowsHtml = (list: unknown[][], from: number, to: number): string => list.slice(from, to).map((row, r) =>
+  `<tr data-row="${from + r}">${row.map((value, i) => cell(value, i, cuts.get(row)?.get(i))).join("")}</tr>`).join("");
+
+function table(list: unknown[][], upTo: number): string {
   const heads = columns.map((c, i) => {
     const sorted = sort?.column === i ? ` aria-sort="${sort.descending ? "descending" : "ascending"}"` : "";
     return `<th data-column="${i}" class="${numeric(i) ? "num" : ""}"${sorted}>${escape(c.name)}`
       + `<small>${escape(c.type ?? "?")}</small></th>`;
   }).join("");
-  const body = list.map((row, r) => `<tr data-row="${r}">${row.map((value, i) => cell(value, i, cuts.get(row)?.get(i)))
-    .join("")}</tr>`).join("");
+  const body = rowsHtml(list, 0, upTo);
   return `<div class="scroll" id="rows"><table><thead><tr>${heads}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
@@ -156,15 +161,25 @@ function toolbar(): string {
   return parts ? `<div class="bar">${parts}</div>` : "";
 }
 
-const hostDownloads = () => Boolean(app.getHostCapabilities()?.downloadFile);
+const hostDownloads = () => Boolean(app.hostCapabilities?.downloadFile);
+
+/** Counts renders: rows still being added belong to the render that started adding them. */
+let generation = 0;
+let adding = false;
 
 function render(): void {
   const list = shown();
   const before = document.getElementById("rows");
   const [top, left] = [before?.scrollTop ?? 0, before?.scrollLeft ?? 0]; // a page appended keeps the place
+  // From the top, the first rows are painted first and the rest added after that paint, a batch a frame: a person
+  // sees rows at once, and the page stays responsive. Scrolled down, every row is there before the place is kept.
+  const upTo = top === 0 ? Math.min(FIRST_ROWS, list.length) : list.length;
   const waiting = answer.next_step ? `<p class="muted">${escape(answer.next_step)}</p>` : "";
   root().innerHTML = header() + waiting + failure() + cutNote() + (note ? `<p class="error">${escape(note)}</p>` : "")
-    + toolbar() + chartPart(list) + (columns.length ? table(list) : "");
+    + toolbar() + chartPart(list) + (columns.length ? table(list, upTo) : "");
+  const mine = ++generation;
+  adding = upTo < list.length;
+  if (adding) addRows(list, upTo, mine);
   const box = document.getElementById("rows");
   fitHeight(box);
   if (box) {
@@ -174,11 +189,23 @@ function render(): void {
   }
 }
 
+function addRows(list: unknown[][], from: number, mine: number): void {
+  requestAnimationFrame(() => setTimeout(() => { // after the next paint
+    const body = document.querySelector("#rows tbody");
+    if (mine !== generation || !body) return;
+    const to = Math.min(from + ROWS_A_FRAME, list.length);
+    body.insertAdjacentHTML("beforeend", rowsHtml(list, from, to));
+    adding = to < list.length;
+    if (adding) addRows(list, to, mine);
+    else fitHeight(document.getElementById("rows"));
+  }));
+}
+
 /** Scrolling to (near) the end of the rows reads the next page. A scroll position, not an observer on a zero-height
  * sentinel: at the very bottom such a sentinel can sit a fraction of a pixel below the box and never intersect. */
 function nearEnd(event: Event): void {
   const box = event.currentTarget as HTMLElement;
-  if (nextUri && !loading && box.scrollTop + box.clientHeight >= box.scrollHeight - NEAR_END) void readPage(nextUri, true);
+  if (nextUri && !loading && !adding && box.scrollTop + box.clientHeight >= box.scrollHeight - NEAR_END) void readPage(nextUri, true);
 }
 
 /** Why the query failed or stopped, Athena's reason, and what to do (the error's details). */

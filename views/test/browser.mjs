@@ -74,6 +74,7 @@ try {
   const thousand = await host.client.callTool({ name: "athena_query", arguments: THOUSAND });
   await page.evaluate(([answer]) => window.openView("athena_query", {}, "light", answer), [thousand]);
   seen.painted = await firstPaint(await host.frame()) > 0;
+  await (await host.frame()).locator("tbody tr").nth(999).waitFor();
   seen.thousand_rows = await (await host.frame()).locator("tbody tr").count();
 
   // The access view, dark: the matrix, and a denial's evidence and fix.
