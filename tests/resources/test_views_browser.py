@@ -96,7 +96,7 @@ def test_the_access_view_shows_the_matrix_and_a_denials_fix(seen: dict[str, Any]
     assert "acme-logs-archive" in seen["matrix_rows"] and "acme-finance-secure" in seen["matrix_rows"]
     assert seen["matrix_actions"][1:] == ["s3:GetBucketLocation", "s3:ListBucket", "s3:GetObject", "s3:PutObject"]
     assert seen["verdicts"] == ["allowed", "denied", "unknown"]
-    assert "access_denied" in seen["detail"]
+    assert "The check failed (access denied): Access denied" in seen["detail"]
     assert '"Action": "s3:GetObject"' in seen["fix"] and "arn:aws:s3:::acme-logs-archive/*" in seen["fix"]
     assert seen["dark_background"] == "rgb(30, 30, 30)"  # the host's dark theme variables
     # The bucket's explainer, read through the host, gives the exact fix; then back to every bucket.

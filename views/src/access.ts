@@ -2,7 +2,7 @@
 // bucket's chain of links, each with its verdict, evidence and fix): the chain, link by link, grouped as the answer
 // groups it. Either way a click on a verdict shows its evidence and the fix to copy, and who applies it; a bucket of
 // discover's opens its explainer, read through the host.
-import { type Json, connect, copy, errorLine, escape, payloadOf, root } from "./common";
+import { type Json, canCopy, connect, copy, errorLine, escape, payloadOf, root } from "./common";
 
 type Verdict = "allowed" | "denied" | "unknown";
 /** A fix as the person copies it: what it is and who applies it, then each text to copy. */
@@ -31,7 +31,7 @@ const CHECKED: Record<string, string> = {
 /** What a check's outcome word means, said plainly. */
 const OUTCOMES: Record<string, string> = {
   ok: "was allowed", allowed: "allowed it", denied: "was denied", explicit_deny: "found an explicit Deny",
-  implicit_deny: "found no Allow (an implicit deny)", unavailable: "could not be asked", none: "is none",
+  implicit_deny: "found no Allow (an implicit deny)", unavailable: "could not be asked", none: "does not exist",
   read: "was read", unreadable: "could not be read", not_checked: "was not checked", unknown: "is unknown",
 };
 const LEVELS: Record<string, string> = {
@@ -126,7 +126,7 @@ function fromDiscover(payload: Json): Check[] {
     const raw = key === "simulate_write" ? bucket.write : bucket.evidence?.[key];
     const verdict = verdictOf(raw);
     const errors = (bucket.errors ?? []).filter((e: Json) => !e.action || e.action === action)
-      .map((e: Json) => `${e.error ?? "error"}: ${e.message ?? ""}`);
+      .map((e: Json) => sentence("error", { error: e.error ?? "error", message: e.message }));
     const evidence = [sentence(key, raw ?? "not_checked"), ...errors,
       ...Object.entries(bucket.evidence ?? {}).filter(([k]) => k !== key).map(([k, v]) => sentence(k, v)),
       ...(key === "simulate_write" && bucket.write_note ? [String(bucket.write_note)] : []),
@@ -222,7 +222,7 @@ function detail(): string {
   if (!check) return "";
   const fixes = check.fixes.map((fix, f) => `<div class="fix"><b>Fix</b>: ${escape(fix.title)}`
     + fix.parts.map((part, p) => `<div class="bar"><span class="muted">${escape(part.label)}</span>`
-      + `<button data-fix="${f}" data-part="${p}">Copy</button></div><pre>${escape(part.text)}</pre>`).join("")
+      + `<button data-fix="${f}" data-part="${p}">${canCopy() ? "Copy" : "Select to copy"}</button></div><pre>${escape(part.text)}</pre>`).join("")
     + "</div>").join("");
   return `<section class="detail" id="detail"><b>${escape(check.resource)}</b> · ${escape(check.action)} · `
     + `${badge(check.verdict)}<ul>${check.evidence.map((e) => `<li>${escape(e)}</li>`).join("")}</ul>`
@@ -245,6 +245,6 @@ document.addEventListener("click", (event) => {
     show(from, false);
   } else if (target.dataset.fix !== undefined) {
     const part = checks[picked]?.fixes[Number(target.dataset.fix)]?.parts[Number(target.dataset.part)];
-    if (part) void copy(part.text);
+    if (part) void copy(part.text, part.label);
   }
 });

@@ -13,14 +13,16 @@ const MOST_ROWS = 500;
 const MOST_BARS = 60;
 
 /** What the rows can be charted as, or null: the category is a time column (a line) or a text column (bars) whose
- * values are all different (one row per category: grouped), not named as an identifier; the measures are the
- * numeric columns that are not identifiers either. */
+ * values are all different (one row per category: grouped), not named as an identifier, in a result with no key
+ * column that is unique (a listing); the measures are the numeric columns that are not identifiers either. */
 export function planOf(columns: Column[], rows: unknown[][]): Plan | null {
   if (rows.length < 2 || rows.length > MOST_ROWS) return null;
   const measures = columns.map((c, i) => i).filter((i) => isNumeric(columns[i]) && !isIdentifier(columns[i])
     && rows.some((row) => row[i] !== null && row[i] !== undefined));
   if (!measures.length) return null;
   const unique = (i: number) => new Set(rows.map((row) => String(row[i]))).size === rows.length;
+  // A listing of entities, one row per key (an order_id on every row), is not a summary, whatever else it holds.
+  if (columns.some((c, i) => isIdentifier(c) && unique(i))) return null;
   const category = (i: number) => !isNumeric(columns[i]) && !isIdentifier(columns[i])
     && /^(varchar|char|string|date|timestamp|boolean)/i.test(columns[i].type ?? "varchar") && unique(i);
   // The first such column: a GROUP BY's keys come first (a later time column is an aggregate, max(order_ts)).

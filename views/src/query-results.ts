@@ -301,5 +301,17 @@ document.addEventListener("change", (event) => {
   }
 });
 
+// The chart takes the view's whole width: drawn again when the host resizes the frame.
+let resized = 0;
+let drawnWidth = window.innerWidth;
+window.addEventListener("resize", () => {
+  clearTimeout(resized);
+  resized = window.setTimeout(() => {
+    if (window.innerWidth === drawnWidth) return; // the host fitting the frame's height to the view: nothing to redraw
+    drawnWidth = window.innerWidth;
+    if (plan && chart !== "off") render();
+  }, 150);
+});
+
 // Cells say they copy only where the host lets the view copy; elsewhere a click shows the value to select.
 document.documentElement.classList.toggle("no-copy", !canCopy());

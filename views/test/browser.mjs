@@ -87,7 +87,6 @@ try {
   seen.detail = await view().locator("#detail").innerText();
   seen.fix = await view().locator("#fix").innerText();
   seen.dark_background = await view().locator("body").evaluate((body) => getComputedStyle(body).backgroundColor);
-  await page.screenshot({ path: join(shots, "access.png") });
   // The bucket's own explainer, read through the host: the exact fix, and back to the matrix.
   await view().locator("#explain").click();
   await view().locator("table.chain").waitFor();
@@ -102,7 +101,6 @@ try {
     read_columns: await view().locator("#read-columns").innerText(),
     groups: await texts("table.chain tr.group"), links: await texts("table.chain tr[data-check] td:first-child"),
     detail: await view().locator("#detail").innerText(), fix: await view().locator("#fix").innerText() };
-  await page.screenshot({ path: join(shots, "access-explainer.png") });
   await view().locator("table.chain tr[data-check]", { hasText: "organizations:ServiceControlPolicies" }).click();
   seen.explainer.settle = await view().locator("#settle").innerText();
   seen.network = network;

@@ -124,7 +124,8 @@ try {
     const first = div.querySelector("tbody td") .getBoundingClientRect();
     const long = div.querySelector("td.long");
     return { box_left: div.getBoundingClientRect().left, first_left: first.left, scrolled: div.scrollLeft,
-      columns: div.querySelectorAll("thead th").length, long: long?.textContent, long_title: long?.getAttribute("title") };
+      columns: div.querySelectorAll("thead th").length, long: long?.textContent, long_title: long?.getAttribute("title"),
+      charts: document.querySelectorAll("svg").length };
   });
   await frame.locator("td.long").first().click();
   seen.wide.copied = await frame.locator("#box textarea").inputValue();
