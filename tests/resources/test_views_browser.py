@@ -15,11 +15,8 @@ from typing import Any
 import pytest
 
 from aws_data_mcp.apps import VIEWS
-from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
-from support.browser import missing, node
-from support.servers import ServerThread, free_port
+from support.browser import demo_server, missing, node
 
 
 @pytest.fixture(scope="module")
@@ -28,14 +25,8 @@ def seen(demo: DemoAccount, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     reason = missing()
     if reason:
         pytest.skip(reason)
-    node("build.mjs", "--out", str(tmp_path_factory.mktemp("built")), "--host")
-    settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=10)
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in demo.caller_environment().items():
-            patch.setenv(name, value)
-        with ServerThread(settings) as server:
-            shots = tmp_path_factory.mktemp("screenshots")
-            yield json.loads(node("test/browser.mjs", server.url, str(shots)))
+    with demo_server(demo, tmp_path_factory.mktemp("built")) as url:
+        yield json.loads(node("test/browser.mjs", url, str(tmp_path_factory.mktemp("screenshots"))))
 
 
 def test_the_shipped_views_are_what_the_build_makes(tmp_path: Path) -> None:

@@ -17,11 +17,8 @@ from typing import Any
 
 import pytest
 
-from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
-from support.browser import missing, node
-from support.servers import ServerThread, free_port
+from support.browser import demo_server, missing, node
 
 MAX_DECIMALS = 6
 
@@ -32,14 +29,9 @@ def seen(demo: DemoAccount, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     reason = missing()
     if reason:
         pytest.skip(reason)
-    node("build.mjs", "--out", str(tmp_path_factory.mktemp("built")), "--host")
-    settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=10)
     shots = Path(os.environ.get("AWS_DATA_MCP_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in demo.caller_environment().items():
-            patch.setenv(name, value)
-        with ServerThread(settings) as server:
-            yield json.loads(node("test/independent.mjs", server.url, str(shots), timeout=300))
+    with demo_server(demo, tmp_path_factory.mktemp("built")) as url:
+        yield json.loads(node("test/independent.mjs", url, str(shots), timeout=300))
 
 
 def decimals(cells: list[str]) -> int:
@@ -66,6 +58,7 @@ def test_a_result_keyed_by_order_id_draws_no_chart_and_a_grouped_one_does(seen: 
     assert seen["grouped"]["avg_chart"]["bars"] == 3
     # A daily series is a line over its dates; every row is drawn, so no "first N of M" note.
     assert seen["daily"]["label"] == "orders by order_date" and seen["daily"]["chart_note"] == 0
+    assert seen["daily"]["x_labels"][:2] == ["Jan 1", "Jan 3"]  # short dates, as many as fit
 
 
 def test_numbers_dates_and_money_are_written_for_people(seen: dict[str, Any]) -> None:
@@ -119,6 +112,8 @@ def test_the_access_view_speaks_in_sentences(seen: dict[str, Any]) -> None:
     assert "The write simulation weighed only the caller's IAM policies, not the bucket policy." in access["detail"]
     assert "simulated_with_bucket_policy" not in access["detail"]
     explained = seen["explainer"]
+    if explained["answer_summary"]:  # the explainer's one-line summary (where the server gives one) comes first
+        assert explained["first_line"] == explained["answer_summary"]
     assert "The check failed (access denied): Access denied" in explained["detail"]
     assert explained["overflowing"] == 0  # long fixes and "governed by" wrap, nothing clipped
 

@@ -2,7 +2,7 @@
 // bucket's chain of links, each with its verdict, evidence and fix): the chain, link by link, grouped as the answer
 // groups it. Either way a click on a verdict shows its evidence and the fix to copy, and who applies it; a bucket of
 // discover's opens its explainer, read through the host.
-import { type Json, canCopy, connect, copy, errorLine, escape, payloadOf, root } from "./common";
+import { type Json, canCopy, connect, copy, errorLine, escape, fitHeight, payloadOf, root } from "./common";
 
 type Verdict = "allowed" | "denied" | "unknown";
 /** A fix as the person copies it: what it is and who applies it, then each text to copy. */
@@ -215,6 +215,7 @@ function chainTable(): string {
 function render(): void {
   const body = !checks.length ? `<p class="muted">No checks in this answer.</p>` : chain ? chainTable() : matrix();
   root().innerHTML = summary + head + body + detail();
+  fitHeight(root().querySelector(".scroll"), 80); // within the host's maximum height, the detail below kept whole
 }
 
 function detail(): string {

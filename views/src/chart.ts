@@ -1,7 +1,7 @@
 // The query results view's chart: drawn only where it answers something, a category or time column against a
 // measure on a result that looks aggregated (one row per category), never an identifier as the category. Readable
 // axes: nice ticks, titles, as many labels as fit, numbers written as the table writes them, the full width.
-import { type Column, type Formatter, isIdentifier, isNumeric, isTime } from "./format";
+import { type Column, type Formatter, isIdentifier, isNumeric, isTime, shortTime } from "./format";
 import { escape } from "./common";
 
 export type Kind = "bar" | "line";
@@ -70,9 +70,11 @@ export function drawChart({ plan, kind, measure, columns, rows, formats, width }
     const value = row[plan.x];
     return value === null || value === undefined ? "NULL" : formats[plan.x].show(value) ?? String(value);
   };
+  const times = formats[plan.x].kind === "time";
+  const years = times && new Set(points.map((row) => String(row[plan.x]).slice(0, 4))).size > 1;
   const labels = points.map((row, i) => {
     if (i % every) return "";
-    const full = name(row);
+    const full = (times ? shortTime(row[plan.x], years) : null) ?? name(row);
     const short = full.length > 13 ? `${full.slice(0, 12)}…` : full;
     return `<text class="x-label" x="${cx(i)}" y="${top + plotH + 14}" text-anchor="middle">${escape(short)}</text>`;
   }).join("");

@@ -76,6 +76,24 @@ export function readableTime(value: unknown): string | null {
   return `${shown}${fraction ? `.${fraction.slice(0, 3)}` : ""}${zone}`;
 }
 
+const SHORT_DAY = new Intl.DateTimeFormat(LOCALE, { month: "short", day: "numeric", timeZone: "UTC" });
+const SHORT_TIME = new Intl.DateTimeFormat(LOCALE, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
+  hourCycle: "h23", timeZone: "UTC" });
+
+/** A date or timestamp as short as an axis label can be: the day ("Jan 7"), with the time where it is not midnight;
+ * the year only when `years` (the labels span more than one). */
+export function shortTime(value: unknown, years: boolean): string | null {
+  const parts = ISO_TIMESTAMP.exec(String(value)) ?? (ISO_DATE.test(String(value)) ? [String(value), String(value), "00:00"] : null);
+  if (!parts) return null;
+  const when = new Date(`${parts[1]}T00:00:00Z`);
+  const [hours, minutes] = parts[2].split(":").map(Number);
+  if (Number.isNaN(when.getTime())) return null;
+  const midnight = !hours && !minutes;
+  when.setUTCHours(hours, minutes);
+  const shown = (midnight ? SHORT_DAY : SHORT_TIME).format(when);
+  return years ? `${shown} ${parts[1].slice(0, 4)}` : shown;
+}
+
 /** A numeric text with too many decimals (a varchar holding a computed number), cut to MAX_DECIMALS. */
 const LONG_DECIMAL = /^-?\d+\.\d{7,}$/;
 

@@ -97,6 +97,7 @@ try {
   frame = await show("athena_query", QUERIES.daily, { download: true });
   await frame.locator("#chart path.mark").waitFor();
   seen.daily = { label: await frame.locator("#chart svg").getAttribute("aria-label"), cells: await cellsOf(frame),
+    x_labels: await frame.locator("#chart .x-label").allTextContents(),
     first_title: await frame.locator("tbody tr:first-child td:first-child").getAttribute("title"),
     chart_note: await frame.locator("#chart-note").count() };
   seen.daily.most_decimals = mostDecimals(seen.daily.cells);
@@ -145,7 +146,9 @@ try {
   await shot("access-discover");
   frame = await show("show_access", { uri: EXPLAINED }, { clipboard: true });
   await frame.locator("table.chain").waitFor();
-  seen.explainer = { detail: await frame.locator("#detail").innerText(), summary: await frame.locator("#summary").count(),
+  const explained = JSON.parse((await host.client.readResource({ uri: EXPLAINED })).contents[0].text);
+  seen.explainer = { detail: await frame.locator("#detail").innerText(), answer_summary: explained.summary ?? null,
+    first_line: (await frame.locator("#root").innerText()).split("\n")[0],
     overflowing: await frame.locator("pre, td").evaluateAll((els) => els.filter((el) => el.scrollWidth > el.clientWidth + 1).length) };
   await shot("access-explainer-words");
   seen.network = network;
