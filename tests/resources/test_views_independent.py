@@ -92,6 +92,12 @@ def test_a_wide_result_keeps_its_first_column_and_cuts_long_values_whole_on_copy
     assert wide["long_title"] == wide["copied"] and wide["copied"].endswith(" in USD")
 
 
+def test_a_click_on_a_cell_copies_athenas_value_where_the_host_grants_the_clipboard(seen: dict[str, Any]) -> None:
+    copied = seen["grouped"]["copy"]
+    assert copied == {"toast": ["Copied"], "box": 0, "clipboard": "254.9224157072368"}  # shown as 254.92
+    assert seen["explainer"]["copy_buttons"] == ["Copy"]
+
+
 def test_every_action_works_in_a_host_without_its_features(seen: dict[str, Any]) -> None:
     # No clipboard permission: a click on a cell shows the whole value, selected, to copy by hand.
     assert seen["keyed"]["copy_box"] == "ORD-1000000" and "does not let the view copy" in seen["keyed"]["copy_title"]

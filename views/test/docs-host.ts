@@ -1,8 +1,9 @@
 // A second MCP Apps host, written from the ext-apps documentation only (AppBridge's and the spec's double-iframe
 // sandbox: "the sandbox proxy sends ui/notifications/sandbox-proxy-ready; the host answers with
 // sendSandboxResourceReady({ html, sandbox, csp, permissions })"), not from the project's own test host. It runs on
-// its own origin (http://host.test), the sandbox proxy on another (http://sandbox.test, test/sandbox.html), and
-// the view in the proxy's inner srcdoc frame. Each open says what this host can do: download or not, a clipboard
+// its own origin (http://host.localhost: Chromium counts *.localhost as secure, so the clipboard can be granted),
+// the sandbox proxy on another (http://sandbox.localhost, test/sandbox.html), and the view in the proxy's inner
+// srcdoc frame. Each open says what this host can do: download or not, a clipboard
 // permission or not, a maximum height; what the view asked of it is recorded for the test to read.
 import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
 
@@ -17,7 +18,7 @@ declare global {
   }
 }
 
-const SANDBOX_ORIGIN = "http://sandbox.test";
+const SANDBOX_ORIGIN = "http://sandbox.localhost";
 window.record = { calls: [], sizes: [], downloads: [] };
 
 window.show = async (tool, args, options) => {

@@ -92,6 +92,10 @@ try {
   await frame.locator("#measure").selectOption({ label: "avg_price" });
   seen.grouped.avg_chart = await chart();
   seen.grouped.most_decimals = mostDecimals(seen.grouped.cells);
+  // A host that grants clipboard-write: a click on a cell copies its value as Athena gave it.
+  await frame.locator("tbody tr:first-child td:nth-child(4)").click();
+  seen.grouped.copy = { toast: await frame.locator(".toast").allInnerTexts(), box: await frame.locator("#box").count(),
+    clipboard: await page.evaluate(() => navigator.clipboard.readText()) }; // read back by the host page
 
   // Money and dates: a daily EUR series, a line over order_date, the currency written, the dates readable.
   frame = await show("athena_query", QUERIES.daily, { download: true });
@@ -149,6 +153,7 @@ try {
   const explained = JSON.parse((await host.client.readResource({ uri: EXPLAINED })).contents[0].text);
   seen.explainer = { detail: await frame.locator("#detail").innerText(), answer_summary: explained.summary ?? null,
     first_line: (await frame.locator("#root").innerText()).split("\n")[0],
+    copy_buttons: [...new Set(await frame.locator("#fix button").allInnerTexts())],
     overflowing: await frame.locator("pre, td").evaluateAll((els) => els.filter((el) => el.scrollWidth > el.clientWidth + 1).length) };
   await shot("access-explainer-words");
   seen.network = network;

@@ -56,24 +56,24 @@ export async function openHost(url, name) {
   };
 }
 
-/** The documentation host (test/docs-host.ts) on http://host.test, its sandbox proxy (test/sandbox.html) on
- * http://sandbox.test: two origins served by the browser itself (Playwright's routing), so nothing leaves it. */
-export const HOST_PAGES = { "http://host.test/": () => `<!doctype html><html><head><meta charset="utf-8"></head><body>`
+/** The documentation host (test/docs-host.ts) on http://host.localhost, its sandbox proxy (test/sandbox.html) on
+ * http://sandbox.localhost: two origins served by the browser itself (Playwright's routing), so nothing leaves it. */
+export const HOST_PAGES = { "http://host.localhost/": () => `<!doctype html><html><head><meta charset="utf-8"></head><body>`
   + `<script>${readFileSync(join(HERE, ".build", "docs-host.js"), "utf8")}</script></body></html>`,
-  "http://sandbox.test/sandbox.html": () => readFileSync(join(HERE, "sandbox.html"), "utf8") };
+  "http://sandbox.localhost/sandbox.html": () => readFileSync(join(HERE, "sandbox.html"), "utf8") };
 
 export async function openDocsHost(url, name) {
   const { client, calls, browser, page, close } = await launch(url, name);
-  await browser.grantPermissions(["clipboard-write"], { origin: "http://host.test" }).catch(() => {});
+  await browser.grantPermissions(["clipboard-read", "clipboard-write"], { origin: "http://host.localhost" });
   for (const [address, body] of Object.entries(HOST_PAGES)) {
     await page.route(address, (route) => route.fulfill({ status: 200, contentType: "text/html", body: body() }));
   }
   return { client, calls, browser, page, close,
     start: async () => {
       await page.exposeFunction("mcp", (method, params) => calls[method](params));
-      await page.goto("http://host.test/");
+      await page.goto("http://host.localhost/");
     },
     /** The view's frame: the proxy's inner frame. */
-    view: () => page.frames().find((frame) => frame.parentFrame()?.url().startsWith("http://sandbox.test/")),
+    view: () => page.frames().find((frame) => frame.parentFrame()?.url().startsWith("http://sandbox.localhost/")),
   };
 }
