@@ -63,10 +63,12 @@ try {
   await shot("query-results-keyed");
   const box = frame.locator("#rows");
   await box.hover();
-  for (let turn = 0; turn < 80 && await frame.locator("tbody tr").count() <= 1000; turn++) {
+  const asked = () => page.evaluate(() => window.record.calls.some((call) => call.includes("cursor=")));
+  for (let turn = 0; turn < 200 && !await asked(); turn++) {
     await page.mouse.wheel(0, 4000);
     await page.waitForTimeout(100);
   }
+  await frame.locator("tbody tr").nth(1999).waitFor({ timeout: 120_000 }).catch(() => {}); // counted just below
   seen.keyed.after_scroll = await frame.locator("tbody tr").count();
   seen.keyed.reads = (await page.evaluate(() => window.record.calls)).filter((c) => c.includes("cursor="));
   seen.keyed.sizes = await page.evaluate(() => window.record.sizes);
