@@ -9,6 +9,8 @@ import type {
 } from "@modelcontextprotocol/ext-apps";
 
 export const PROTOCOL_VERSION = "2026-01-26";
+/** The longest a request to the host may wait (ext-apps' App: the MCP SDK's default request timeout). */
+const REQUEST_TIMEOUT_MS = 60_000;
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON-RPC payloads
 type Message = { jsonrpc: "2.0"; id?: number | string; method?: string; params?: Json; result?: Json;
@@ -73,10 +75,19 @@ export class ViewBridge {
     observer.observe(document.body);
   }
 
+  /** A request to the host; one it never answers fails after REQUEST_TIMEOUT_MS, so the view can say so. */
   private request(method: string, params: Json): Promise<Json> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        reject(new Error(`the host did not answer ${method} within ${REQUEST_TIMEOUT_MS / 1000} s`));
+      }, REQUEST_TIMEOUT_MS);
+      const done = <T>(settle: (value: T) => void) => (value: T) => {
+        clearTimeout(timer);
+        settle(value);
+      };
+      this.waiting.set(id, { resolve: done(resolve), reject: done(reject) });
       this.post({ jsonrpc: "2.0", id, method, params });
     });
   }
