@@ -31,8 +31,9 @@ Measurements (names for --only):
            caller's first read in a warm process
   guard    the read-only guard on a typical SELECT, a refused trick, a 250 KB read and a 300 KB statement vs one
            athena:GetWorkGroup against moto in the same process
-  views    first paint of 1,000 rows by the query results view in headless Chromium vs the same host painting a
-           plain HTML table of the same rows (skipped, saying why, without Chromium or npm)
+  views    first paint of 1,000 rows by the query results view in headless Chromium, from the result handed over
+           (budget 300 ms) and from the view's frame created (budget 400 ms), vs the same host painting a plain
+           HTML table of the same rows (skipped, saying why, without Chromium or npm)
   instructions  (opt-in, needs valgrind, about a minute) user-space instructions of one cold start of
            each kind under callgrind: the same ratio without the noise
 """
@@ -73,6 +74,7 @@ QUERY_GROWTH_BUDGET = Budget(50, "MB")
 QUERY_TIMEOUT_SECONDS = 1800
 GUARD_REFUSAL_BUDGET = Budget(1.0)
 FIRST_PAINT_BUDGET = Budget(300, "ms")
+FIRST_OPEN_BUDGET = Budget(400, "ms")
 
 
 def _latencies(raw: dict[str, Any]) -> dict[str, Latency]:
@@ -329,8 +331,11 @@ def measure_views(args: argparse.Namespace) -> Section:
         Row(f"{name} (median of {len(raw['result_ms'])})", ms(result), ms(plain), result / plain, FIRST_PAINT_BUDGET,
             checked=result, note=f"headless Chromium {raw['chromium']}, first contentful paint of the view's frame; "
             "baseline: the same host painting a plain HTML table of the same rows in the same frame, no view code"),
-        Row("  from the view's frame created (load, inflate, handshake, result)", ms(opened), ms(plain),
-            opened / plain, note=f"query-results.html {raw['html_bytes'] / 1024:.1f} KB"),
+        Row("views: first paint of 1,000 rows, from the view's frame created (load, handshake, result)", ms(opened),
+            ms(plain), opened / plain, FIRST_OPEN_BUDGET, checked=opened,
+            note=f"query-results.html {raw['html_bytes'] / 1024:.1f} KB; medians from frame creation: "
+            + ", ".join(f"{mark.removeprefix('view:')} {harness.median([m[mark] for m in raw['marks']]):.0f} ms"
+                        for mark in ("view:script", "view:connected", "view:result", "view:rendered"))),
     ], raw
 
 
