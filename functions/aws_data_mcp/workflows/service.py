@@ -50,6 +50,11 @@ CONFLICT_RETRIES = 40
 CONFLICT_BACKOFF_SECONDS = 0.005
 """The first backoff's ceiling; each later one's doubles (full jitter: a random wait up to it), to the cap."""
 CONFLICT_BACKOFF_CAP_SECONDS = 0.25
+WRITE_START_SECONDS = 2.0
+"""No write is started with less than this much of the request's time left (nor with less than
+`WRITE_START_SHARE` of what the update began with): the write, and reading back what it did should its answer be
+lost, must fit, or the caller would be told the outcome is unknown where "retry" was still true."""
+WRITE_START_SHARE = 0.5
 STEP_ID_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 MAX_STEP_ID = 20
 
@@ -159,6 +164,8 @@ class Workflows:
         there already: nothing is written. A give-up is logged: it is retryable (no write of this call can land
         any more), but a workflow that keeps losing is a hot spot worth seeing."""
         started, attempts = time.monotonic(), 0
+        budget = seconds_to_aws_deadline()
+        last_start = None if budget is None else min(WRITE_START_SECONDS, budget * WRITE_START_SHARE)
         current = self.get(workflow_id)
         sent: dict[str, Workflow] = {}
         """This call's writes that may still land, by token: all made from `current`, so at most one lands."""
@@ -166,7 +173,7 @@ class Workflows:
             if attempt:  # the last write did not land: step aside for a random moment, then re-read
                 wait = random.uniform(0, min(CONFLICT_BACKOFF_CAP_SECONDS, CONFLICT_BACKOFF_SECONDS * 2 ** attempt))
                 left = seconds_to_aws_deadline()
-                if left is not None and wait >= left:
+                if left is not None and last_start is not None and wait + last_start >= left:
                     break
                 time.sleep(wait)
                 fresh = self._read(workflow_id, sent)
