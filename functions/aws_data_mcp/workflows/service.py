@@ -151,7 +151,13 @@ class Workflows:
         workflow.stamp(new_token())
         _fits(workflow)
         self.open_write = OutcomeUnknown(workflow.id, 0)
-        stored = self.store.create(workflow).stored
+        try:
+            stored = self.store.create(workflow).stored
+        except OutcomeUnknown:
+            raise
+        except ResourceFailure:
+            self.open_write = None  # refused, or never sent: nothing can land
+            raise
         if stored is None or stored.written_by(1) != workflow.written_by(1):
             raise self.open_write  # a lost answer, and the item not there (yet): the write may still land
         self.open_write = None
