@@ -198,13 +198,19 @@ class Tally:
 
 async def call(client: Any, url: str, name: str, arguments: dict[str, Any], tally: Tally) -> dict[str, Any] | None:
     """One tool call, retried while (and only while) the server answers it as retryable."""
+    import httpx2
+
     headers = {"accept": "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25"}
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
     for attempt in range(MAX_TRIES):
         if attempt:
             tally.retries += 1
             await asyncio.sleep(random.uniform(0.2, 1.0))
-        answer = await client.post(url, json=body, headers=headers, timeout=120)
+        try:
+            answer = await client.post(url, json=body, headers=headers, timeout=120)
+        except httpx2.TransportError as exc:  # the server may have taken it: not retried, counted apart
+            tally.failed.append({"tool": name, "arguments": arguments, "answer": f"transport: {exc!r}"})
+            return None
         if answer.status_code == 503:  # uvicorn's connection cap: the request was not taken
             tally.retried_codes["http-503"] += 1
             continue
@@ -227,7 +233,9 @@ async def call(client: Any, url: str, name: str, arguments: dict[str, Any], tall
 async def one_process(url: str, process: int, calls: int, workflow_id: str, step_ids: bool, tally: Tally) -> None:
     import httpx2
 
-    limits = httpx2.Limits(max_connections=CLIENT_CONNECTIONS, max_keepalive_connections=CLIENT_CONNECTIONS)
+    # A connection per call: a kept-alive one that the server closes as idle just as a call goes out would fail
+    # that call at the transport, where the client cannot tell whether the server took it.
+    limits = httpx2.Limits(max_connections=CLIENT_CONNECTIONS, max_keepalive_connections=0)
     async with httpx2.AsyncClient(limits=limits) as client:
         async def one(index: int) -> None:
             if index % 6 == 5:
@@ -345,7 +353,10 @@ def run_once(run: int, calls: int, source: Path | None, step_ids: bool, logs: Pa
             except subprocess.TimeoutExpired:
                 process.kill()
         moto_process.terminate()
-        moto_process.wait(10)
+        try:
+            moto_process.wait(10)
+        except subprocess.TimeoutExpired:
+            moto_process.kill()
         if table is not None:
             table.close()
     titles = Counter(step["title"] for step in final["steps"])
