@@ -176,11 +176,13 @@ class Workflows:
         sent: dict[str, Workflow] = {}
         """This call's writes that may still land, by token: all made from `current`, so at most one lands."""
         for attempt in range(CONFLICT_RETRIES):
-            if attempt:  # the last write did not land: step aside for a random moment, then re-read
-                wait = random.uniform(0, min(CONFLICT_BACKOFF_CAP_SECONDS, CONFLICT_BACKOFF_SECONDS * 2 ** attempt))
-                left = seconds_to_aws_deadline()
-                if left is not None and last_start is not None and wait + last_start >= left:
-                    break
+            # After a write that did not land, step aside for a random moment, then re-read.
+            wait = attempt and random.uniform(0, min(CONFLICT_BACKOFF_CAP_SECONDS,
+                                                     CONFLICT_BACKOFF_SECONDS * 2 ** attempt))
+            left = seconds_to_aws_deadline()
+            if left is not None and last_start is not None and wait + last_start >= left:
+                break
+            if attempt:
                 time.sleep(wait)
                 fresh = self._read(workflow_id, sent)
                 mine = self._landed(fresh, current, sent)
