@@ -143,3 +143,23 @@ async def test_a_lost_answer_through_the_protocol_is_one_success(lossy_server: t
     assert not answer.is_error, answer.structured_content
     assert answer.structured_content["workflow"]["version"] == status["version"] == 2
     assert [step["title"] for step in status["steps"]] == ["a", "b"]
+
+
+@pytest.mark.anyio
+async def test_an_add_step_of_unknown_outcome_sent_again_with_its_step_id_adds_it_once(
+        lossy_server: tuple[str, LostAnswers]) -> None:
+    """What docs/workflows.md tells a client to do: after an unknown outcome, send the same add_step (with its
+    step_id) again; the step that did land is the answer, not a second one."""
+    url, lost = lossy_server
+    arguments = {"title": "check access", "step_id": "check-1"}
+    async with Client(url, mode="legacy") as client:
+        created = await client.call_tool("workflow_create", {"name": "Plan", "steps": ["a"]})
+        workflow_id = created.structured_content["workflow"]["id"]
+        lost.lose("PutItem", 3, then_fail="GetItem")
+        unknown = await client.call_tool("workflow_add_step", {"workflow_id": workflow_id, **arguments})
+        lost.heal()
+        again = await client.call_tool("workflow_add_step", {"workflow_id": workflow_id, **arguments})
+        status = await _status(client, workflow_id)
+    assert unknown.is_error and unknown.structured_content["outcome"] == "unknown"
+    assert not again.is_error and again.structured_content["workflow"]["version"] == status["version"] == 2
+    assert [step["id"] for step in status["steps"]] == ["s1", "check-1"]

@@ -50,6 +50,11 @@ CONFLICT_RETRIES = 40
 CONFLICT_BACKOFF_SECONDS = 0.005
 """The first backoff's ceiling; each later one's doubles (full jitter: a random wait up to it), to the cap."""
 CONFLICT_BACKOFF_CAP_SECONDS = 0.25
+WRITE_START_SECONDS = 2.0
+"""No write is started with less than this much of the request's time left (nor with less than
+`WRITE_START_SHARE` of what the update began with): the write, and reading back what it did should its answer be
+lost, must fit, or the caller would be told the outcome is unknown where "retry" was still true."""
+WRITE_START_SHARE = 0.5
 STEP_ID_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 MAX_STEP_ID = 20
 
@@ -146,7 +151,13 @@ class Workflows:
         workflow.stamp(new_token())
         _fits(workflow)
         self.open_write = OutcomeUnknown(workflow.id, 0)
-        stored = self.store.create(workflow).stored
+        try:
+            stored = self.store.create(workflow).stored
+        except OutcomeUnknown:
+            raise
+        except ResourceFailure:
+            self.open_write = None  # refused, or never sent: nothing can land
+            raise
         if stored is None or stored.written_by(1) != workflow.written_by(1):
             raise self.open_write  # a lost answer, and the item not there (yet): the write may still land
         self.open_write = None
@@ -159,15 +170,19 @@ class Workflows:
         there already: nothing is written. A give-up is logged: it is retryable (no write of this call can land
         any more), but a workflow that keeps losing is a hot spot worth seeing."""
         started, attempts = time.monotonic(), 0
+        budget = seconds_to_aws_deadline()
+        last_start = None if budget is None else min(WRITE_START_SECONDS, budget * WRITE_START_SHARE)
         current = self.get(workflow_id)
         sent: dict[str, Workflow] = {}
         """This call's writes that may still land, by token: all made from `current`, so at most one lands."""
         for attempt in range(CONFLICT_RETRIES):
-            if attempt:  # the last write did not land: step aside for a random moment, then re-read
-                wait = random.uniform(0, min(CONFLICT_BACKOFF_CAP_SECONDS, CONFLICT_BACKOFF_SECONDS * 2 ** attempt))
-                left = seconds_to_aws_deadline()
-                if left is not None and wait >= left:
-                    break
+            # After a write that did not land, step aside for a random moment, then re-read.
+            wait = attempt and random.uniform(0, min(CONFLICT_BACKOFF_CAP_SECONDS,
+                                                     CONFLICT_BACKOFF_SECONDS * 2 ** attempt))
+            left = seconds_to_aws_deadline()
+            if left is not None and last_start is not None and wait + last_start >= left:
+                break
+            if attempt:
                 time.sleep(wait)
                 fresh = self._read(workflow_id, sent)
                 mine = self._landed(fresh, current, sent)
