@@ -7,9 +7,11 @@ ml_features.customer_features (``seed_data.CUSTOMER_FEATURE_COLUMNS``) and not a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
+from mcp import Client
 
 from aws_data_mcp.access_links import table_uri
 from aws_data_mcp.config import Settings
@@ -52,3 +54,26 @@ async def test_the_granted_columns_still_read(server: ServerThread, demo_caller:
                          sql="SELECT x.customer_id, x.recency_days FROM customer_features x LIMIT 3")
     assert not result.is_error, result.content[0].text
     assert len(answer(result)["results"]["rows"]) == 3
+
+
+async def test_the_table_resource_marks_the_columns_the_caller_may_not_read(server: ServerThread,
+                                                                          demo_caller: DemoAccount) -> None:
+    async with Client(server.url, mode="2026-07-28") as client:
+        read = await client.read_resource("athena://databases/ml_features/tables/customer_features")
+    table = json.loads(read.contents[0].text)
+    hidden = {c["name"] for c in [*table["columns"], *table["partition_keys"]] if c.get("readable") is False}
+    every = {c["name"] for c in [*table["columns"], *table["partition_keys"]]}
+    assert hidden == every - set(CUSTOMER_FEATURE_COLUMNS) and "avg_basket" in hidden
+    access = table["column_access"]
+    assert access["known"] is True and access["decided_by"] == "lake_formation"
+    assert set(access["hidden_columns"]) == hidden
+    assert access["explain"] == table_uri("ml_features", "customer_features")
+
+
+async def test_a_table_iam_decides_marks_no_column(server: ServerThread, demo_caller: DemoAccount) -> None:
+    async with Client(server.url, mode="2026-07-28") as client:
+        read = await client.read_resource("athena://databases/sales/tables/orders")
+    table = json.loads(read.contents[0].text)
+    assert not any("readable" in c for c in table["columns"])
+    assert table["column_access"]["hidden_columns"] == []
+    assert table["column_access"]["decided_by"] in ("iam", None)
