@@ -325,22 +325,17 @@ def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
 )
 def table(request: ResourceRequest) -> Table:
     """GetTable, shaped for a reader writing SQL: Glue's bookkeeping parameters are left out, long values cut; each
-    column the caller may not read is marked. The table and the caller's Lake Formation grants are read in one
-    wave, as the caller."""
+    column the caller may not read is marked. The table first (a refusal or a missing table costs no other call),
+    then the caller's Lake Formation grants in one wave of three calls, as the caller."""
     database, name = request.args["database"], request.args["table"]
-    glue = request.client("glue")
-    wave = side_by_side(request, table=[Call("glue:GetTable", lambda: _glue_call(
-        lambda: glue.get_table(DatabaseName=database, Name=name)["Table"],
-        f"No table {name!r} in Glue database {database!r}"))], lake=_lake_formation_calls(request, database, name))
-    got = wave["table"][0]
-    if got.error is not None:
-        raise got.error
-    found = got.value or {}
+    found = _glue_call(lambda: request.client("glue").get_table(DatabaseName=database, Name=name)["Table"],
+                       f"No table {name!r} in Glue database {database!r}")
+    lake = side_by_side(request, lake=_lake_formation_calls(request, database, name))["lake"]
     descriptor = found.get("StorageDescriptor") or {}
     parameters = found.get("Parameters") or {}
     view_sql = found.get("ViewOriginalText")
     columns, keys = _columns(descriptor.get("Columns") or []), _columns(found.get("PartitionKeys") or [])
-    access = _column_access(request, database, found, wave["lake"])
+    access = _column_access(request, database, found, lake)
     for column in [*columns, *keys]:
         if column["name"] in access["hidden_columns"]:
             column["readable"] = False
