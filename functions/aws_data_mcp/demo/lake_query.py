@@ -226,7 +226,8 @@ def _partition_filter(table: exp.Table, keys: list[dict[str, Any]]) -> Callable[
             if type(condition) in _COMPARISONS and (index := key_of(condition.this)) is not None:
                 compare, value = _COMPARISONS[type(condition)], literal(condition.expression, index)
                 tests.append(lambda values, i=index, c=compare, v=value: c(_typed(values[i], i in numeric), v))
-            elif isinstance(condition, exp.In) and (index := key_of(condition.this)) is not None:
+            elif isinstance(condition, exp.In) and condition.expressions and not condition.args.get("query") \
+                    and not condition.args.get("unnest") and (index := key_of(condition.this)) is not None:
                 allowed = {literal(item, index) for item in condition.expressions}
                 tests.append(lambda values, i=index, a=allowed: _typed(values[i], i in numeric) in a)
             elif isinstance(condition, exp.Between) and (index := key_of(condition.this)) is not None:
@@ -437,6 +438,10 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
         raise ScanLimitExceeded(scanned)
     reads = [(source, _read_as(table, index)) for index, (table, source) in enumerate(zip(tables, sources,
                                                                                           strict=True))]
+    for column in tree.find_all(exp.Column):  # `sales.orders.x`: the read is called `orders` now
+        if column.args.get("db"):
+            column.set("db", None)
+            column.set("catalog", None)
     _athena_names(tree)
     transpiled = tree.sql(dialect="duckdb")
     with duckdb.connect() as connection:
