@@ -176,12 +176,15 @@ ACROSS_TABLES = st.tuples(_orders("o"), _filter("r.ingest_date", INGEST_DAYS), _
 RAW_TWICE = st.tuples(_filter("ingest_date", INGEST_DAYS), _filter("ingest_date", INGEST_DAYS)).map(
     lambda p: f"SELECT (SELECT count(*) FROM raw_orders WHERE {p[0]}) AS a, "
               f"(SELECT count(DISTINCT order_id) FROM raw_orders WHERE {p[1]}) AS b")
+KEY_IN_SUBQUERY = st.tuples(_orders("o"), _orders("p"), st.sampled_from(["IN", "NOT IN"])).map(
+    lambda p: f"SELECT count(*) AS n FROM orders o WHERE o.order_date {p[2]} (SELECT p.order_date FROM orders p "
+              f"WHERE {p[1]}) AND {p[0]}")
 CORRELATED_OUTER_KEY = st.tuples(st.sampled_from(ORDER_DAYS), st.sampled_from(ORDER_DAYS)).map(
     lambda p: f"SELECT count(*) AS n FROM orders o WHERE o.order_date = '{p[0]}' AND EXISTS (SELECT 1 FROM orders "
               f"WHERE customer_id = o.customer_id AND order_date = '{p[1]}')")
 
 STATEMENTS = st.one_of(SCALAR, SET_OPERATION, SELF_JOIN, SELF_JOIN_WHERE, RETENTION, IN_SUBQUERY, EXISTS, WINDOW,
-                       FIRST_ORDERS, ACROSS_TABLES, RAW_TWICE, CORRELATED_OUTER_KEY)
+                       FIRST_ORDERS, ACROSS_TABLES, RAW_TWICE, KEY_IN_SUBQUERY, CORRELATED_OUTER_KEY)
 CORPUS = settings(derandomize=True, database=None, deadline=None, max_examples=EXAMPLES, print_blob=True,
                   suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -200,6 +203,8 @@ def test_every_statement_answers_what_duckdb_answers_over_every_file(athena: Any
     "SELECT order_date FROM orders WHERE order_date = '2026-03-02') AS t GROUP BY order_date",
     "SELECT count(*) FROM orders a JOIN orders b ON a.channel = b.channel AND a.status = b.status "
     "WHERE a.order_date = '2026-01-05' AND b.order_date = '2026-01-06'",
+    "SELECT count(*) FROM orders o WHERE o.order_date IN (SELECT p.order_date FROM orders p "
+    "WHERE p.order_date = '2026-01-05')",
 ])
 def test_the_issues_statements_answer_what_each_read_answers_alone(athena: Any, oracle: duckdb.DuckDBPyConnection,
                                                                   sql: str) -> None:

@@ -78,15 +78,26 @@ def _chunk_sizes(files: list[str]) -> list[Mapping[str, int]]:
     files not read before (a full scan of a table is a hundred files: one connection, not a hundred)."""
     missing = sorted({local for local in files if local not in _CHUNK_SIZES})
     if missing:
-        listing = "[" + ", ".join(sql_string(local) for local in missing) + "]"
-        found: dict[str, dict[str, int]] = {local: {} for local in missing}
-        with duckdb.connect() as connection:
-            for local, name, size in connection.execute(
-                    "SELECT file_name, split_part(path_in_schema, ', ', 1), sum(total_compressed_size) "
-                    f"FROM parquet_metadata({listing}) GROUP BY 1, 2").fetchall():
-                found[str(local)][str(name).lower()] = int(size)
-        _CHUNK_SIZES.update(found)
+        try:
+            _CHUNK_SIZES.update(_read_chunk_sizes(missing))
+        except duckdb.Error:  # a file that is not Parquet: counted whole, the query then fails reading it
+            for local in missing:
+                try:
+                    _CHUNK_SIZES.update(_read_chunk_sizes([local]))
+                except duckdb.Error:
+                    _CHUNK_SIZES[local] = {}
     return [_CHUNK_SIZES[local] for local in files]
+
+
+def _read_chunk_sizes(files: list[str]) -> dict[str, dict[str, int]]:
+    listing = "[" + ", ".join(sql_string(local) for local in files) + "]"
+    found: dict[str, dict[str, int]] = {local: {} for local in files}
+    with duckdb.connect() as connection:
+        for local, name, size in connection.execute(
+                "SELECT file_name, split_part(path_in_schema, ', ', 1), sum(total_compressed_size) "
+                f"FROM parquet_metadata({listing}) GROUP BY 1, 2").fetchall():
+            found[str(local)][str(name).lower()] = int(size)
+    return found
 
 
 def scanned_bytes(source: Source, columns: Iterable[str] | None, cache: Path) -> int:

@@ -48,6 +48,8 @@ _UNKNOWN_ESTIMATE = {name: "NaN" for name in ("outputRowCount", "outputSizeInByt
 """Trino's estimate of a plan node without table statistics: every figure unknown (and of the query's output, which
 the demo does not estimate)."""
 _TEXT_INPUTS = ("TextInputFormat",)
+_QUALIFIED_MISSING = re.compile(r'"([^"]+)" does not have a column named "([^"]+)"')
+"""DuckDB's binder on a qualified column its table (alias) lacks: ``Values list "x" does not have a column ...``."""
 _READS_SCHEMA = "lake_reads"
 """The DuckDB schema of the views a statement reads through, one per table reference."""
 
@@ -168,6 +170,14 @@ def _engine_failure(error: duckdb.Error, sql: str, tree: exp.Expression, files: 
         where = _position(sql, _first_identifier(column)) if column is not None else ""
         return QueryFailure(f"COLUMN_NOT_FOUND: {where}Column '{name}' cannot be resolved or requester is not "
                             "authorized to access requested resources", error_type=1000)
+    qualified = _QUALIFIED_MISSING.search(text) if isinstance(error, duckdb.BinderException) else None
+    if qualified is not None:  # `x.col` where the read `x` has no such column (or none the caller may read)
+        alias, name = qualified.group(1), qualified.group(2)
+        column = next((c for c in tree.find_all(exp.Column) if c.name.lower() == name.lower()
+                       and c.table.lower() == alias.lower()), None)
+        where = _position(sql, _first_identifier(column)) if column is not None else ""
+        return QueryFailure(f"COLUMN_NOT_FOUND: {where}Column '{alias}.{name}' cannot be resolved or requester is "
+                            "not authorized to access requested resources", error_type=1000)
     if isinstance(error, duckdb.CatalogException) and "Function with name" in text:
         name = text.split("name ", 1)[1].split(" ", 1)[0]
         return QueryFailure(f"FUNCTION_NOT_FOUND: Function '{name}' not registered", error_type=1000)
@@ -216,7 +226,8 @@ def _partition_filter(table: exp.Table, keys: list[dict[str, Any]]) -> Callable[
             if type(condition) in _COMPARISONS and (index := key_of(condition.this)) is not None:
                 compare, value = _COMPARISONS[type(condition)], literal(condition.expression, index)
                 tests.append(lambda values, i=index, c=compare, v=value: c(_typed(values[i], i in numeric), v))
-            elif isinstance(condition, exp.In) and (index := key_of(condition.this)) is not None:
+            elif isinstance(condition, exp.In) and condition.expressions and not condition.args.get("query") \
+                    and not condition.args.get("unnest") and (index := key_of(condition.this)) is not None:
                 allowed = {literal(item, index) for item in condition.expressions}
                 tests.append(lambda values, i=index, a=allowed: _typed(values[i], i in numeric) in a)
             elif isinstance(condition, exp.Between) and (index := key_of(condition.this)) is not None:
@@ -427,6 +438,10 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
         raise ScanLimitExceeded(scanned)
     reads = [(source, _read_as(table, index)) for index, (table, source) in enumerate(zip(tables, sources,
                                                                                           strict=True))]
+    for column in tree.find_all(exp.Column):  # `sales.orders.x`: the read is called `orders` now
+        if column.args.get("db"):
+            column.set("db", None)
+            column.set("catalog", None)
     _athena_names(tree)
     transpiled = tree.sql(dialect="duckdb")
     with duckdb.connect() as connection:
