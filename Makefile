@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # mcp-proxy-for-aws (the SigV4 proxy iam-mode users run) pins its own MCP SDK: it gets a venv of its own.
 PROXY := .venv-proxy/bin/mcp-proxy-for-aws
 
-.PHONY: install demo demo-iam demo-oidc serve test lint bench build clean views views-install
+.PHONY: install demo demo-iam demo-oidc serve test lint bench build clean views views-install grammar-install
 # The MCP Apps views' build tools and browser test driver (esbuild, ext-apps, playwright-core), pinned by the lockfile.
 VIEWS_STAMP := views/node_modules/.installed-stamp
 
@@ -49,10 +49,19 @@ $(VIEWS_STAMP): views/package-lock.json
 
 views-install: $(VIEWS_STAMP)
 
+# The ANTLR tool jar (from npm's antlr4ng-cli, pinned by the lockfile) that generates the parser of Trino's grammar the
+# guard's differential tests read by (tests/support/trino_grammar; Java 17+). Test tooling only.
+GRAMMAR_STAMP := tests/support/trino_grammar/node_modules/.installed-stamp
+
+$(GRAMMAR_STAMP): tests/support/trino_grammar/package-lock.json
+	cd tests/support/trino_grammar && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed-stamp
+
+grammar-install: $(GRAMMAR_STAMP)
+
 views: views-install  ## rebuild the MCP Apps views (views/src -> functions/aws_data_mcp/views/*.html)
 	cd views && node build.mjs
 
-test: lint $(PROXY) views-install  ## lint, then the whole test suite on every core and one more worker (end-to-end through the real SigV4 proxy too)
+test: lint $(PROXY) views-install grammar-install  ## lint, then the whole test suite on every core and one more worker (end-to-end through the real SigV4 proxy too)
 	@# The package's bytecode, once: where PYTHONDONTWRITEBYTECODE is set, every server process the suite starts
 	@# would compile it again (a third of a second of CPU each).
 	$(PY) -m compileall -q functions

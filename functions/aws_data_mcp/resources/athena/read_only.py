@@ -30,9 +30,9 @@ from sqlglot.tokens import TokenType
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.resources.athena.metadata_statements import NotAMetadataRead, metadata_read
 from aws_data_mcp.resources.athena.token_shapes import refused_shape
+from aws_data_mcp.resources.athena.tree_shapes import lenient_reading
 from aws_data_mcp.resources.athena.trino_lexer import (
     HIDDEN,
-    RESERVED,
     Kind,
     LexError,
     Token,
@@ -187,6 +187,9 @@ def _decide(statement: _Statement, catalogs: set[str], *, explained: bool) -> Re
         raise statement.refused(f"{name} is not a read: this tool runs {ALLOWED} only",
                                 "Writes, DDL, UNLOAD, procedures, prepared statements, external functions and "
                                 "statements that change session or catalog state are refused.", first)
+    shape = refused_shape(words)
+    if shape is not None:
+        raise statement.refused(shape.message, shape.advice, shape.at)
     tree = _parsed(statement)
     kind = READ_ROOTS.get(type(tree))
     if kind is None:
@@ -317,22 +320,13 @@ def _by_token(statement: _Statement, catalogs: set[str]) -> None:
                                     "allowed catalogs, or hands it a query of its own", _catalogs_advice(), token)
         if token.kind is Kind.QUOTED and token.name.lower().startswith("lambda:"):
             _allowed_catalog(statement, token.name, catalogs, token)
-    shape = refused_shape(words)
-    if shape is not None:
-        raise statement.refused(shape.message, shape.advice, shape.at)
 
 
 def _as_trino_parses(statement: _Statement, tree: exp.Expression) -> None:
     """Where sqlglot is more lenient than Trino's grammar, a reading Athena would not share: refused."""
-    for name in tree.find_all(exp.Identifier):
-        if not name.quoted and name.name.upper() in RESERVED:
-            raise statement.refused(f"{name.name.upper()} is a reserved word in Athena's SQL: it is a name only when "
-                                    "quoted", f'Quote it ("{name.name.lower()}") if it names a column or table.',
-                                    None)
-    for version in tree.find_all(exp.Version):
-        if str(version.args.get("kind") or "").upper() != "AS OF":
-            raise statement.refused("Time travel is FOR VERSION AS OF or FOR TIMESTAMP AS OF in Athena's SQL",
-                                    "Write e.g. FOR TIMESTAMP AS OF TIMESTAMP '2026-01-01 00:00:00'.", None)
+    lenient = lenient_reading(tree, statement.words)
+    if lenient is not None:
+        raise statement.refused(lenient.message, lenient.advice, None)
 
 
 def _sources_in_tree(statement: _Statement, tree: exp.Expression, catalogs: set[str]) -> tuple[str, ...]:
