@@ -61,6 +61,7 @@ from moto.s3.models import FakeBucket, s3_backends
 from moto.s3.responses import S3Response
 
 from .athena_access import caller_of, caller_of_key, for_everyone, key_arn, kms_verdict, not_authorized, s3_verdict
+from .request_context import via_s3
 
 EXECUTION_DETAILS_ATTR = "aws_data_mcp_demo_details"
 """Attribute of moto's athena Execution objects holding what the seed decided for them (state reason, error,
@@ -143,7 +144,7 @@ def _s3_check_action_permitted(self: S3IAMRequest, resource: str) -> None:
     if stored is None or stored.encryption != "aws:kms" or not stored.kms_key_id:
         return
     arn = key_arn(stored.kms_key_id, self._region, caller.account_id)
-    verdict = kms_verdict(caller, "kms:Decrypt", arn, self._region)
+    verdict = kms_verdict(caller, "kms:Decrypt", arn, self._region, via_s3(caller.context(), self._region))
     if not verdict.allowed:
         raise S3ClientError("AccessDenied", not_authorized(caller, "kms:Decrypt", arn, verdict))
 
