@@ -207,3 +207,44 @@ def test_the_demo_bucket_and_key_policies_read_as_the_judge_reads_them(
 
 def _caller_of(callers: dict[str, Caller], principal: str) -> Caller:
     return next(caller for caller in callers.values() if caller.arn == principal)
+
+
+_DECISIONS = {"allowed": "Allowed", "explicitDeny": "ExplicitlyDenied", "implicitDeny": "ImplicitlyDenied"}
+
+
+def test_the_demo_simulator_reads_as_the_judge_reads_it(demo: DemoAccount, callers: dict[str, Caller]) -> None:
+    """The emulated account's SimulatePrincipalPolicy (a moto extension), asked as the explainers ask it: each
+    enterprise bucket policy as the resource policy, Athena's context entries, the bucket's owner; for each caller's
+    role, GetObject and ListBucket. The judge answers the same requests."""
+    iam = demo.caller_client("iam")
+    asked, requests = [], []
+    for who in ("alice", "bob", "carol"):
+        role = next(name for name in callers[who].names if ":role/" in name)
+        identity = _identity(callers[who])
+        context = {k: v for k, v in callers[who].through_athena().items() if not k.startswith("aws:Principal")}
+        entries = [{"ContextKeyName": k, "ContextKeyValues": v if isinstance(v, list) else [v],
+                    "ContextKeyType": "stringList" if isinstance(v, list) else "string"} for k, v in context.items()]
+        for bucket in (*enterprise_lake.bucket_policies(demo.account_id), enterprise_lake.LAKE_BUCKET):
+            owner = bucket_owner(bucket)
+            found = s3_backends[owner]["aws"].buckets[bucket]
+            policy = found.policy.decode() if isinstance(found.policy, bytes) else found.policy
+            for action, resource in (("s3:GetObject", f"arn:aws:s3:::{bucket}/data/part-00000.csv"),
+                                     ("s3:ListBucket", f"arn:aws:s3:::{bucket}")):
+                answer = iam.simulate_principal_policy(
+                    PolicySourceArn=role, CallerArn=role, ActionNames=[action], ResourceArns=[resource],
+                    ContextEntries=entries, ResourceOwner=f"arn:aws:iam::{owner}:root",
+                    **({"ResourcePolicy": policy} if policy else {}))["EvaluationResults"][0]
+                asked.append((who, bucket, action, _DECISIONS[answer["EvalDecision"]]))
+                requests.append(Request(role, action, resource, identity, json.loads(policy) if policy else None,
+                                        owner, {"aws:PrincipalArn": role, "aws:PrincipalAccount": demo.account_id,
+                                                **context}))
+    verdicts = judge(requests)
+    disagreements = [(entry, verdict, request)
+                     for entry, verdict, request in zip(asked, verdicts, requests, strict=True) if entry[3] != verdict]
+    unsettled = [(entry, verdict) for entry, verdict, request in disagreements
+                 if not _settled(request, verdict, entry[3])]
+    print(f"simulator: {len(asked)} simulations judged, {len(disagreements)} disagreements, "
+          f"{len(disagreements) - len(unsettled)} of them NotPrincipal (settled for the demo)")
+    assert not unsettled, unsettled
+    assert ("alice", enterprise_lake.VPCE_ONLY_BUCKET, "s3:GetObject", "ExplicitlyDenied") in asked
+    assert ("bob", enterprise_lake.AUDIT_BUCKET, "s3:GetObject", "Allowed") in asked

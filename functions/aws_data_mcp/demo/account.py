@@ -200,7 +200,7 @@ class DemoAccount:
                     self.caller_roles = seed_hosted_callers(admin.client("iam"), self._inventory.account_id,
                                                             self._region)
                 seed_member_accounts(admin, self._inventory.account_id, self._region, self._hosted_callers)
-                seed_enterprise(admin, self._inventory.account_id, self._region)
+                self._inventory = seed_enterprise(admin, self._inventory, self._region)
             athena_engine.install()  # after the seed: its history keeps the states it was given
             # The caller's key is issued by moto's IAM backend directly, not through the API: botocore logs
             # response bodies at DEBUG, and CreateAccessKey's body carries the secret.

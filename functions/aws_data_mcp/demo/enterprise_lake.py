@@ -26,6 +26,7 @@ Every case is enforced by the demo's Athena as AWS would (``athena_access``); do
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -33,6 +34,7 @@ from moto.s3.models import s3_backends
 
 from .lake_tables import TableFiles, in_process_store, put_table
 from .member_accounts import ACCOUNTS
+from .seed import DemoInventory
 from .seed_data import (
     ADMIN_ROLE,
     ANALYST_ROLE,
@@ -56,6 +58,7 @@ VPCE_EXEMPT_BUCKET = "acme-logs-vpce-exempt"
 TLS_BUCKET = "acme-sessions-tls"
 AUDIT_BUCKET = "acme-audit-records"
 LAKE_BUCKET = "acme-lake-invoices"
+HOME_BUCKETS = (BUCKET, ARCHIVE_BUCKET, VPCE_ONLY_BUCKET, VPCE_EXEMPT_BUCKET, TLS_BUCKET, AUDIT_BUCKET)
 LAKE_ACCOUNT = next(account.id for account in ACCOUNTS if account.name == "lake")
 VPC_ENDPOINT = "vpce-0a1b2c3d"
 HYBRID_LOCATION = f"arn:aws:s3:::{BUCKET}/hybrid"
@@ -216,7 +219,7 @@ def _files(table: Table, partitions: dict[str, tuple[tuple[Any, ...], ...]]) -> 
 
 
 def _create_buckets(s3: BotoClient, account_id: str, region: str) -> None:
-    for bucket in (BUCKET, ARCHIVE_BUCKET, VPCE_ONLY_BUCKET, VPCE_EXEMPT_BUCKET, TLS_BUCKET, AUDIT_BUCKET):
+    for bucket in HOME_BUCKETS:
         s3.create_bucket(Bucket=bucket)
     s3_backends[LAKE_ACCOUNT]["aws"].create_bucket(LAKE_BUCKET, region)  # the lake account's, no policy
     for bucket, document in bucket_policies(account_id).items():
@@ -283,9 +286,10 @@ def _workgroup(athena: BotoClient, key_arn: str) -> None:
                                  "BytesScannedCutoffPerQuery": QUERY_CUTOFF_BYTES})
 
 
-def seed_enterprise(session: Any, account_id: str, region: str) -> None:
+def seed_enterprise(session: Any, inventory: DemoInventory, region: str) -> DemoInventory:
     """The enterprise database's buckets, keys, tables, Lake Formation set-up and workgroup (IAM not enforced; moto
-    answering in this process, with ``moto_lake_formation`` installed)."""
+    answering in this process, with ``moto_lake_formation`` installed); the inventory with them."""
+    account_id = inventory.account_id
     clients = {name: session.client(name, region_name=region) for name in ("s3", "glue", "kms", "lakeformation",
                                                                           "athena")}
     _create_buckets(clients["s3"], account_id, region)
@@ -293,6 +297,9 @@ def seed_enterprise(session: Any, account_id: str, region: str) -> None:
     _put_tables(clients["s3"], clients["glue"], account_id, keys)
     _lake_formation(clients["lakeformation"], account_id)
     _workgroup(clients["athena"], keys["alias/acme-athena-encrypted-results"])
+    return replace(inventory, buckets=(*inventory.buckets, *HOME_BUCKETS),
+                   workgroups=(*inventory.workgroups, WORKGROUP),
+                   databases={**inventory.databases, DATABASE: tuple(TABLES)})
 
 
 def table_names() -> tuple[str, ...]:
