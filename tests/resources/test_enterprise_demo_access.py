@@ -69,3 +69,22 @@ def test_direct_requests_meet_the_same_policies_in_their_own_context(demo_caller
         assert read(bucket, table) == "AccessDenied", bucket
     listed = s3.list_objects_v2(Bucket=enterprise_lake.VPCE_ONLY_BUCKET, Prefix="vpce_only_logs/")
     assert [o["Key"] for o in listed["Contents"]] == ["vpce_only_logs/part-00000.csv"]
+
+
+def test_lake_formation_answers_what_the_explainers_read(demo_caller: DemoAccount) -> None:
+    """Hybrid mode, opt-ins, the data cells filter and the LF-tags, as Lake Formation's API answers the caller (moto
+    lacks them: demo/moto_lake_formation.py)."""
+    lf = demo_caller.caller_client("lakeformation")
+    hybrid = {r["ResourceArn"]: r["HybridAccessEnabled"] for r in lf.list_resources()["ResourceInfoList"]}
+    assert hybrid[enterprise_lake.HYBRID_LOCATION] is True and hybrid[enterprise_lake.GOVERNED_LOCATION] is False
+    opted = {o["Principal"]["DataLakePrincipalIdentifier"]: o["Resource"]
+             for o in lf.list_lake_formation_opt_ins()["LakeFormationOptInsInfoList"]}
+    assert set(opted) == set(enterprise_lake.analysts(demo_caller.account_id))
+    found = lf.get_data_cells_filter(TableCatalogId=demo_caller.account_id, DatabaseName="enterprise",
+                                     TableName="filtered_payments", Name=enterprise_lake.FILTER_NAME)["DataCellsFilter"]
+    assert found["RowFilter"] == {"FilterExpression": "country = 'DE'"}
+    assert found["ColumnWildcard"] == {"ExcludedColumnNames": ["iban"]}
+    tagged = lf.get_resource_lf_tags(Resource={"Table": {"DatabaseName": "enterprise", "Name": "tagged_customers"}})
+    assert [(t["TagKey"], t["TagValues"]) for t in tagged["LFTagsOnTable"]] == [("domain", ["customers"])]
+    untagged = lf.get_resource_lf_tags(Resource={"Table": {"DatabaseName": "enterprise", "Name": "hybrid_orders"}})
+    assert not untagged.get("LFTagsOnTable")
