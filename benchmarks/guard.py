@@ -61,3 +61,70 @@ def measure(repeats: int) -> dict[str, Any]:
         timed = {name: _median_seconds(_guard(sql), repeats if len(sql) < 10_000 else max(3, repeats // 20))
                  for name, sql in statements.items()}
     return {"aws_call_s": aws, "guard_s": timed, "bytes": {name: len(sql.encode()) for name, sql in statements.items()}}
+
+
+def worst_shapes() -> dict[str, str]:
+    """The issue's three worst shapes near Athena's 256 KB limit, and the largest statement the guard parses (an IN
+    list just under its token cap, reading another catalog: parsed in full, then refused)."""
+    from aws_data_mcp.resources.athena.read_only import MAX_TOKENS
+
+    largest = ("SELECT order_id FROM othercat.sales.orders WHERE order_id IN ("
+               + ", ".join(str(value) for value in range((MAX_TOKENS - 40) // 2)) + ")")
+    return {
+        "in_list_130k": "SELECT * FROM orders WHERE order_id IN (" + ",".join(["1"] * 130_000) + ")",
+        "dotted_130k": "SELECT " + ".".join(["a"] * 130_000) + " FROM orders",
+        "columns_130k": "SELECT " + ",".join(["a"] * 130_000) + " FROM orders",
+        "largest_parsed": largest,
+    }
+
+
+def measure_shapes(repeats: int = 3) -> dict[str, Any]:
+    """Median seconds of the guard on each worst shape, in this process."""
+    shapes = worst_shapes()
+    return {"guard_s": {name: _median_seconds(_guard(sql), repeats) for name, sql in shapes.items()},
+            "bytes": {name: len(sql.encode()) for name, sql in shapes.items()}}
+
+
+def measure_stall(reads: int) -> dict[str, Any]:
+    """Another caller's static read through `serve` over HTTP, idle, then while a second client sends the worst
+    shapes to athena_query back to back (each guarded off the loop, then refused): median latency of each."""
+    import asyncio
+    import tempfile
+    import threading
+    from contextlib import AsyncExitStack
+
+    import harness
+    from local_http import MODES, TOKEN, HeldClients, sdk_client, start_serve, url_of
+
+    revision = next(iter(MODES))
+    shapes = list(worst_shapes().values())
+    with tempfile.TemporaryDirectory() as state, asyncio.Runner() as runner:
+        server, port = start_serve(state)
+        try:
+            held = HeldClients(runner, {"ours": (url_of(port), TOKEN)})
+            read = lambda: held.read(f"ours/{revision}")  # noqa: E731
+            for _ in range(20):
+                read()
+            idle = [_median_seconds(read, 1) for _ in range(reads)]
+            stop, sent = threading.Event(), [0]
+
+            async def flood() -> None:
+                async with AsyncExitStack() as stack:
+                    client = await sdk_client(stack, url_of(port), revision, TOKEN)
+                    while not stop.is_set():
+                        await client.call_tool("athena_query", {"sql": shapes[sent[0] % len(shapes)],
+                                                                "database": "sales"})
+                        sent[0] += 1
+
+            flooding = threading.Thread(target=lambda: asyncio.run(flood()), daemon=True)
+            flooding.start()
+            while sent[0] == 0 and flooding.is_alive():
+                read()
+            busy = [_median_seconds(read, 1) for _ in range(reads)]
+            stop.set()
+            flooding.join(60)
+            held.close()
+        finally:
+            server.kill()
+    return {"idle_ms": harness.median(idle) * 1e3, "busy_ms": harness.median(busy) * 1e3,
+            "statements_guarded": sent[0]}

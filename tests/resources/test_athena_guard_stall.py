@@ -41,10 +41,10 @@ def largest_guarded_statement() -> str:
 def past_the_guards_reach(shape: str) -> str:
     """The three worst shapes of the issue, near Athena's 256 KB limit."""
     if shape == "in_list":
-        return "SELECT * FROM orders WHERE order_id IN (" + ", ".join(str(value) for value in range(37_000)) + ")"
+        return "SELECT * FROM orders WHERE order_id IN (" + ",".join(["1"] * 130_000) + ")"
     if shape == "dotted":
-        return "SELECT " + ".".join(["a"] * 120_000) + " FROM orders"
-    return "SELECT " + ", ".join(f"c{value}" for value in range(30_000)) + " FROM orders"
+        return "SELECT " + ".".join(["a"] * 130_000) + " FROM orders"
+    return "SELECT " + ",".join(["a"] * 130_000) + " FROM orders"
 
 
 @pytest.fixture(scope="module")

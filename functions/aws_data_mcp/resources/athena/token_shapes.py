@@ -42,9 +42,10 @@ class Refusal:
 def refused_shape(words: list[Token]) -> Refusal | None:
     """The first shape in `words` (a statement's significant tokens) that the guard refuses by its tokens."""
     last = words[-1]
-    if last.kind is Kind.WORD and last.upper in RESERVED and last.upper not in _VALUE_WORDS:
-        return Refusal(f"The statement ends unfinished, at {last.upper} (a comment may have hidden its end: `--` "
-                       "runs to the end of the line)", "Send the whole statement.", last)
+    if (last.kind is Kind.WORD and last.upper in RESERVED and last.upper not in _VALUE_WORDS) or (
+            last.kind is Kind.SYMBOL and last.text not in (")", "]", "*", "?", "}")):
+        return Refusal(f"The statement ends unfinished, at {last.text.upper()} (a comment may have hidden its end: "
+                       "`--` runs to the end of the line)", "Send the whole statement.", last)
     limited = [False]  # per parenthesis depth: a LIMIT was read (Trino takes OFFSET before LIMIT only)
     for index, token in enumerate(words):
         if token.is_symbol("("):
@@ -86,6 +87,8 @@ def _dangling(words: list[Token], index: int) -> Refusal | None:
     """Tokens sqlglot's parser drops where Trino's stops: `AS` naming nothing (`SELECT AS f(x)` is read as
     `SELECT f(x)`), a `*` after a value with no operand after it (`FROM t*` is read as `FROM t`)."""
     token, before, after = words[index], _following(words, index, -1) if index else None, _following(words, index, 1)
+    if token.is_symbol(",") and after is not None and (after.is_symbol(")") or after.is_word(*_CLAUSES)):
+        return Refusal("A `,` with nothing after it", "Drop the trailing comma.", token)
     if token.is_word("AS") and (before is None or before.is_word("SELECT", "DISTINCT", "ALL")
                                 or before.is_symbol(",", "(") or after is None or after.is_symbol(",", ")", ";")
                                 or after.is_word(*_CLAUSES)):
