@@ -61,6 +61,7 @@ from moto.s3.models import FakeBucket, s3_backends
 from moto.s3.responses import S3Response
 
 from .athena_access import caller_of, caller_of_key, for_everyone, key_arn, kms_verdict, not_authorized, s3_verdict
+from .moto_search import install_search
 
 EXECUTION_DETAILS_ATTR = "aws_data_mcp_demo_details"
 """Attribute of moto's athena Execution objects holding what the seed decided for them (state reason, error,
@@ -542,3 +543,4 @@ def install_moto_extensions(opted_in: tuple[Extension, ...] = ()) -> None:
     """
     for extension in (*EXTENSIONS, *opted_in):
         setattr(extension.owner, extension.name, extension.replacement)
+    install_search()  # Glue SearchTables, Athena BatchGetNamedQuery: moto has neither
