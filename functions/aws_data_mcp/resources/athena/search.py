@@ -2,9 +2,9 @@
 
 Glue's SearchTables does the searching, server-side and as the caller (it answers only the tables the caller may
 see, shared ones included: ResourceShareType ALL), over table names, descriptions, column names and comments. The
-deployment's saved queries (named queries of its query workgroups, the ones athena_query runs in) are searched
-beside it. Both run side by side: ListNamedQueries with the first SearchTables page, then BatchGetNamedQuery with
-any further page, so a search is two dependent waves of calls whatever the size of the catalog.
+deployment's saved queries (named queries of its query workgroups, the ones athena_query runs in; else of Athena's
+`primary`) are searched beside it: ListNamedQueries with the first SearchTables page, then BatchGetNamedQuery, so
+a search is two dependent waves of calls whatever the size of the catalog.
 
 Glue says which tables match, not why: each hit's reason (its name, the columns, a comment, the description) is
 read off the table Glue returned, and ranks it: an exact name first, then names, columns, comments, descriptions.
@@ -236,7 +236,7 @@ def search(request: ResourceRequest) -> Search:
     q, database = checked_query(request.query)
     terms = terms_of(q)
     glue = request.client("glue")
-    workgroups = list(request.settings.query_workgroups)
+    workgroups = list(request.settings.query_workgroups) or [request.settings.default_workgroup]
     parts = side_by_side(
         request,
         tables=[Call("glue:SearchTables", lambda: search_tables(glue, q, database))],
