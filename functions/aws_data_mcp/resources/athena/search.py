@@ -20,6 +20,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 from botocore.paginate import Paginator
 
 from aws_data_mcp.access_links import table_uri
+from aws_data_mcp.accounts import in_current
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.fanout import Call
 from aws_data_mcp.registry import ResourceRequest, registry
@@ -186,8 +187,8 @@ def table_hit(raw: Mapping[str, Any], q: str, terms: Sequence[str], home_account
     if owner and home_account and owner != home_account:
         hit["owner"] = owner  # shared from another account: read it there (?account=) or through a resource link
     else:
-        hit["uri"] = f"athena://databases/{database}/tables/{name}"
-        hit["explain"] = table_uri(database, name)
+        hit["uri"] = in_current(f"athena://databases/{database}/tables/{name}")  # read where it was found
+        hit["explain"] = in_current(table_uri(database, name))
     if target := raw.get("TargetTable"):
         hit["link_to"] = {"account": target.get("CatalogId", ""), "database": target.get("DatabaseName", ""),
                           "table": target.get("Name", "")}
