@@ -36,8 +36,8 @@ MAX_HITS = 1_000
 DESCRIPTION_CHARS = 160
 COMMENT_CHARS = 120
 MATCHED_COLUMNS = 8
-"""Matched columns shown per table; `columns_matched` counts them all."""
-SQL_CHARS = 300
+"""Matched columns shown per table; `columns_matched` counts them all where more matched."""
+SQL_CHARS = 200
 _DATABASE_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,255}$")
 
 Reason = Literal["exact name", "name", "column", "comment", "description", "other"]
@@ -182,7 +182,9 @@ def table_hit(raw: Mapping[str, Any], q: str, terms: Sequence[str], home_account
                    location=descriptor.get("Location"),
                    partition_keys=[k["Name"] for k in raw.get("PartitionKeys") or []])
     if columns:
-        hit["columns"], hit["columns_matched"] = columns[:MATCHED_COLUMNS], len(columns)
+        hit["columns"] = columns[:MATCHED_COLUMNS]
+        if len(columns) > MATCHED_COLUMNS:
+            hit["columns_matched"] = len(columns)
     owner = raw.get("CatalogId")
     if owner and home_account and owner != home_account:
         hit["owner"] = owner  # shared from another account: read it there (?account=) or through a resource link
