@@ -208,9 +208,12 @@ async def test_search_is_in_discovery_and_completes_its_account(server: ServerTh
         templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
         listed = json.loads((await client.call_tool("get_resource", {})).content[0].text)
         capabilities = json.loads((await client.read_resource("info://capabilities")).contents[0].text)
+        completed = await client.complete({"type": "ref/resource", "uri": "athena://search{?q,database,account,cursor}"},
+                                          {"name": "database", "value": "zone_3"})
     assert "athena://search{?q,database,account,cursor}" in templates
     assert "athena://search{?q,database,account,cursor}" in json.dumps(listed)
     assert "athena://named-queries" in json.dumps(capabilities)
+    assert completed.completion.values == [f"zone_3{n}" for n in range(10)]
 
 
 def test_moto_search_pages_as_glue_does(estate: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:

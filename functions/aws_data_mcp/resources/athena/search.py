@@ -24,7 +24,7 @@ from aws_data_mcp.accounts import in_current
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.fanout import Call
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.athena.catalog import table_format
+from aws_data_mcp.resources.athena.catalog import complete_database, table_format
 from aws_data_mcp.resources.athena.named_queries import RUN_WITH, NamedQuery, named_queries_in, workgroup_errors
 from aws_data_mcp.resources.resolving import side_by_side
 
@@ -232,6 +232,7 @@ def _rank(hit: TableHit | QueryHit) -> tuple[int, int, str, str]:
     aws_calls=["glue:SearchTables", "athena:ListNamedQueries", "athena:BatchGetNamedQuery"],
     list_field="hits",
     query_params=["q", "database"],
+    completions={"database": complete_database},
     example="athena://search?q=email",
 )
 def search(request: ResourceRequest) -> Search:
