@@ -79,7 +79,9 @@ class Scenario:
 SCENARIOS = (
     # ListBuckets -> ListObjectsV2 -> HeadObject beside ListBuckets -> identity simulation -> GetBucketPolicy
     Scenario("permissions://discover", 3, 0.5, f"{BUCKETS} buckets"),  # SPEC §8 says 1.0 s; issue 16 asks 0.5
-    Scenario("athena://workgroups", 2, 0.4, f"{WORKGROUPS} workgroups"),
+    # ListWorkGroups | the query workgroup's GetWorkGroup, Athena's simulation -> GetWorkGroup of the rest | its
+    # result location's bucket policy -> the simulation of writing there (permissions/workgroup_checks.py)
+    Scenario("athena://workgroups", 3, 0.4, f"{WORKGROUPS} workgroups"),
     Scenario("athena://query/history?limit=200", 3, 0.5, f"{EXECUTIONS} executions"),
     Scenario("tabulator://buckets", 2, None, f"{DATABASES} databases"),  # GetDatabases -> GetTables
     Scenario("athena://databases", 2, None, f"{DATABASES} databases"),  # ListDataCatalogs -> GetDatabases

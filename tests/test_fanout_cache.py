@@ -54,7 +54,7 @@ def test_fan_out_reports_items_still_running_at_the_deadline_as_timeout() -> Non
             finished.set()
         return item
 
-    with deadline_scope(time.monotonic() + 0.2):
+    with deadline_scope(time.monotonic() + 2.0):  # room for the fast item on a busy machine
         outcomes = fan_out(work, ["fast", "slow"], action="athena:GetWorkGroup", width=4)
     still_running = not finished.is_set()
     release.set()
@@ -74,10 +74,10 @@ def test_a_nested_fan_out_answers_its_partial_result_in_time_to_be_heard() -> No
     """A worker's own deadline comes a little before the wait for it ends: the section that fans out again
     (OIDC providers inside admin://config/sso) answers with its own timeouts instead of being one."""
     def section(_: str) -> list[Outcome[float, float]]:
-        return fan_out(lambda delay: time.sleep(delay) or delay, [0.01, 3.0], action="iam:GetOpenIDConnectProvider",
+        return fan_out(lambda delay: time.sleep(delay) or delay, [0.01, 20.0], action="iam:GetOpenIDConnectProvider",
                        width=2)
 
-    with deadline_scope(time.monotonic() + 0.5):
+    with deadline_scope(time.monotonic() + 2.0):  # room for the fast item on a busy machine
         (outer,) = fan_out(section, ["oidc"], action="iam:ListOpenIDConnectProviders", width=2)
     assert outer.ok and outer.value is not None
     fast, slow = outer.value

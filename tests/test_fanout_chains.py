@@ -101,7 +101,7 @@ def test_a_chain_still_waiting_at_the_deadline_is_a_timeout_and_the_others_answe
         yield Call("s3:ListBucket", lambda: "listed")
         return "listed"
 
-    with deadline_scope(time.monotonic() + 0.3):
+    with deadline_scope(time.monotonic() + 2.0):  # room for the quick chain on a busy machine
         outcomes = fan_out(Call.run, [Call("s3:ListBucket", slow_head), Call("s3:ListBucket", quick)],
                            action=Call.action_of, width=2)
     release.set()

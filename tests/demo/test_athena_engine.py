@@ -7,9 +7,11 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import boto3
+import duckdb
 import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
@@ -17,6 +19,7 @@ from moto import mock_aws
 from aws_data_mcp.demo import athena_engine
 from aws_data_mcp.demo.lake_data import ORDER_ROWS, ORDERS_BUCKET, ORDERS_PREFIX, order_values
 from aws_data_mcp.demo.lake_tables import put_orders
+from support.servers import START_GUARD_SECONDS
 
 RESULTS = "engine-results"
 TERMINAL = {"SUCCEEDED", "FAILED", "CANCELLED"}
@@ -56,7 +59,7 @@ def start(athena: Any, sql: str, workgroup: str = "open", **request: Any) -> str
 
 
 def wait(athena: Any, execution_id: str, states: list[str] | None = None) -> dict[str, Any]:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_GUARD_SECONDS  # a guard against a query that never ends, not a budget
     while time.monotonic() < deadline:
         execution = athena.get_query_execution(QueryExecutionId=execution_id)["QueryExecution"]
         if states is not None and (not states or states[-1] != execution["Status"]["State"]):
@@ -125,24 +128,47 @@ def test_paging_returns_every_row_once_with_the_header_first(athena: Any) -> Non
     assert ["ORD-1000002", f"{third.order_date} 00:01:14.000", str(third.order_date)] in rows
 
 
-def test_data_scanned_is_the_bytes_of_the_files_read_and_partition_filters_prune(
-        session: boto3.Session, athena: Any) -> None:
-    full = wait(athena, start(athena, "SELECT count(*) FROM sales.orders"))
-    one_day = wait(athena, start(athena, "SELECT count(*) FROM sales.orders WHERE order_date = '2026-01-05'"))
-    week = wait(athena, start(athena, "SELECT o.status FROM sales.orders o "
-                                      "WHERE o.order_date BETWEEN '2026-01-01' AND '2026-01-07' AND o.items_count > 3"))
+def chunk_bytes(session: boto3.Session, day: str, tmp_path: Path) -> dict[str, int]:
+    """One day's orders file: its compressed bytes per column, as its Parquet metadata states them."""
+    body = session.client("s3").get_object(Bucket=ORDERS_BUCKET, Key=f"{ORDERS_PREFIX}order_date={day}/"
+                                           "part-00000.parquet")["Body"].read()
+    (tmp_path / f"{day}.parquet").write_bytes(body)
+    with duckdb.connect() as connection:
+        return dict(connection.execute("SELECT path_in_schema, sum(total_compressed_size) FROM parquet_metadata(?) "
+                                       "GROUP BY 1", [str(tmp_path / f"{day}.parquet")]).fetchall())
 
-    assert full["Statistics"]["DataScannedInBytes"] == table_bytes(session) > 0
-    assert one_day["Statistics"]["DataScannedInBytes"] == table_bytes(session, f"{ORDERS_PREFIX}order_date=2026-01-05/")
-    assert week["Statistics"]["DataScannedInBytes"] == sum(
-        table_bytes(session, f"{ORDERS_PREFIX}order_date=2026-01-0{day}/") for day in range(1, 8))
+
+def test_data_scanned_is_the_column_chunks_read_and_partition_filters_prune(
+        session: boto3.Session, athena: Any, tmp_path: Path) -> None:
+    """Of Parquet, Athena reads the footer and the chunks of the columns the query uses, in the partitions kept."""
+    def scanned(sql: str) -> int:
+        return int(wait(athena, start(athena, sql))["Statistics"]["DataScannedInBytes"])
+
+    everything = scanned("SELECT * FROM sales.orders WHERE order_date = '2026-01-05'")
+    one_column = scanned("SELECT order_id FROM sales.orders WHERE order_date = '2026-01-05'")
+    count = scanned("SELECT count(*) FROM sales.orders WHERE order_date = '2026-01-05'")
+    week = scanned("SELECT o.status FROM sales.orders o "
+                   "WHERE o.order_date BETWEEN '2026-01-01' AND '2026-01-07' AND o.items_count > 3")
+    all_days = scanned("SELECT * FROM sales.orders")
+
+    day_file = table_bytes(session, f"{ORDERS_PREFIX}order_date=2026-01-05/")
+    chunks = chunk_bytes(session, "2026-01-05", tmp_path)
+    footer = day_file - sum(chunks.values())
+    assert all_days == table_bytes(session) > 0
+    assert everything == day_file
+    assert one_column == footer + chunks["order_id"] < everything
+    assert count == footer
+    week_days = [f"2026-01-0{day}" for day in range(1, 8)]
+    assert week == sum(table_bytes(session, f"{ORDERS_PREFIX}order_date={day}/") - sum(sizes.values())
+                       + sizes["status"] + sizes["items_count"]
+                       for day in week_days for sizes in [chunk_bytes(session, day, tmp_path)])
 
 
 def test_a_query_over_the_workgroup_cutoff_is_cancelled_as_athena_does(session: boto3.Session, athena: Any) -> None:
     assert table_bytes(session) > CUTOFF
 
-    refused = wait(athena, start(athena, "SELECT count(*) FROM sales.orders", workgroup="guarded"))
-    allowed = wait(athena, start(athena, "SELECT count(*) FROM sales.orders WHERE order_date = '2026-02-01'",
+    refused = wait(athena, start(athena, "SELECT * FROM sales.orders", workgroup="guarded"))
+    allowed = wait(athena, start(athena, "SELECT * FROM sales.orders WHERE order_date = '2026-02-01'",
                                  workgroup="guarded"))
 
     assert refused["Status"]["State"] == "CANCELLED"

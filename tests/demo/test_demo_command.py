@@ -19,7 +19,7 @@ from mcp_types import PromptReference
 
 from aws_data_mcp.cli import STDIO_DEMO_READY
 from aws_data_mcp.demo.seed_data import DEMO_DATA_STORY as DEMO_DATA
-from support.servers import free_port
+from support.servers import START_GUARD_SECONDS, free_port
 
 pytestmark = pytest.mark.anyio
 
@@ -36,7 +36,7 @@ def demo_server() -> Iterator[tuple[str, subprocess.Popen[str]]]:
     process = subprocess.Popen([sys.executable, "-m", "aws_data_mcp", "demo", "--port", str(port)], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}/mcp"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_GUARD_SECONDS  # a guard against a demo that never starts
     while time.monotonic() < deadline:
         try:
             httpx2.post(url, content=b"{}", timeout=1)

@@ -321,10 +321,15 @@ def test_throttling_is_retried_and_throttling_forever_is_a_retryable_item_error(
     assert throttled["error"]["error"] == "throttled" and throttled["error"]["retryable"] is True
 
 
-def test_a_throttled_top_level_call_is_a_throttled_read(estate: Estate, aws_faults: AwsFaults) -> None:
+def test_a_throttled_list_is_a_retryable_error_beside_the_query_workgroups(estate: Estate,
+                                                                           aws_faults: AwsFaults) -> None:
     aws_faults.throttle("athena.ListWorkGroups")
-    failure = read_failure("athena://workgroups", Settings(mode="local", max_attempts=2))
-    assert failure.code is ErrorCode.THROTTLED and failure.retryable and "athena:ListWorkGroups" in failure.message
+    settings = Settings(mode="local", max_attempts=2, query_workgroups=("team-00",))
+    result = direct_read("athena://workgroups", settings)
+    error = result["workgroups_error"]
+    assert error["error"] == "throttled" and error["retryable"] and "athena:ListWorkGroups" in error["message"]
+    assert result["workgroups"] == [] and [(w["name"], w["usable"]) for w in result["query_workgroups"]] == [
+        ("team-00", True)]
     assert aws_faults.calls["athena.ListWorkGroups"] == 2, "max_attempts counts every attempt, the first included"
 
 
@@ -664,7 +669,7 @@ def test_second_read_inside_the_ttl_makes_no_aws_call_and_is_never_shared(estate
 
 
 def test_a_read_after_the_ttl_asks_aws_again(estate: Estate, aws_faults: AwsFaults) -> None:
-    reader = ResourceReader(registry, Settings(mode="local", cache_ttl_seconds=0.2))
+    reader = ResourceReader(registry, Settings(mode="local", cache_ttl_seconds=1.0))  # room for a busy machine
     caller = resolve_caller(None, Settings(mode="local"))
 
     def read() -> None:
@@ -673,7 +678,7 @@ def test_a_read_after_the_ttl_asks_aws_again(estate: Estate, aws_faults: AwsFaul
     read()
     read()
     assert aws_faults.calls["athena.ListWorkGroups"] == 3  # the second read was a cache hit
-    time.sleep(0.25)
+    time.sleep(1.05)
     read()
     assert aws_faults.calls["athena.ListWorkGroups"] == 6 and aws_faults.calls["athena.GetWorkGroup"] == 90
 
@@ -687,9 +692,12 @@ def test_access_denied_keeps_aws_reason_naming_the_caller_and_the_resource(estat
     reason = (f"User: {role} is not authorized to perform: athena:ListWorkGroups on resource: {resource} "
               "with an explicit deny in a service control policy")
     aws_faults.fail("athena.ListWorkGroups", "AccessDeniedException", message=reason)
-    failure = read_failure("athena://workgroups")
-    assert failure.code is ErrorCode.ACCESS_DENIED and failure.action == "athena:ListWorkGroups"
-    assert reason in failure.details
+    settings = Settings(mode="local", query_workgroups=("team-00",))
+    result = direct_read("athena://workgroups", settings)  # never a failed read: the query workgroups still answer
+    error = result["workgroups_error"]
+    assert error["error"] == "access_denied" and error["action"] == "athena:ListWorkGroups"
+    assert reason in error["details"] and result["count"] == 0
+    assert [(w["name"], w["usable"]) for w in result["query_workgroups"]] == [("team-00", True)]
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 from mcp import Client
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.account import DemoAccount
 from aws_data_mcp.demo.lake_tables import lake_files
-from aws_data_mcp.demo.seed_data import QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
+from aws_data_mcp.demo.seed_data import CUSTOMER_FEATURE_COLUMNS, QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
 from aws_data_mcp.resources.athena.query_answers import NO_STATISTICS, estimate
 from support.demo_access import LAKE_FORMATION, REFUSED
 from support.queries import answer, query
@@ -48,16 +50,37 @@ def expected(name: str, partition: str = "") -> tuple[int, int]:
     return rows, sum(len(lake.files[key]) for key in keys)
 
 
+def read_bytes(name: str, partition: str, columns: set[str], tmp_path: Path) -> int:
+    """What Athena reads of a Parquet table's files (of one partition) for `columns`: each file's footer and those
+    columns' chunks, from the files' own Parquet metadata."""
+    lake = lake_files()[name]
+    total = 0
+    for index, (key, body) in enumerate(sorted(lake.files.items())):
+        if not key.startswith(partition):
+            continue
+        path = tmp_path / f"{index}.parquet"
+        path.write_bytes(body)
+        with duckdb.connect() as connection:
+            chunks = connection.execute("SELECT path_in_schema, total_compressed_size FROM parquet_metadata(?)",
+                                        [str(path)]).fetchall()
+        total += len(body) - sum(size for _, size in chunks) + sum(size for column, size in chunks if column in columns)
+    return total
+
+
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_an_estimate_of_a_join_gives_each_table_its_rows_and_bytes_and_scans_nothing(
-        server: ServerThread, demo_caller: DemoAccount, mode: str) -> None:
+        server: ServerThread, demo_caller: DemoAccount, mode: str, tmp_path: Path) -> None:
+    """Each table its rows (statistics) and the bytes of the columns the query uses (customer_id of each)."""
     result = await query(server, mode, sql=JOINED, estimate_only=True)
     assert not result.is_error, result.content[0].text
     got = answer(result)
     assert got["state"] == "SUCCEEDED" and got["statement"] == "EXPLAIN"
     assert got["results"] is None and got["error"] is None  # an estimate, not Athena's raw rows
-    (order_rows, order_bytes), (customer_rows, customer_bytes) = (
-        expected("sales.orders", "order_date=2026-01-02/"), expected("sales.customers"))
+    (order_rows, _), (customer_rows, _) = (expected("sales.orders", "order_date=2026-01-02/"),
+                                           expected("sales.customers"))
+    order_bytes = read_bytes("sales.orders", "order_date=2026-01-02/", {"customer_id"}, tmp_path)
+    customer_bytes = read_bytes("sales.customers", "", {"customer_id"}, tmp_path)
+    assert order_bytes < expected("sales.orders", "order_date=2026-01-02/")[1]
     total = order_bytes + customer_bytes
     billed = max(-(-total // MB), 10) * MB  # by the MB, 10 MB at least
     assert got["estimate"] == {
@@ -67,26 +90,52 @@ async def test_an_estimate_of_a_join_gives_each_table_its_rows_and_bytes_and_sca
                     "input_rows": customer_rows}],
         "input_bytes": total, "input_rows": order_rows + customer_rows, "billed_bytes": billed,
         "cost_usd": pytest.approx(billed * PRICE_PER_TB / TB, rel=1e-3), "price_per_tb_usd": PRICE_PER_TB,
+        "over_cutoff": False,
     }
     assert got["statistics"]["data_scanned_bytes"] == 0
     assert got["statistics"]["billed_bytes"] == 0 and got["statistics"]["cost_usd"] == 0
 
 
-async def test_every_demo_table_has_an_estimate_and_pruning_lowers_it(server: ServerThread,
-                                                                       demo_caller: DemoAccount) -> None:
+async def test_every_demo_table_has_an_estimate_and_pruning_lowers_it(server: ServerThread, demo_caller: DemoAccount,
+                                                                       tmp_path: Path) -> None:
+    def granted(name: str, partition: str, size: int) -> int:
+        """SELECT * under the analyst's Lake Formation column grant reads the granted columns only."""
+        if name != "ml_features.customer_features":
+            return size
+        return read_bytes(name, partition, set(CUSTOMER_FEATURE_COLUMNS), tmp_path)
+
     for name, lake in lake_files().items():
         if REFUSED["demo-analyst"].get(name) == LAKE_FORMATION:  # EXPLAIN needs the table's grant, as on Athena
             continue
         got = answer(await query(server, "2026-07-28", sql=f"SELECT * FROM {name}", estimate_only=True))["estimate"]
         rows, size = expected(name)
+        size = granted(name, "", size)
         assert got["available"] and (got["input_rows"], got["input_bytes"]) == (rows, size), (name, got)
         if lake.table.partition_keys:
             partition = min(lake.rows)
             key, value = partition.split("=")
             pruned = answer(await query(server, "2026-07-28", sql=f"SELECT * FROM {name} WHERE {key} = '{value}'",
                                         estimate_only=True))["estimate"]
-            assert (pruned["input_rows"], pruned["input_bytes"]) == expected(name, f"{partition}/"), name
+            rows, size = expected(name, f"{partition}/")
+            assert (pruned["input_rows"], pruned["input_bytes"]) == (rows, granted(name, f"{partition}/", size)), name
             assert pruned["input_bytes"] < got["input_bytes"], name
+
+
+async def test_an_estimate_counts_the_columns_selected_and_says_whether_it_is_over_the_cutoff(
+        server: ServerThread, demo_caller: DemoAccount) -> None:
+    """Of Parquet, one column reads less than every column; a query over the cutoff is said to be, before it runs."""
+    async def estimated(sql: str) -> dict[str, Any]:
+        return answer(await query(server, "2026-07-28", sql=sql, estimate_only=True))["estimate"]
+
+    every = await estimated("SELECT * FROM sales.orders")
+    three = await estimated("SELECT order_id, status, total_amount FROM sales.orders")
+    one = await estimated("SELECT order_id FROM sales.orders")
+    count = await estimated("SELECT count(*) FROM sales.orders")
+
+    assert every["input_bytes"] == expected("sales.orders")[1] > QUERY_CUTOFF_BYTES
+    assert every["over_cutoff"] is True
+    assert every["input_bytes"] > three["input_bytes"] > one["input_bytes"] > count["input_bytes"] > 0
+    assert one["over_cutoff"] is False and count["over_cutoff"] is False
 
 
 async def test_the_explain_itself_pages_athenas_one_row_of_json(server: ServerThread,
@@ -133,6 +182,7 @@ def test_statistics_give_the_bytes_and_rows_per_table_their_total_and_the_cost()
                    {"table": "awsdatacatalog.sales.customers", "input_bytes": 1_200_001, "input_rows": 20_000}],
         "input_bytes": total, "input_rows": 270_000, "billed_bytes": -(-total // MB) * MB,
         "cost_usd": pytest.approx(-(-total // MB) * MB * PRICE_PER_TB / TB), "price_per_tb_usd": PRICE_PER_TB,
+        "over_cutoff": None,
     }
     # Athena may answer the JSON a line a row, after a header row: the same estimate
     assert estimate("Query Plan\n" + plan, PRICE_PER_TB) == got

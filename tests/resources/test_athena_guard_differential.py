@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.resources.athena.read_only import ReadOnlyStatement, read_only_statement
-from support import trino_oracle
+from support import trino_grammar, trino_oracle
 from support.trino_oracle import EXPLAIN, METADATA, OTHER, QUERY
 
 GUARD_KINDS = {"SELECT": QUERY, "VALUES": QUERY, "SHOW": METADATA, "DESCRIBE": METADATA, "EXPLAIN": EXPLAIN}
@@ -48,6 +48,8 @@ def assert_agrees(text: str) -> ReadOnlyStatement | ResourceFailure:
         sent = trino_oracle.read(answer.sql)
         assert not sent.problems(), f"the guard sends {answer.sql!r}; by Trino's lexer rules: {sent.problems()}"
         assert sent.statements[0].kind == GUARD_KINDS[answer.kind], (text, answer.kind, sent.statements[0].kind)
+        # And Trino's own grammar reads it as one allowed statement, naming only what the guard saw and allowed.
+        trino_grammar.assert_reads_alike(answer.sql, answer.kind, answer.relations)
     return answer
 
 

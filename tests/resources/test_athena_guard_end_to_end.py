@@ -15,6 +15,7 @@ import pytest
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.account import DemoAccount
 from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
+from support.guard_corpus import ISSUE_STATEMENTS, NAMES, UNDOCUMENTED_FORMS, corpus
 from support.queries import answer, query
 from support.servers import ServerThread, free_port
 
@@ -50,7 +51,12 @@ TRICKS = [
     "SELECT '1; DROP TABLE orders",
     "EXPLAIN ANALYZE DELETE FROM orders",
     "EXPLAIN (TYPE IO) UNLOAD (SELECT 1) TO 's3://elsewhere/'",
+    # Functions named by their catalog, whatever suffix follows the call; forms Athena does not document.
+    *ISSUE_STATEMENTS,
+    *(text for text, _ in UNDOCUMENTED_FORMS),
 ]
+GRAMMAR_VARIANTS = 120
+"""How many of the grammar corpus's catalog-named calls (every suffix, every place) go through HTTP too."""
 
 AWKWARD_READS = [
     "/* leading; DROP TABLE orders */ SELECT count(*) AS n FROM orders WHERE order_date = '2026-01-01' -- trailing",
@@ -95,6 +101,17 @@ async def test_every_trick_is_refused_with_no_aws_call(server: ServerThread, dem
     got = answer(result)
     assert result.is_error and got["error"] == "invalid_argument", got
     assert got["details"], "a refusal says what to do instead"
+    assert not aws_calls, f"refused, yet called {dict(aws_calls)}"
+
+
+async def test_the_grammar_corpus_variants_are_refused_over_http_with_no_aws_call(
+        server: ServerThread, demo_caller: DemoAccount, aws_calls: Counter[str]) -> None:
+    variants = [text for text in corpus() if any(name in text for name in NAMES)]
+    sample = variants[:len(variants) // 4:len(variants) // 4 // GRAMMAR_VARIANTS or 1][:GRAMMAR_VARIANTS]
+    for sql in sample:
+        got = answer(await query(server, "2026-07-28", sql=sql))
+        assert got["error"] == "invalid_argument" and got["details"], (sql, got)
+    assert len(sample) == GRAMMAR_VARIANTS
     assert not aws_calls, f"refused, yet called {dict(aws_calls)}"
 
 

@@ -8,7 +8,6 @@ without them these tests skip, saying which is missing (the suite's summary repe
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,19 +15,8 @@ from typing import Any
 import pytest
 
 from aws_data_mcp.apps import VIEWS
-from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
-from support.browser import SOURCES, missing
-from support.servers import ServerThread, free_port
-
-FIRST_PAINT_MS = 300
-
-
-def node(*arguments: str, timeout: float = 120) -> str:
-    done = subprocess.run(["node", *arguments], cwd=SOURCES, capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, done.stderr[-4000:]
-    return done.stdout
+from support.browser import demo_server, missing, node
 
 
 @pytest.fixture(scope="module")
@@ -37,14 +25,8 @@ def seen(demo: DemoAccount, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     reason = missing()
     if reason:
         pytest.skip(reason)
-    node("build.mjs", "--out", str(tmp_path_factory.mktemp("built")), "--host")
-    settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=10)
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in demo.caller_environment().items():
-            patch.setenv(name, value)
-        with ServerThread(settings) as server:
-            shots = tmp_path_factory.mktemp("screenshots")
-            yield json.loads(node("test/browser.mjs", server.url, str(shots)))
+    with demo_server(demo, tmp_path_factory.mktemp("built")) as url:
+        yield json.loads(node("test/browser.mjs", url, str(tmp_path_factory.mktemp("screenshots"))))
 
 
 def test_the_shipped_views_are_what_the_build_makes(tmp_path: Path) -> None:
@@ -62,13 +44,13 @@ def test_the_query_results_view_shows_typed_rows_sorts_pages_and_charts(seen: di
     assert "cutoff 10.0 MB" in seen["header"] and "cost $" in seen["header"]
     assert seen["columns"] == ["order_date\nvarchar", "orders\nbigint", "total\ndecimal"]
     assert seen["numeric"] == "right"
-    assert seen["first_rows"] == 10 and seen["first_dates"][:2] == ["2026-01-01", "2026-01-02"]
-    assert seen["bars"] == 10
+    assert seen["first_rows"] == 10 and seen["first_dates"][:2] == ["Jan 1, 2026", "Jan 2, 2026"]
+    assert seen["lines"] == 1  # order_date holds dates: a line by default
     assert seen["sorted_totals"] == sorted(seen["sorted_totals"], reverse=True) and len(seen["sorted_totals"]) == 10
     # The next page came through the host (resources/read of the answer's next_uri), and was appended.
     assert any(call.startswith("resources/read athena://queries/") and "cursor=" in call for call in seen["bridged"])
     assert seen["after_next_page"] == 20 and seen["count_line"] == "rows 1\u201320"
-    assert seen["line"] == 1
+    assert seen["bars"] == 20  # every row of the page, the next one included
     assert "ui/download-file" in seen["bridged"]
 
 
@@ -91,22 +73,21 @@ def test_a_query_still_running_is_read_again_through_the_host_until_it_has_rows(
     running = seen["running"]
     assert running["header"].startswith(("QUEUED", "RUNNING")) and running["step"].startswith("Still ")
     assert running["after"]["header"].startswith("SUCCEEDED") and "cutoff 10.0 MB" in running["after"]["header"]
-    assert len(running["after"]["rows"]) == 1 and int(running["after"]["rows"][0]) > 0
+    assert len(running["after"]["rows"]) == 1 and int(running["after"]["rows"][0].replace(",", "")) > 0
     assert "Read the query again" not in running["after"]["buttons"]
     reads = [call for call in seen["bridged"] if call.startswith("resources/read athena://queries/")]
     assert any("cursor=" not in call for call in reads)  # the query itself, read again
 
 
-def test_a_thousand_rows_paint_within_the_budget(seen: dict[str, Any]) -> None:
-    assert seen["thousand_rows"] == 1000
-    assert 0 < min(seen["first_paint_ms"]) <= FIRST_PAINT_MS, seen["first_paint_ms"]
+def test_a_thousand_rows_handed_over_are_painted(seen: dict[str, Any]) -> None:
+    assert seen["thousand_rows"] == 1000 and seen["painted"]  # how fast: `make bench` (benchmarks/views.py)
 
 
 def test_the_access_view_shows_the_matrix_and_a_denials_fix(seen: dict[str, Any]) -> None:
     assert "acme-logs-archive" in seen["matrix_rows"] and "acme-finance-secure" in seen["matrix_rows"]
     assert seen["matrix_actions"][1:] == ["s3:GetBucketLocation", "s3:ListBucket", "s3:GetObject", "s3:PutObject"]
     assert seen["verdicts"] == ["allowed", "denied", "unknown"]
-    assert "access_denied" in seen["detail"]
+    assert "The check failed (access denied): Access denied" in seen["detail"]
     assert '"Action": "s3:GetObject"' in seen["fix"] and "arn:aws:s3:::acme-logs-archive/*" in seen["fix"]
     assert seen["dark_background"] == "rgb(30, 30, 30)"  # the host's dark theme variables
     # The bucket's explainer, read through the host, gives the exact fix; then back to every bucket.
@@ -126,7 +107,8 @@ def test_the_access_view_walks_an_explainers_chain_to_the_fix_and_who_applies_it
     # The denied link opens by itself: its evidence, then the fix to copy, who applies it, and the Deny to remove.
     link = "arn:aws:s3:::acme-datalake-raw/sales/orders/* \u00b7 s3:GetObject \u00b7 denied"
     assert explained["detail"].startswith(link)
-    assert "error: access_denied: Access denied: the caller is not allowed s3:GetObject" in explained["detail"]
+    denied = "The check failed (access denied): Access denied: the caller is not allowed s3:GetObject"
+    assert denied in explained["detail"]
     assert "the bucket policy, applied by the administrator on acme-datalake-raw" in explained["fix"]
     assert "aws s3api put-bucket-policy --bucket acme-datalake-raw --policy" in explained["fix"]
     assert '"Sid": "RawOrderFeedIsTheIngestionPipelines"' in explained["fix"]

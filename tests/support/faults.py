@@ -113,6 +113,16 @@ class AwsFaults:
             self._rules.append((operation, meeting.arrive))
         return meeting
 
+    def waves(self, *operations: str, seconds: float = 0.5) -> Waves:
+        """Delay each call of `operations` by `seconds` and record which calls had ended before it began: `count` is
+        the read's dependent waves (a call's wave is one more than the latest wave that ended before it started).
+        What is asserted is an order of events, not a time: the delay only keeps one wave's calls apart from the
+        next one's."""
+        waves = Waves(seconds)
+        for operation in operations:
+            self._rules.append((operation, waves.call))
+        return waves
+
     def hold(self, operation: str) -> Gate:
         """Hold every call of `operation` until `release()` (the fixture releases them at the end of the test): an
         endpoint that has not answered yet, however long the caller waits, so "answered before it" is a fact."""
@@ -147,6 +157,28 @@ class Overlap:
             if not self._condition.wait_for(lambda: self._open, self._patience):
                 self._open = True  # one call waited in vain: they are not side by side, let the rest pass
             self._waiting -= 1
+
+
+class Waves:
+    """Dependent waves of calls (see `AwsFaults.waves`)."""
+
+    def __init__(self, seconds: float) -> None:
+        self._seconds = seconds
+        self._lock = threading.Lock()
+        self._ended: list[int] = []
+        """The wave of each call that has ended, in the order they ended."""
+
+    @property
+    def count(self) -> int:
+        with self._lock:
+            return max(self._ended, default=0)
+
+    def call(self, request: Any) -> None:
+        with self._lock:
+            wave = 1 + max(self._ended, default=0)
+        time.sleep(self._seconds)
+        with self._lock:
+            self._ended.append(wave)
 
 
 class Gate:

@@ -22,6 +22,11 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.lambda_context import LocalLambdaContext
 from aws_data_mcp.transport import local_server
 
+START_GUARD_SECONDS = 300.0
+"""How long a server or process a test starts may take to be ready before the test fails: a guard against one that
+never starts, not a budget (a start's time is make bench's). Waits end at readiness, long before this on an idle
+machine; generous so that a machine with both cores loaded by other work still passes."""
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -44,7 +49,7 @@ class ServerThread:
 
     def __enter__(self) -> ServerThread:
         self.thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + START_GUARD_SECONDS
         while not self.server.started:
             if time.monotonic() > deadline:
                 raise RuntimeError("uvicorn did not start")
@@ -90,7 +95,7 @@ def start_demo(auth: str, state: Path, access_token_lifetime: int | None = None)
         command = ["-c", "import pathlib; from aws_data_mcp.demo.hosted_front import serve; "
                    f"serve({auth!r}, '127.0.0.1', {port}, pathlib.Path({str(state)!r}), {access_token_lifetime})"]
     process = subprocess.Popen([sys.executable, *command], env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_GUARD_SECONDS
     while time.monotonic() < deadline:
         banner = log.read_text(errors="replace") if log.exists() else ""
         if "Press Ctrl+C" in banner:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +29,6 @@ class Reply:
     status: int
     headers: dict[str, str]
     text: str
-    elapsed: float
 
     def json(self) -> Any:
         return json.loads(self.text)
@@ -91,12 +89,10 @@ class LambdaEdge(Edge):
     def send_raw(self, payload: str | bytes, headers: dict[str, str]) -> Reply:
         text = payload.decode() if isinstance(payload, bytes) else payload
         event = http_api_event(text, revision=headers["mcp-protocol-version"], headers=headers)
-        started = time.perf_counter()
         response = self.invoke(event)
-        elapsed = time.perf_counter() - started
         assert response["isBase64Encoded"] is False, response
         names = {k.lower(): str(v) for k, v in (response.get("headers") or {}).items()}
-        return Reply(response["statusCode"], names, response.get("body") or "", elapsed)
+        return Reply(response["statusCode"], names, response.get("body") or "")
 
 
 class HttpEdge(Edge):
@@ -108,11 +104,8 @@ class HttpEdge(Edge):
 
     def send_raw(self, payload: str | bytes, headers: dict[str, str]) -> Reply:
         content = payload.encode() if isinstance(payload, str) else payload
-        started = time.perf_counter()
-        response = self.client.post(self.url, content=content, headers=headers)
-        elapsed = time.perf_counter() - started
-        return Reply(response.status_code, {k.lower(): v for k, v in response.headers.items()}, response.text,
-                     elapsed)
+        response = self.client.post(self.url, content=content, headers=headers)  # the client's timeout: a hang fails
+        return Reply(response.status_code, {k.lower(): v for k, v in response.headers.items()}, response.text)
 
 
 @pytest.fixture(scope="module")
@@ -216,7 +209,6 @@ def test_bad_request_is_refused_cleanly_and_the_next_is_served(edge: Edge, name:
     reply = edge.send(case.body, revision=case.revision, headers=dict(case.headers))
     assert reply.status < 500, reply
     assert _status_ok(case, reply.status), f"{name}: status {reply.status}, expected {case.status}: {reply.text[:300]}"
-    assert reply.elapsed < 5, f"{name}: took {reply.elapsed:.1f} s"
     assert_no_traceback(reply.text)
     assert_next_request_served(edge)
 

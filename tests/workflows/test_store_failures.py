@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,12 @@ from aws_data_mcp.app import create_server
 from aws_data_mcp.aws import deadline_scope
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ResourceFailure
+from aws_data_mcp.workflows import sqlite_store
 from aws_data_mcp.workflows.dynamodb_store import DynamoDbStore
 from aws_data_mcp.workflows.model import Workflow
 from aws_data_mcp.workflows.service import Workflows
 from aws_data_mcp.workflows.sqlite_store import SqliteStore
+from aws_data_mcp.workflows.store import Written
 from support.logs import RecordKeeper
 
 ACCOUNT = "111122223333"
@@ -63,10 +66,10 @@ class FailingStore:
     def list(self, owner: str) -> list[Workflow]:
         return self._fail("Query")
 
-    def create(self, workflow: Workflow) -> None:
-        self._fail("PutItem")
+    def create(self, workflow: Workflow) -> Written:
+        return self._fail("PutItem")
 
-    def replace(self, workflow: Workflow, expected_version: int) -> bool:
+    def replace(self, workflow: Workflow, expected_version: int) -> Written:
         return self._fail("PutItem")
 
     def delete(self, owner: str, workflow_id: str) -> Workflow | None:
@@ -136,23 +139,36 @@ def test_a_sqlite_file_that_cannot_be_created_is_a_misconfiguration(tmp_path: Pa
     assert_clean(refused.value.payload(), "internal", False)
 
 
-def test_a_locked_sqlite_file_is_retryable_and_waits_no_longer_than_the_deadline(tmp_path: Path) -> None:
+def test_a_locked_sqlite_file_is_retryable_and_waits_no_longer_than_the_deadline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lock is released only long after the request's deadline (60 s, with SQLite's own wait longer still):
+    a store that waited past its deadline would get the lock and succeed. Refused while the lock is still held is
+    the proof, an order of events rather than a time."""
+    monkeypatch.setattr(sqlite_store, "BUSY_TIMEOUT_SECONDS", 600)
     database = str(tmp_path / "workflows.sqlite3")
     mine = Workflows(SqliteStore(database), "owner-a")
     workflow = mine.create("Plan", steps=["a"])
-    holder = sqlite3.connect(database)
+    holder = sqlite3.connect(database, check_same_thread=False)
     holder.execute("BEGIN EXCLUSIVE")  # another process is writing, and keeps at it
+    released = threading.Event()
+
+    def release() -> None:
+        released.set()
+        holder.rollback()
+
+    timer = threading.Timer(60, release)
+    timer.start()
     try:
-        started = time.monotonic()
         with pytest.raises(ResourceFailure) as refused, deadline_scope(time.monotonic() + 0.3):
             mine.update_step(workflow.id, "s1", status="completed")
-        waited = time.monotonic() - started
+        held = not released.is_set()
     finally:
+        timer.cancel()
         holder.rollback()
         holder.close()
     assert refused.value.code.value in ("upstream_unavailable", "timeout") and refused.value.retryable
     assert "workflow store" in refused.value.message
-    assert waited < 2.0, f"waited {waited:.1f} s for a lock with 0.3 s of budget"
+    assert held, "refused only once the lock was released: the wait outlived the request's deadline"
     assert mine.get(workflow.id).version == 1
 
 

@@ -26,7 +26,7 @@ from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
 from aws_data_mcp.workflows import service
 from aws_data_mcp.workflows.dynamodb_store import DynamoDbStore
-from aws_data_mcp.workflows.model import Workflow
+from aws_data_mcp.workflows.model import TOKEN_CHARS, Workflow
 from aws_data_mcp.workflows.service import (
     CONFLICT_RETRIES,
     MAX_DESCRIPTION,
@@ -38,7 +38,7 @@ from aws_data_mcp.workflows.service import (
     Workflows,
 )
 from aws_data_mcp.workflows.sqlite_store import SqliteStore
-from aws_data_mcp.workflows.store import WorkflowStore
+from aws_data_mcp.workflows.store import WorkflowStore, Written
 from support.events import EVENTS, ROOT, body_json, http_api_event, rpc
 from support.servers import free_port, lambda_container
 
@@ -122,6 +122,51 @@ def test_delete_answers_what_it_deleted(store: WorkflowStore) -> None:
     assert again.value.code is ErrorCode.NOT_FOUND
 
 
+# --------------------------------------------------------------------------- sending a change again
+
+
+def test_adding_a_step_with_its_own_id_again_is_a_no_op(store: WorkflowStore) -> None:
+    """The caller names the step: a re-sent call (after a lost answer, or an unknown outcome) finds it there."""
+    mine = Workflows(store, "owner-a")
+    workflow = mine.create("Plan", steps=["a"])
+    first = mine.add_step(workflow.id, "check access", step_id="check-1")
+    again = mine.add_step(workflow.id, "check access", step_id="check-1", position=1)
+    assert [(s.id, s.title) for s in again.steps] == [("s1", "a"), ("check-1", "check access")]
+    assert first.version == again.version == 2 and mine.get(workflow.id).to_json() == first.to_json()
+    with pytest.raises(ResourceFailure) as taken:
+        mine.add_step(workflow.id, "something else", step_id="check-1")
+    assert taken.value.code is ErrorCode.INVALID_ARGUMENT and "already a step" in taken.value.message
+    with pytest.raises(ResourceFailure) as bad:
+        mine.add_step(workflow.id, "x", step_id="no spaces")
+    assert bad.value.code is ErrorCode.INVALID_ARGUMENT
+    mine.add_step(workflow.id, "named like the server's", step_id="s7")
+    assert mine.add_step(workflow.id, "next").steps[-1].id == "s8"  # an issued kind of id is never issued again
+    assert mine.get(workflow.id).version == 4
+
+
+def test_every_other_change_sent_again_applies_nothing_twice(store: WorkflowStore) -> None:
+    """Setting tools set the same values again (the state is the same; the version says it was written again);
+    removing tools refuse, changing nothing."""
+    mine = Workflows(store, "owner-a")
+    workflow = mine.create("Plan", steps=["a", "b", "c"])
+    for _ in range(2):
+        mine.update_step(workflow.id, "s1", status="completed", note="done")
+        mine.update(workflow.id, name="Renamed")
+        mine.reorder(workflow.id, ["s3", "s1", "s2"])
+    twice = mine.get(workflow.id)
+    assert (twice.name, [(s.id, s.status, s.note) for s in twice.steps]) == (
+        "Renamed", [("s3", "pending", None), ("s1", "completed", "done"), ("s2", "pending", None)])
+    mine.remove_step(workflow.id, "s2")
+    with pytest.raises(ResourceFailure) as removed:
+        mine.remove_step(workflow.id, "s2")
+    assert removed.value.code is ErrorCode.INVALID_ARGUMENT and [s.id for s in mine.get(workflow.id).steps] == [
+        "s3", "s1"]
+    mine.delete(workflow.id)
+    with pytest.raises(ResourceFailure) as deleted:
+        mine.delete(workflow.id)
+    assert deleted.value.code is ErrorCode.NOT_FOUND
+
+
 def _stored_bytes(workflow: Workflow) -> int:
     return len(workflow.to_json().encode())
 
@@ -171,12 +216,16 @@ class LosingStore:
     def list(self, owner: str) -> list[Workflow]:
         return self.store.list(owner)
 
-    def create(self, workflow: Workflow) -> None:
-        self.store.create(workflow)
+    def create(self, workflow: Workflow) -> Written:
+        return self.store.create(workflow)
 
-    def replace(self, workflow: Workflow, expected_version: int) -> bool:
+    def replace(self, workflow: Workflow, expected_version: int) -> Written:
+        """Refused by its condition: another writer's version is there (its token in the place of this write's);
+        nothing is written."""
         self.attempts += 1
-        return False
+        winner = copy.deepcopy(workflow)
+        winner.writes = "x" * TOKEN_CHARS + workflow.writes[TOKEN_CHARS:]
+        return Written(winner)
 
     def delete(self, owner: str, workflow_id: str) -> Workflow | None:
         return self.store.delete(owner, workflow_id)

@@ -2,7 +2,7 @@
 // bucket's chain of links, each with its verdict, evidence and fix): the chain, link by link, grouped as the answer
 // groups it. Either way a click on a verdict shows its evidence and the fix to copy, and who applies it; a bucket of
 // discover's opens its explainer, read through the host.
-import { type Json, connect, copy, errorLine, escape, payloadOf, root } from "./common";
+import { type Json, canCopy, connect, copy, errorLine, escape, fitHeight, payloadOf, root } from "./common";
 
 type Verdict = "allowed" | "denied" | "unknown";
 /** A fix as the person copies it: what it is and who applies it, then each text to copy. */
@@ -17,6 +17,45 @@ const DISCOVER_ACTIONS: [string, string, string][] = [
   ["location", "s3:GetBucketLocation", ""], ["list", "s3:ListBucket", ""], ["read", "s3:GetObject", "/*"],
   ["simulate_write", "s3:PutObject", "/*"],
 ];
+/** Evidence keys as the words of a sentence: what was checked. */
+const CHECKED: Record<string, string> = {
+  location: "Asking for the bucket's region (s3:GetBucketLocation)", list: "Listing the bucket (s3:ListBucket)",
+  read: "Reading an object (s3:GetObject)", simulate_write: "IAM's simulator, asked about writing (s3:PutObject),",
+  bucket_policy: "The bucket policy", key_policy: "The KMS key policy", prefix: "The prefix checked",
+  objects_seen: "Objects seen in the listing", registered_location: "The Lake Formation registered location",
+  answered: "The answer came from", grants: "The Lake Formation grants to the caller", error: "The check",
+  object: "The object read", object_encryption: "The object's encryption", bucket_default: "The bucket's default encryption",
+  public_access_block: "The public access block", ownership: "Object ownership", workgroup: "The workgroup",
+  result_location: "The query results location", results_encryption: "The results encryption", cutoff_bytes: "The scan cutoff",
+};
+/** What a check's outcome word means, said plainly. */
+const OUTCOMES: Record<string, string> = {
+  ok: "was allowed", allowed: "allowed it", denied: "was denied", explicit_deny: "found an explicit Deny",
+  implicit_deny: "found no Allow (an implicit deny)", unavailable: "could not be asked", none: "does not exist",
+  read: "was read", unreadable: "could not be read", not_checked: "was not checked", unknown: "is unknown",
+};
+const LEVELS: Record<string, string> = {
+  write: "you can write to", read: "you can read", list: "you can only list", none: "you can reach none of",
+};
+
+/** One evidence entry as a sentence a person reads: what was checked and what came of it. */
+function sentence(key: string, value: unknown): string {
+  if (key === "simulated_with_bucket_policy") {
+    return value ? "The write simulation weighed the bucket policy as well as the caller's IAM policies."
+      : "The write simulation weighed only the caller's IAM policies, not the bucket policy.";
+  }
+  const subject = CHECKED[key] ?? `${key.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase())}`;
+  if (value && typeof value === "object" && "error" in value) {
+    const error = value as Json;
+    return `${subject} failed (${String(error.error).replace(/_/g, " ")}): ${error.message ?? ""}`.trim();
+  }
+  if (typeof value === "boolean") return `${subject}: ${value ? "yes" : "no"}.`;
+  if (value === null || value === undefined) return `${subject}: none.`;
+  if (typeof value === "string" && OUTCOMES[value]) return `${subject} ${OUTCOMES[value]}.`;
+  if (typeof value === "number") return `${subject}: ${value.toLocaleString()}.`;
+  return `${subject}: ${typeof value === "object" ? JSON.stringify(value) : String(value)}.`;
+}
+
 const KINDS: Record<string, string> = {
   identity_policy: "the caller's IAM policy", bucket_policy: "the bucket policy", key_policy: "the KMS key policy",
   lake_formation_grant: "a Lake Formation grant", workgroup: "the workgroup's settings",
@@ -24,6 +63,7 @@ const KINDS: Record<string, string> = {
 
 let checks: Check[] = [];
 let head = "";
+let summary = "";
 let chain = false;
 let picked = -1;
 let shown: Json = {};
@@ -42,9 +82,9 @@ function show(payload: Json, isError: boolean): void {
   shown = payload;
   chain = Array.isArray(payload.links);
   checks = chain ? fromExplainer(payload) : fromDiscover(payload);
-  head = chain ? explainerHead(payload) : `<header><b>${escape(payload.principal_arn ?? "Access")}</b>`
-    + Object.entries(payload.levels ?? {}).map(([level, n]) => `<span class="muted">${escape(level)}: ${n}</span>`)
-      .join("") + "</header>";
+  summary = typeof payload.summary === "string" ? `<p id="summary">${escape(payload.summary)}</p>` : "";
+  head = chain ? explainerHead(payload) : `<header><b>${escape(payload.principal_arn ?? "Access")}</b></header>`
+    + levelsLegend(payload.levels ?? {});
   const denied = checks.findIndex((check) => check.verdict === "denied");
   picked = denied >= 0 ? denied : checks.findIndex((check) => check.verdict === "unknown");
   render();
@@ -67,6 +107,17 @@ function verdictOf(value: unknown): Verdict {
   return "unknown";
 }
 
+/** discover's count of buckets per level, and what each verdict means, as a legend. */
+function levelsLegend(levels: Record<string, number>): string {
+  const total = Object.values(levels).reduce((n, count) => n + Number(count), 0);
+  const parts = ["write", "read", "list", "none", ...Object.keys(levels).filter((l) => !LEVELS[l])]
+    .filter((level) => levels[level]).map((level) => `<span>${escape(LEVELS[level] ?? `${level}:`)} `
+      + `<b>${levels[level]}</b></span>`);
+  return `<div class="legend" id="legend"><span>Of <b>${total}</b> bucket${total === 1 ? "" : "s"}:</span>${parts.join("")}</div>`
+    + `<div class="legend muted">${badge("allowed")} AWS allows it ${badge("denied")} AWS refuses it `
+    + `${badge("unknown")} not settled from the caller's seat (click a cell for why)</div>`;
+}
+
 const badge = (verdict: string) => `<span class="badge ${escape(verdict)}">${escape(verdict)}</span>`;
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
@@ -75,9 +126,11 @@ function fromDiscover(payload: Json): Check[] {
     const raw = key === "simulate_write" ? bucket.write : bucket.evidence?.[key];
     const verdict = verdictOf(raw);
     const errors = (bucket.errors ?? []).filter((e: Json) => !e.action || e.action === action)
-      .map((e: Json) => `${e.error ?? "error"}: ${e.message ?? ""}`);
-    const evidence = [`${action}: ${raw ?? "not checked"}`, ...errors,
-      ...Object.entries(bucket.evidence ?? {}).filter(([k]) => k !== key).map(([k, v]) => `${k}: ${v}`)];
+      .map((e: Json) => sentence("error", { error: e.error ?? "error", message: e.message }));
+    const evidence = [sentence(key, raw ?? "not_checked"), ...errors,
+      ...Object.entries(bucket.evidence ?? {}).filter(([k]) => k !== key).map(([k, v]) => sentence(k, v)),
+      ...(key === "simulate_write" && bucket.write_note ? [String(bucket.write_note)] : []),
+      ...(key === "read" && bucket.note ? [String(bucket.note)] : [])];
     const fixes = verdict === "denied" ? [{
       title: "Add to the caller's IAM policy (and allow it in the bucket policy, if it has one)",
       parts: [{ label: "statement", text: json({ Effect: "Allow", Action: action,
@@ -86,15 +139,6 @@ function fromDiscover(payload: Json): Check[] {
     return { group: "", resource: bucket.bucket, action, verdict, evidence, settle: null, fixes, governedBy: null,
       explain: bucket.explain ?? null };
   }));
-}
-
-/** One evidence entry as a line: an error as its code and message, anything else as its value. */
-function evidenceLine([key, value]: [string, unknown]): string {
-  if (value && typeof value === "object" && "error" in value) {
-    const error = value as Json;
-    return `${key}: ${error.error}: ${error.message ?? ""}`;
-  }
-  return `${key}: ${value === null ? "none" : typeof value === "object" ? JSON.stringify(value) : String(value)}`;
 }
 
 function fixOf(fix: Json): Fix {
@@ -113,7 +157,7 @@ function fixOf(fix: Json): Fix {
 function linkOf(group: string, link: Json): Check {
   return {
     group, resource: String(link.resource ?? ""), action: String(link.check ?? "check"), verdict: verdictOf(link.verdict),
-    evidence: Object.entries(link.evidence ?? {}).map(evidenceLine), settle: link.settle ?? null,
+    evidence: Object.entries(link.evidence ?? {}).map(([key, value]) => sentence(key, value)), settle: link.settle ?? null,
     fixes: ([] as Json[]).concat(link.fix ?? []).map(fixOf), governedBy: link.governed_by ?? null, explain: null,
   };
 }
@@ -170,7 +214,8 @@ function chainTable(): string {
 
 function render(): void {
   const body = !checks.length ? `<p class="muted">No checks in this answer.</p>` : chain ? chainTable() : matrix();
-  root().innerHTML = head + body + detail();
+  root().innerHTML = summary + head + body + detail();
+  fitHeight(root().querySelector(".scroll"), 80); // within the host's maximum height, the detail below kept whole
 }
 
 function detail(): string {
@@ -178,7 +223,7 @@ function detail(): string {
   if (!check) return "";
   const fixes = check.fixes.map((fix, f) => `<div class="fix"><b>Fix</b>: ${escape(fix.title)}`
     + fix.parts.map((part, p) => `<div class="bar"><span class="muted">${escape(part.label)}</span>`
-      + `<button data-fix="${f}" data-part="${p}">Copy</button></div><pre>${escape(part.text)}</pre>`).join("")
+      + `<button data-fix="${f}" data-part="${p}">${canCopy() ? "Copy" : "Select to copy"}</button></div><pre>${escape(part.text)}</pre>`).join("")
     + "</div>").join("");
   return `<section class="detail" id="detail"><b>${escape(check.resource)}</b> · ${escape(check.action)} · `
     + `${badge(check.verdict)}<ul>${check.evidence.map((e) => `<li>${escape(e)}</li>`).join("")}</ul>`
@@ -201,6 +246,6 @@ document.addEventListener("click", (event) => {
     show(from, false);
   } else if (target.dataset.fix !== undefined) {
     const part = checks[picked]?.fixes[Number(target.dataset.fix)]?.parts[Number(target.dataset.part)];
-    if (part) void copy(part.text);
+    if (part) void copy(part.text, part.label);
   }
 });

@@ -1,16 +1,21 @@
 // The query results view: an athena_query answer (or an athena://queries/{id} page) as a typed table with its
-// header, further pages read through the host, and a chart where the result has a category or time column and a
-// numeric one. Reads the answer's fields where present and leaves out what is missing.
-import { type Json, connect, copy, errorLine, escape, payloadOf, root } from "./common";
+// header, further pages read through the host (on scrolling to the end, or "Next page"), and a chart where one
+// answers something (chart.ts). Values are written for people (format.ts); the raw value is the one copied, sorted
+// and put in the CSV. Reads the answer's fields where present and leaves out what is missing.
+import { type Json, canCopy, connect, copy, errorLine, escape, fitHeight, payloadOf, root, showBox } from "./common";
+import { type Column, type Formatter, csvOf, formatters, isNumeric, rawText } from "./format";
+import { type Kind, type Plan, drawChart, planOf } from "./chart";
 
-type Column = { name: string; type: string | null };
-type Chart = "bar" | "line" | "off";
+type Chart = Kind | "off";
 type Cut = { row: number; column: string; original_length: number; kept_length: number };
 
-const NUMERIC = /^(tinyint|smallint|int|integer|bigint|real|double|float|decimal)/i;
-const TIME = /^(date|timestamp|time)/i;
-const TEXT = /^(varchar|char|string|boolean)/i;
-const CHART_POINTS = 60;
+/** Past this many characters a cell is cut short on screen (its whole value on hover, and copied whole). */
+const LONG_CELL = 60;
+/** Rows painted at once; the rest follow, ROWS_A_FRAME at a time. */
+const FIRST_ROWS = 60;
+const ROWS_A_FRAME = 500;
+/** How close to the end of the table (px) scrolling reads the next page. */
+const NEAR_END = 160;
 
 let answer: Json = {};
 let columns: Column[] = [];
@@ -19,6 +24,9 @@ let cuts = new Map<unknown[], Map<number, Cut>>(); // values cut to fit an answe
 let nextUri: string | null = null;
 let sort: { column: number; descending: boolean } | null = null;
 let chart: Chart = "off";
+let plan: Plan | null = null;
+let measure = -1;
+let formats: Formatter[] = [];
 let loading = false;
 let note = "";
 
@@ -42,7 +50,10 @@ function take(payload: Json): void {
   markCuts(results);
   nextUri = results.next_uri ?? null;
   sort = null;
-  chart = chartable() ? (TIME.test(columns[chartable()!.x].type ?? "") ? "line" : "bar") : "off";
+  formats = formatters(columns, rows);
+  plan = planOf(columns, rows);
+  chart = plan?.kind ?? "off";
+  measure = plan?.measures[0] ?? -1;
 }
 
 /** Marks the page's cut values on its rows, which are the last `results.rows.length` of `rows`. */
@@ -59,13 +70,7 @@ function markCuts(results: Json): void {
 
 const pending = () => !answer.results && ["QUEUED", "RUNNING"].includes(answer.state);
 
-const numeric = (i: number) => NUMERIC.test(columns[i]?.type ?? "");
-
-function chartable(): { x: number; y: number } | null {
-  const x = columns.findIndex((c) => TIME.test(c.type ?? "") || TEXT.test(c.type ?? ""));
-  const y = columns.findIndex((_, i) => numeric(i));
-  return x >= 0 && y >= 0 && rows.length > 1 ? { x, y } : null;
-}
+const numeric = (i: number) => Boolean(columns[i]) && isNumeric(columns[i]);
 
 function shown(): unknown[][] {
   if (!sort) return rows;
@@ -102,66 +107,105 @@ function header(): string {
 function cell(value: unknown, i: number, cut?: Cut): string {
   const num = numeric(i) ? " num" : "";
   if (value === null || value === undefined) return `<td class="null${num}">NULL</td>`;
-  const text = typeof value === "object" ? JSON.stringify(value) : String(value);
+  const text = rawText(value);
   if (cut) {
     return `<td class="cut" title="${escape(`cut to ${cut.kept_length.toLocaleString("en")} of `
-      + `${cut.original_length.toLocaleString("en")} characters`)}"><span class="badge unknown">cut</span> ${escape(text)}</td>`;
+      + `${cut.original_length.toLocaleString("en")} characters`)}"><span class="badge unknown">cut</span> `
+      + `${escape(text.slice(0, LONG_CELL))}…</td>`;
   }
-  return text === "" ? `<td class="empty"></td>` : `<td class="${num.trim()}">${escape(text)}</td>`;
+  if (text === "") return `<td class="empty"></td>`;
+  const shown = formats[i]?.show(value) ?? text;
+  const long = shown.length > LONG_CELL;
+  const title = shown !== text || long ? ` title="${escape(text)}"` : "";
+  return `<td class="${num.trim()}${long ? " long" : ""}"${title}>${escape(long ? `${shown.slice(0, LONG_CELL)}…` : shown)}</td>`;
 }
 
-function table(list: unknown[][]): string {
+const rowsHtml = (list: unknown[][], from: number, to: number): string => list.slice(from, to).map((row, r) =>
+  `<tr data-row="${from + r}">${row.map((value, i) => cell(value, i, cuts.get(row)?.get(i))).join("")}</tr>`).join("");
+
+function table(list: unknown[][], upTo: number): string {
   const heads = columns.map((c, i) => {
     const sorted = sort?.column === i ? ` aria-sort="${sort.descending ? "descending" : "ascending"}"` : "";
     return `<th data-column="${i}" class="${numeric(i) ? "num" : ""}"${sorted}>${escape(c.name)}`
       + `<small>${escape(c.type ?? "?")}</small></th>`;
   }).join("");
-  const body = list.map((row, r) => `<tr data-row="${r}">${row.map((value, i) => cell(value, i, cuts.get(row)?.get(i)))
-    .join("")}</tr>`).join("");
-  return `<div class="scroll"><table><thead><tr>${heads}</tr></thead><tbody>${body}</tbody></table>`
-    + `<div id="more-sentinel"></div></div>`;
+  const body = rowsHtml(list, 0, upTo);
+  return `<div class="scroll" id="rows"><table><thead><tr>${heads}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
-function drawChart(list: unknown[][]): string {
-  const axes = chartable();
-  if (!axes || chart === "off") return "";
-  const points = list.filter((row) => row[axes.y] !== null).slice(0, CHART_POINTS);
-  const values = points.map((row) => Number(row[axes.y]));
-  const top = Math.max(...values, 0) || 1;
-  const [w, h, left, bottom] = [720, 220, 48, 36];
-  const step = (w - left) / Math.max(points.length, 1);
-  const y = (v: number) => h - bottom - (v / top) * (h - bottom - 10);
-  const labels = points.map((row, i) => i % Math.ceil(points.length / 8) ? "" :
-    `<text x="${left + i * step + step / 2}" y="${h - bottom + 14}" text-anchor="middle">`
-    + `${escape(String(row[axes.x] ?? "NULL")).slice(0, 12)}</text>`).join("");
-  const marks = chart === "bar"
-    ? values.map((v, i) => `<rect class="mark" x="${left + i * step + 1}" y="${y(v)}" width="${Math.max(step - 2, 1)}"`
-      + ` height="${h - bottom - y(v)}"><title>${escape(String(points[i][axes.x]))}: ${v}</title></rect>`).join("")
-    : `<path class="mark" d="${values.map((v, i) => `${i ? "L" : "M"}${left + i * step + step / 2},${y(v)}`).join("")}"/>`;
-  return `<svg viewBox="0 0 ${w} ${h}" role="img" aria-label="${escape(columns[axes.y].name)} by ${escape(columns[axes.x].name)}">`
-    + `<line x1="${left}" y1="${h - bottom}" x2="${w}" y2="${h - bottom}"/>`
-    + `<text x="${left - 4}" y="14" text-anchor="end">${top.toLocaleString()}</text>`
-    + `<text x="${left - 4}" y="${h - bottom}" text-anchor="end">0</text>${marks}${labels}</svg>`;
+function chartPart(list: unknown[][]): string {
+  if (!plan || chart === "off" || measure < 0) return "";
+  const width = Math.max(root().clientWidth - 24, 240); // the view's whole width, inside its padding
+  return drawChart({ plan, kind: chart, measure, columns, rows: list, formats, width });
 }
 
 function toolbar(): string {
-  const chartButtons = chartable()
+  const chartButtons = plan
     ? (["bar", "line", "off"] as Chart[]).map((kind) =>
       `<button data-chart="${kind}" aria-pressed="${chart === kind}">${kind === "off" ? "No chart" : kind === "bar" ? "Bar" : "Line"}</button>`).join("")
     : "";
+  const measures = plan && plan.measures.length > 1 && chart !== "off"
+    ? `<label>chart <select id="measure">${plan.measures.map((i) => `<option value="${i}"${i === measure ? " selected" : ""}>`
+      + `${escape(columns[i].name)}</option>`).join("")}</select></label>` : "";
   const first = answer.results?.first_row ?? 0;
-  const count = `<span class="muted" id="count">rows ${rows.length ? first + 1 : 0}–${first + rows.length}${nextUri ? ", more to read" : ""}</span>`;
+  const count = rows.length
+    ? `<span class="muted" id="count">rows ${(first + 1).toLocaleString()}–${(first + rows.length).toLocaleString()}`
+      + `${nextUri ? ", more to read (scroll to the end)" : ""}</span>`
+    : answer.results ? `<span class="muted" id="count">no rows</span>` : "";
   const more = nextUri ? `<button id="more"${loading ? " disabled" : ""}>${loading ? "Reading…" : "Next page"}</button>` : "";
   const refresh = pending() && answer.uri ? `<button id="refresh"${loading ? " disabled" : ""}>Read the query again</button>` : "";
-  return `<div class="bar">${count}${more}${refresh}<button id="csv"${rows.length ? "" : " disabled"}>Download CSV</button>${chartButtons}</div>`;
+  // Only what this host can do: its download, else the CSV shown to select; nothing at all without rows.
+  const csv = !rows.length ? "" : hostDownloads() ? `<button id="csv">Download CSV</button>`
+    : `<button id="csv">Show CSV</button>`;
+  const parts = count + more + refresh + csv + chartButtons + measures;
+  return parts ? `<div class="bar">${parts}</div>` : "";
 }
+
+const hostDownloads = () => Boolean(app.hostCapabilities?.downloadFile);
+
+/** Counts renders: rows still being added belong to the render that started adding them. */
+let generation = 0;
+let adding = false;
 
 function render(): void {
   const list = shown();
+  const before = document.getElementById("rows");
+  const [top, left] = [before?.scrollTop ?? 0, before?.scrollLeft ?? 0]; // a page appended keeps the place
+  // From the top, the first rows are painted first and the rest added after that paint, a batch a frame: a person
+  // sees rows at once, and the page stays responsive. Scrolled down, every row is there before the place is kept.
+  const upTo = top === 0 ? Math.min(FIRST_ROWS, list.length) : list.length;
   const waiting = answer.next_step ? `<p class="muted">${escape(answer.next_step)}</p>` : "";
   root().innerHTML = header() + waiting + failure() + cutNote() + (note ? `<p class="error">${escape(note)}</p>` : "")
-    + toolbar() + drawChart(list) + (columns.length ? table(list) : "");
-  watchScroll();
+    + toolbar() + chartPart(list) + (columns.length ? table(list, upTo) : "");
+  const mine = ++generation;
+  adding = upTo < list.length;
+  if (adding) addRows(list, upTo, mine);
+  const box = document.getElementById("rows");
+  fitHeight(box);
+  if (box) {
+    box.scrollTop = top;
+    box.scrollLeft = left;
+    box.addEventListener("scroll", nearEnd, { passive: true });
+  }
+}
+
+function addRows(list: unknown[][], from: number, mine: number): void {
+  requestAnimationFrame(() => setTimeout(() => { // after the next paint
+    const body = document.querySelector("#rows tbody");
+    if (mine !== generation || !body) return;
+    const to = Math.min(from + ROWS_A_FRAME, list.length);
+    body.insertAdjacentHTML("beforeend", rowsHtml(list, from, to));
+    adding = to < list.length;
+    if (adding) addRows(list, to, mine);
+    else fitHeight(document.getElementById("rows"));
+  }));
+}
+
+/** Scrolling to (near) the end of the rows reads the next page. A scroll position, not an observer on a zero-height
+ * sentinel: at the very bottom such a sentinel can sit a fraction of a pixel below the box and never intersect. */
+function nearEnd(event: Event): void {
+  const box = event.currentTarget as HTMLElement;
+  if (nextUri && !loading && !adding && box.scrollTop + box.clientHeight >= box.scrollHeight - NEAR_END) void readPage(nextUri, true);
 }
 
 /** Why the query failed or stopped, Athena's reason, and what to do (the error's details). */
@@ -197,6 +241,8 @@ async function readPage(uri: string, append: boolean): Promise<void> {
       rows = rows.concat(results.rows ?? []);
       markCuts(results);
       nextUri = results.next_uri ?? null;
+      plan = planOf(columns, rows);
+      if (!plan) chart = "off";
     } else {
       take(page);
     }
@@ -208,35 +254,19 @@ async function readPage(uri: string, append: boolean): Promise<void> {
   }
 }
 
-function csv(): string {
-  const field = (v: unknown) => {
-    const text = v === null || v === undefined ? "" : typeof v === "object" ? JSON.stringify(v) : String(v);
-    return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-  };
-  return [columns.map((c) => c.name), ...shown()].map((row) => row.map(field).join(",")).join("\r\n") + "\r\n";
-}
-
 async function download(): Promise<void> {
   const name = `query-${answer.execution_id ?? "results"}.csv`;
-  if (app.getHostCapabilities()?.downloadFile) {
-    await app.downloadFile({ contents: [{ type: "resource", resource: { uri: `file:///${name}`, mimeType: "text/csv", text: csv() } }] });
-  } else {
-    const link = Object.assign(document.createElement("a"), { download: name,
-      href: `data:text/csv;charset=utf-8,${encodeURIComponent(csv())}` });
-    link.click();
+  const text = csvOf(columns, shown());
+  if (hostDownloads()) {
+    try {
+      const done = await app.downloadFile({ contents: [{ type: "resource",
+        resource: { uri: `file:///${name}`, mimeType: "text/csv", text } }] });
+      if (!(done as { isError?: boolean })?.isError) return;
+    } catch {
+      // The host refused or failed: the box below still gives the CSV.
+    }
   }
-}
-
-let observer: IntersectionObserver | null = null;
-function watchScroll(): void {
-  observer?.disconnect();
-  const sentinel = document.getElementById("more-sentinel");
-  if (!sentinel || !nextUri) return;
-  observer = new IntersectionObserver((seen) => {
-    if (seen.some((entry) => entry.isIntersecting) && nextUri && rows.length) void readPage(nextUri, true);
-  }, { root: sentinel.parentElement });
-  // Only once the person has scrolled: a short first page must not read every page at once.
-  sentinel.parentElement?.addEventListener("scroll", () => observer && sentinel && observer.observe(sentinel), { once: true });
+  showBox(text, `${name}, to select and copy:`);
 }
 
 document.addEventListener("click", (event) => {
@@ -256,9 +286,32 @@ document.addEventListener("click", (event) => {
     void readPage(answer.uri, false);
   } else if (button?.id === "csv") {
     void download();
-  } else if (target.tagName === "TD") {
-    const row = shown()[Number((target.parentElement as HTMLElement).dataset.row)];
-    const value = row?.[(target as HTMLTableCellElement).cellIndex];
-    void copy(value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value));
+  } else if (target.closest("td")) {
+    const td = target.closest("td") as HTMLTableCellElement;
+    const row = shown()[Number((td.parentElement as HTMLElement).dataset.row)];
+    void copy(rawText(row?.[td.cellIndex]), columns[td.cellIndex]?.name ?? "value");
   }
 });
+
+document.addEventListener("change", (event) => {
+  const target = event.target as HTMLSelectElement;
+  if (target.id === "measure") {
+    measure = Number(target.value);
+    render();
+  }
+});
+
+// The chart takes the view's whole width: drawn again when the host resizes the frame.
+let resized = 0;
+let drawnWidth = window.innerWidth;
+window.addEventListener("resize", () => {
+  clearTimeout(resized);
+  resized = window.setTimeout(() => {
+    if (window.innerWidth === drawnWidth) return; // the host fitting the frame's height to the view: nothing to redraw
+    drawnWidth = window.innerWidth;
+    if (plan && chart !== "off") render();
+  }, 150);
+});
+
+// Cells say they copy only where the host lets the view copy; elsewhere a click shows the value to select.
+document.documentElement.classList.toggle("no-copy", !canCopy());

@@ -19,7 +19,7 @@ export const firstPaint = (frame) => frame.evaluate(() => new Promise((resolve) 
   if (paint) { observer.disconnect(); resolve(performance.timeOrigin + paint.startTime); }
 }).observe({ type: "paint", buffered: true })));
 
-export async function openHost(url, name) {
+async function launch(url, name) {
   const client = new Client({ name, version: "1.0.0" },
     { capabilities: { extensions: { [UI]: { mimeTypes: ["text/html;profile=mcp-app"] } } } });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -38,6 +38,11 @@ export async function openHost(url, name) {
     await client.close();
     rmSync(profile, { recursive: true, force: true });
   };
+  return { client, calls, browser, page, close };
+}
+
+export async function openHost(url, name) {
+  const { client, calls, browser, page, close } = await launch(url, name);
   return { client, calls, browser, page, close,
     /** Loads the host page; call after the page's listeners are attached. */
     start: async () => {
@@ -48,5 +53,27 @@ export async function openHost(url, name) {
     view: () => page.frames().find((frame) => frame !== page.mainFrame()),
     /** The same, waiting for the iframe now in the host (a frame just replaced may still be listed). */
     frame: async () => (await page.locator("iframe").elementHandle()).contentFrame(),
+  };
+}
+
+/** The documentation host (test/docs-host.ts) on http://host.localhost, its sandbox proxy (test/sandbox.html) on
+ * http://sandbox.localhost: two origins served by the browser itself (Playwright's routing), so nothing leaves it. */
+export const HOST_PAGES = { "http://host.localhost/": () => `<!doctype html><html><head><meta charset="utf-8"></head><body>`
+  + `<script>${readFileSync(join(HERE, ".build", "docs-host.js"), "utf8")}</script></body></html>`,
+  "http://sandbox.localhost/sandbox.html": () => readFileSync(join(HERE, "sandbox.html"), "utf8") };
+
+export async function openDocsHost(url, name) {
+  const { client, calls, browser, page, close } = await launch(url, name);
+  await browser.grantPermissions(["clipboard-read", "clipboard-write"], { origin: "http://host.localhost" });
+  for (const [address, body] of Object.entries(HOST_PAGES)) {
+    await page.route(address, (route) => route.fulfill({ status: 200, contentType: "text/html", body: body() }));
+  }
+  return { client, calls, browser, page, close,
+    start: async () => {
+      await page.exposeFunction("mcp", (method, params) => calls[method](params));
+      await page.goto("http://host.localhost/");
+    },
+    /** The view's frame: the proxy's inner frame. */
+    view: () => page.frames().find((frame) => frame.parentFrame()?.url().startsWith("http://sandbox.localhost/")),
   };
 }

@@ -39,6 +39,7 @@ from moto.core.exceptions import JsonRESTError
 from moto.s3.models import s3_backends
 
 from .athena_access import Caller, CallerAccess, caller_of
+from .lake_metadata import is_metadata, run_metadata
 from .lake_query import QueryFailure, QueryResult, ScanLimitExceeded, result_csv, run_query
 from .moto_extensions import EXECUTION_DETAILS_ATTR
 
@@ -194,9 +195,13 @@ class AthenaEngine:
         try:
             if access is not None:  # moto made OutputLocation the result file's: <location>/<id>.csv
                 access.results(run.config["OutputLocation"], run.config.get("EncryptionConfiguration"))
-            result = run_query(run.query, database=database, account_id=account_id, region=region,
-                               workdir=self.workdir, result_name=run.id, cutoff=cutoff, on_connection=keep,
-                               access=access)
+            if is_metadata(run.query):  # SHOW, DESCRIBE: the catalog answers, nothing is scanned
+                result = run_metadata(run.query, database=database, account_id=account_id, region=region,
+                                      output=self.workdir / f"{run.id}.duckdb", access=access)
+            else:
+                result = run_query(run.query, database=database, account_id=account_id, region=region,
+                                   workdir=self.workdir, result_name=run.id, cutoff=cutoff, on_connection=keep,
+                                   access=access)
             self._results.append(result)
             _write_result(account_id, run.config["OutputLocation"], result)
             outcome = _Outcome("SUCCEEDED", result.scanned_bytes, _ms_since(began), result=result)

@@ -11,6 +11,7 @@ and churn labels are computed from the orders, sessions and e-mails they describ
 than analytics' 10 MB cutoff, so a full scan is refused while a query on a few days passes.
 """
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
@@ -24,8 +25,54 @@ ORDER_DAYS = 120
 FIRST_ORDER_DAY = date(2026, 1, 1)
 
 _STATUSES = ("placed", "shipped", "delivered", "returned", "cancelled")
-_CURRENCIES = ("USD", "EUR", "GBP")
 _CHANNELS = ("web", "mobile", "store")
+CURRENCIES = ("USD", "EUR", "GBP")
+USD_PER_UNIT = {"USD": Decimal("1.0000"), "EUR": Decimal("1.0870"), "GBP": Decimal("1.2658")}
+"""What one unit of each currency was worth in USD over 2026-01..04 (sales.exchange_rates has it by month)."""
+_LOCAL_PER_10000_USD = {"USD": 10_000, "EUR": 9_200, "GBP": 7_900}
+"""One order's basket priced in USD cents, then in its own currency: cents x this // 10,000."""
+
+RETURN_PERMILLE = {"web": 90, "mobile": 140, "store": 25}
+"""Of each channel's orders, per mille returned: mobile orders come back most, store purchases rarely."""
+CANCEL_PERMILLE = {"web": 30, "mobile": 50, "store": 0}
+CHURNERS = 15_000
+"""Customers CUS-1000000..1014999 drift away: fewer orders, then none after their last day (8 to 79 days in), so
+by April many have been inactive for over 60 days, and their features (recency, frequency) say so."""
+ORDERING_CUSTOMERS = 50_000
+
+
+def _day_weight(day: int) -> int:
+    """Orders on day `day` (0 = 2026-01-01), relative: weekends busier, the winter sale's two weeks busiest, a
+    February lull, spring growing through April."""
+    weekday = (FIRST_ORDER_DAY + timedelta(days=day)).weekday()
+    weekly = {4: 110, 5: 135, 6: 130}.get(weekday, 100)
+    season = 150 if day < 14 else 80 if 31 <= day < 59 else 100 if day < 80 else 100 + 40 * (day - 80) // 39
+    return weekly * season
+
+
+def _day_counts(rows: int = ORDER_ROWS, days: int = ORDER_DAYS) -> tuple[int, ...]:
+    """Orders per day, summing to `rows` (the largest remainders get the rows left over)."""
+    weights = [_day_weight(day) for day in range(days)]
+    total = sum(weights)
+    counts = [rows * w // total for w in weights]
+    by_remainder = sorted(range(days), key=lambda d: (-(rows * weights[d] % total), d))
+    for day in by_remainder[:rows - sum(counts)]:
+        counts[day] += 1
+    return tuple(counts)
+
+
+DAY_COUNTS = _day_counts()
+DAY_STARTS = tuple(sum(DAY_COUNTS[:day]) for day in range(ORDER_DAYS))
+"""Orders are numbered day by day: order `row` is on the day whose block holds it."""
+_DATES = tuple(FIRST_ORDER_DAY + timedelta(days=day) for day in range(ORDER_DAYS))
+
+
+def mixed(value: int, salt: int) -> int:
+    """A 32-bit hash of `value` (the ``mixed`` macro of ``MACROS`` computes the same in DuckDB): integer arithmetic
+    only, so Python and the generated files agree exactly."""
+    x = (value * 2654435761 + salt * 97531) % 4294967296
+    x = ((x ^ (x >> 16)) * 73244475) % 4294967296
+    return x ^ (x >> 16)
 
 
 @dataclass(frozen=True)
@@ -43,36 +90,84 @@ class OrderValues:
     channel: str
 
 
-def order_values(row: int, days: int = ORDER_DAYS) -> OrderValues:
+def _customer(row: int, day: int) -> int:
+    """The customer's number: a drifting one (below CHURNERS) orders less, and not after its last day; their
+    other orders go to a loyal customer."""
+    base = (row * 7919) % ORDERING_CUSTOMERS
+    if base < CHURNERS and (day > 8 + (base * 37) % 72 or mixed(row, 2) % 100 < 35):
+        return CHURNERS + (base * 31 + row) % (ORDERING_CUSTOMERS - CHURNERS)
+    return base
+
+
+def _status(row: int, day: int, channel: str) -> str:
+    draw = mixed(row, 3) % 1000
+    age = ORDER_DAYS - 1 - day
+    if draw < RETURN_PERMILLE[channel] and age >= 5:
+        return "returned"
+    if draw < RETURN_PERMILLE[channel] + CANCEL_PERMILLE[channel]:
+        return "cancelled"
+    if channel == "store" or age > 6:
+        return "delivered"
+    return "shipped" if age > 2 else "placed"
+
+
+def order_values(row: int) -> OrderValues:
     """The values of order number ``row`` (0-based): what the generated files contain, for tests to check."""
+    day = bisect_right(DAY_STARTS, row) - 1
+    draw = mixed(row, 1) % 100
+    channel = "web" if draw < 50 else "mobile" if draw < 85 else "store"
+    customer = _customer(row, day)
+    pick = mixed(customer, 4) % 100
+    currency = "USD" if pick < 55 else "EUR" if pick < 85 else "GBP"
+    usd_cents = 1500 + (mixed(row, 5) >> 16) * (mixed(row, 6) >> 16) * (14000 if channel == "store" else 30000) \
+        // 4294967296
+    cents = usd_cents * _LOCAL_PER_10000_USD[currency] // 10000
     return OrderValues(
         order_id=f"ORD-{1_000_000 + row}",
-        customer_id=f"CUS-{1_000_000 + (row * 7919) % 50_000}",
-        order_date=FIRST_ORDER_DAY + timedelta(days=row % days),
+        customer_id=f"CUS-{1_000_000 + customer}",
+        order_date=_DATES[day],
         seconds_into_day=(row * 37) % 86_400,
-        status=_STATUSES[(row // 7) % len(_STATUSES)],
-        currency=_CURRENCIES[(row // 11) % len(_CURRENCIES)],
-        total_amount=Decimal((row * 7907) % 50_000 + 500) / 100,
-        items_count=1 + row % 9,
-        channel=_CHANNELS[(row // 3) % len(_CHANNELS)],
+        status=_status(row, day, channel),
+        currency=currency,
+        total_amount=Decimal(cents) / 100,
+        items_count=1 + min(8, usd_cents // 3000 + mixed(row, 7) % 2),
+        channel=channel,
     )
 
 
-def _choice(options: tuple[str, ...], index: str) -> str:
-    return "[" + ", ".join(f"'{option}'" for option in options) + f"][1 + ({index}) % {len(options)}]"
+def _cases(mapping: dict[str, object], key: str) -> str:
+    return "CASE " + " ".join(f"WHEN {key} = '{k}' THEN {v}" for k, v in mapping.items()) + " END"
 
 
-def orders_sql(rows: int = ORDER_ROWS, days: int = ORDER_DAYS) -> str:
+def orders_sql() -> str:
     """DuckDB SQL producing the same rows as ``order_values``."""
-    day = f"DATE '{FIRST_ORDER_DAY.isoformat()}' + CAST(i % {days} AS INTEGER)"
-    return (
-        f"SELECT 'ORD-' || (1000000 + i) AS order_id, 'CUS-' || (1000000 + (i * 7919) % 50000) AS customer_id, "
-        f"CAST({day} AS TIMESTAMP) + to_seconds((i * 37) % 86400) AS order_ts, "
-        f"{_choice(_STATUSES, 'i // 7')} AS status, {_choice(_CURRENCIES, 'i // 11')} AS currency, "
-        f"CAST(((i * 7907) % 50000 + 500) / 100 AS DECIMAL(12, 2)) AS total_amount, "
-        f"CAST(1 + i % 9 AS INTEGER) AS items_count, {_choice(_CHANNELS, 'i // 3')} AS channel, "
-        f"strftime({day}, '%Y-%m-%d') AS order_date FROM range({rows}) AS t(i)"
-    )
+    blocks = ", ".join(f"({day}, {start}, {count})" for day, (start, count) in enumerate(zip(DAY_STARTS, DAY_COUNTS,
+                                                                                              strict=True)))
+    base = f"(i * 7919) % {ORDERING_CUSTOMERS}"
+    customer = (f"CASE WHEN {base} < {CHURNERS} AND (day > 8 + ({base} * 37) % 72 OR mixed(i, 2) % 100 < 35) "
+                f"THEN {CHURNERS} + ({base} * 31 + i) % {ORDERING_CUSTOMERS - CHURNERS} ELSE {base} END")
+    age = f"{ORDER_DAYS - 1} - day"
+    status = (f"CASE WHEN mixed(i, 3) % 1000 < {_cases(RETURN_PERMILLE, 'channel')} AND {age} >= 5 THEN 'returned' "
+              f"WHEN mixed(i, 3) % 1000 < {_cases(RETURN_PERMILLE, 'channel')} + {_cases(CANCEL_PERMILLE, 'channel')} "
+              f"THEN 'cancelled' WHEN channel = 'store' OR {age} > 6 THEN 'delivered' "
+              f"WHEN {age} > 2 THEN 'shipped' ELSE 'placed' END")
+    local = _cases(_LOCAL_PER_10000_USD, "currency")
+    return f"""
+SELECT 'ORD-' || (1000000 + i) AS order_id, 'CUS-' || (1000000 + customer) AS customer_id,
+       CAST(DATE '{FIRST_ORDER_DAY.isoformat()}' + CAST(day AS INTEGER) AS TIMESTAMP) + to_seconds((i * 37) % 86400)
+           AS order_ts, {status} AS status, currency,
+       CAST((usd_cents * {local} // 10000) / 100 AS DECIMAL(12, 2)) AS total_amount,
+       CAST(1 + least(8, usd_cents // 3000 + mixed(i, 7) % 2) AS INTEGER) AS items_count, channel,
+       strftime(DATE '{FIRST_ORDER_DAY.isoformat()}' + CAST(day AS INTEGER), '%Y-%m-%d') AS order_date
+FROM (SELECT *, CASE WHEN mixed(customer, 4) % 100 < 55 THEN 'USD' WHEN mixed(customer, 4) % 100 < 85 THEN 'EUR'
+                     ELSE 'GBP' END AS currency
+      FROM (SELECT i, day, channel, {customer} AS customer,
+                   1500 + (mixed(i, 5) >> 16) * (mixed(i, 6) >> 16) * CASE WHEN channel = 'store' THEN 14000
+                                                                           ELSE 30000 END // 4294967296 AS usd_cents
+            FROM (SELECT i, day, CASE WHEN mixed(i, 1) % 100 < 50 THEN 'web' WHEN mixed(i, 1) % 100 < 85
+                                      THEN 'mobile' ELSE 'store' END AS channel
+                  FROM (SELECT day, start + unnest(range(n)) AS i FROM (VALUES {blocks}) AS b(day, start, n)))))
+ORDER BY i"""
 
 
 COMPANY_START = "DATE '2026-01-01'"
@@ -85,11 +180,15 @@ LABELLED_SNAPSHOTS = FEATURE_SNAPSHOTS[:2]
 """Snapshots old enough for their 60-day churn window to lie within the data."""
 
 MACROS = (
+    "CREATE MACRO mixed1(v, salt) AS (CAST(v AS BIGINT) * 2654435761 + salt * 97531) % 4294967296",
+    "CREATE MACRO mixed2(x) AS (xor(x, x >> 16) * 73244475) % 4294967296",
+    "CREATE MACRO mixed(v, salt) AS xor(mixed2(mixed1(v, salt)), mixed2(mixed1(v, salt)) >> 16)",
     "CREATE MACRO pick(x, salt, n) AS CAST(hash(x, salt) % n AS BIGINT)",
     "CREATE MACRO chance(x, salt) AS (hash(x, salt) % 1000000) / 1e6",
     "CREATE MACRO text_ts(ts) AS strftime(ts, '%Y-%m-%dT%H:%M:%SZ')",
 )
-"""Deterministic draws: ``pick`` an integer below n, ``chance`` a number in [0, 1), from a value and a salt."""
+"""Deterministic draws: ``mixed`` a 32-bit integer (as ``lake_data.mixed``), ``pick`` an integer below n, ``chance``
+a number in [0, 1), from a value and a salt."""
 
 _CUSTOMERS = f"""
 SELECT 'CUS-' || (1000000 + i) AS customer_id, first_name || ' ' || last_name AS full_name,
@@ -128,11 +227,19 @@ JOIN (VALUES (0, 'footwear', ['running', 'hiking', 'sandals'], ['Trail Runner', 
      AS c(k, category, subcategories, items, base_price) ON c.k = i % 5
 """
 
+# What sells when (products.category is product_id % 5: footwear, apparel, accessories, outdoor, electronics):
+# layers in January, the GPS watch drop in February, tents and boots once spring comes.
+_SEASONAL_CATEGORY = """(CASE month(CAST(order_date AS DATE))
+    WHEN 1 THEN [1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 2, 2, 2, 4, 4, 4, 3, 3, 3]
+    WHEN 2 THEN [4, 4, 4, 4, 4, 4, 1, 1, 1, 1, 0, 0, 0, 2, 2, 2, 3, 3, 3, 3]
+    ELSE [3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 4, 4] END)[1 + pick(r * 16 + line_no, 9, 20)]"""
+
 # Each order's total split over its items_count lines (the remainder on line 1); a line's unit price is its share
 # rounded up to the cent per unit, the rounding given back as discount: quantity * unit_price - discount adds up.
 _ORDER_ITEMS = f"""
-SELECT order_id, CAST(line_no AS INTEGER) AS line_no, 'PRD-' || (10000 + pick(r * 16 + line_no, 8, {PRODUCTS}))
-           AS product_id, CAST(quantity AS INTEGER) AS quantity,
+SELECT order_id, CAST(line_no AS INTEGER) AS line_no,
+       'PRD-' || (10000 + {_SEASONAL_CATEGORY} + 5 * pick(r * 16 + line_no, 8, {PRODUCTS // 5})) AS product_id,
+       CAST(quantity AS INTEGER) AS quantity,
        CAST(unit_cents / 100 AS DECIMAL(10, 2)) AS unit_price,
        CAST((unit_cents * quantity - line_cents) / 100 AS DECIMAL(10, 2)) AS discount, order_date
 FROM (SELECT *, (line_cents + quantity - 1) // quantity AS unit_cents
@@ -156,6 +263,13 @@ FROM orders, range(2) AS copies(copy)
 WHERE order_date BETWEEN '2026-04-16' AND '2026-04-29' AND (copy = 0 OR pick(order_id, 9, 100) = 0)
 ORDER BY ingest_date, order_id, copy
 """
+
+_RATES = {"USD": ("1.0000", "1.0000", "1.0000", "1.0000"), "EUR": ("1.0870", "1.0790", "1.0830", "1.0910"),
+          "GBP": ("1.2658", "1.2610", "1.2700", "1.2750")}
+_EXCHANGE_RATES = "SELECT * FROM (VALUES " + ", ".join(
+    f"('{currency}', DATE '2026-{month:02d}-01', CAST({rate} AS DECIMAL(10, 4)))"
+    for currency, rates in _RATES.items() for month, rate in enumerate(rates, 1)) + \
+    ") AS r(currency, rate_month, usd_per_unit) ORDER BY currency, rate_month"
 
 _CAMPAIGNS = """
 SELECT campaign_id, campaign_name, channel, start_date, end_date,
@@ -183,8 +297,8 @@ _UTM = """{'source': CASE channel WHEN 'email' THEN 'newsletter' WHEN 'paid_sear
                       ELSE 'display' END,
           'content': 'variant-' || ['a', 'b', 'c'][1 + pick(h, 7, 3)]}"""
 
-# Impressions and clicks for each day a campaign runs; conversions are about 1 in 40 web and mobile orders,
-# credited to one of the campaigns running that day.
+# Impressions and clicks for each day a campaign runs; a web or mobile order is a conversion of a campaign running
+# that day at a rate that depends on the campaign's channel (e-mail converts best, display least), credited to one.
 _CAMPAIGN_EVENTS = f"""
 WITH days AS (SELECT {COMPANY_START} + CAST(d AS INTEGER) AS day FROM range({COMPANY_DAYS}) AS t(d)),
 shown AS (
@@ -195,7 +309,8 @@ converted AS (
     SELECT o.order_id, o.customer_id, o.order_ts, c.campaign_id, c.channel, hash(o.order_id) AS h,
            row_number() OVER (PARTITION BY o.order_id ORDER BY hash(o.order_id, c.campaign_id)) AS rank
     FROM orders AS o JOIN campaigns AS c ON CAST(o.order_date AS DATE) BETWEEN c.start_date AND c.end_date
-    WHERE o.channel <> 'store' AND pick(o.order_id, 11, 40) = 0),
+    WHERE o.channel <> 'store' AND pick(o.order_id || c.campaign_id, 11, 1000)
+          < CASE c.channel WHEN 'email' THEN 45 WHEN 'paid_search' THEN 30 WHEN 'social' THEN 12 ELSE 5 END),
 events AS (
     SELECT 'EVT-' || strftime(day, '%y%m%d') || '-' || substr(campaign_id, 5) || '-' || lpad(CAST(k AS VARCHAR), 4, '0')
                AS event_id, campaign_id,
@@ -260,17 +375,19 @@ FROM (SELECT n, TIMESTAMP '2026-04-24' + to_seconds(n // 3000 * 86400 + pick(n, 
 ORDER BY request_ts
 """
 
-# A fifth of the customers receive each e-mail campaign, on its first day; lapsed customers open less.
+# A fifth of the customers receive each e-mail campaign, on its first day; drifting customers (below CHURNERS)
+# open less, lapsed ones (who never order in 2026) least.
 _EMAIL_SENDS = f"""
 SELECT 'SND-' || substr(campaign_id, 5) || '-' || (1000000 + i) AS send_id, campaign_id,
        'CUS-' || (1000000 + i) AS customer_id,
        text_ts(CAST(start_date AS TIMESTAMP) + to_seconds(32400 + h % 7200)) AS sent_at,
-       NOT bounced AND chance(h, 2) < CASE WHEN i < 50000 THEN 0.38 ELSE 0.12 END AS opened,
-       NOT bounced AND chance(h, 2) < CASE WHEN i < 50000 THEN 0.38 ELSE 0.12 END AND chance(h, 3) < 0.22 AS clicked,
-       bounced
-FROM (SELECT c.campaign_id, c.start_date, i, hash(i, c.campaign_id) AS h, chance(hash(i, c.campaign_id), 1) < 0.02
-             AS bounced
-      FROM campaigns AS c, range({CUSTOMERS}) AS t(i) WHERE c.channel = 'email' AND hash(i, c.campaign_id) % 5 = 0)
+       opens AS opened, opens AND chance(h, 3) < 0.22 AS clicked, bounced
+FROM (SELECT *, NOT bounced AND chance(h, 2) < CASE WHEN i < {CHURNERS} THEN 0.2 WHEN i < 50000 THEN 0.42 ELSE 0.12
+                                                END AS opens
+      FROM (SELECT c.campaign_id, c.start_date, i, hash(i, c.campaign_id) AS h,
+                   chance(hash(i, c.campaign_id), 1) < 0.02 AS bounced
+            FROM campaigns AS c, range({CUSTOMERS}) AS t(i)
+            WHERE c.channel = 'email' AND hash(i, c.campaign_id) % 5 = 0))
 ORDER BY campaign_id, customer_id
 """
 
@@ -279,10 +396,13 @@ _LABELLED = ", ".join(f"(DATE '{day}')" for day in LABELLED_SNAPSHOTS)
 
 _CUSTOMER_FEATURES = f"""
 WITH snapshots AS (SELECT * FROM (VALUES {_SNAPSHOTS}) AS v(snap)),
-bought AS (SELECT snap, customer_id, max(CAST(order_ts AS DATE)) AS last_day, avg(total_amount) AS basket,
+usd AS (SELECT o.customer_id, o.order_ts, o.total_amount * r.usd_per_unit AS amount_usd
+        FROM orders AS o JOIN exchange_rates AS r
+        ON r.currency = o.currency AND r.rate_month = CAST(date_trunc('month', o.order_ts) AS DATE)),
+bought AS (SELECT snap, customer_id, max(CAST(order_ts AS DATE)) AS last_day, avg(amount_usd) AS basket,
                   count(*) FILTER (WHERE order_ts >= snap - INTERVAL 90 DAY) AS orders_90d,
-                  sum(total_amount) FILTER (WHERE order_ts >= snap - INTERVAL 90 DAY) AS spend_90d
-           FROM snapshots JOIN orders ON order_ts < snap GROUP BY ALL),
+                  sum(amount_usd) FILTER (WHERE order_ts >= snap - INTERVAL 90 DAY) AS spend_90d
+           FROM snapshots JOIN usd ON order_ts < snap GROUP BY ALL),
 visited AS (SELECT snap, customer_id, count(*) AS sessions
             FROM snapshots JOIN web_sessions ON started_at >= snap - INTERVAL 30 DAY AND started_at < snap
             WHERE customer_id IS NOT NULL GROUP BY ALL),
@@ -291,7 +411,8 @@ mailed AS (SELECT snap, customer_id, avg(CAST(opened AS DOUBLE)) AS open_rate
 features AS (
     SELECT c.customer_id, CAST(date_diff('day', b.last_day, s.snap) AS INTEGER) AS recency_days,
            CAST(coalesce(b.orders_90d, 0) AS INTEGER) AS frequency_90d,
-           CAST(coalesce(b.spend_90d, 0) AS DOUBLE) AS monetary_90d, round(CAST(b.basket AS DOUBLE), 2) AS avg_basket,
+           round(CAST(coalesce(b.spend_90d, 0) AS DOUBLE), 2) AS monetary_90d,
+           round(CAST(b.basket AS DOUBLE), 2) AS avg_basket,
            CAST(coalesce(v.sessions, 0) AS INTEGER) AS sessions_30d, round(m.open_rate, 3) AS email_open_rate,
            s.snap
     FROM snapshots AS s JOIN customers AS c ON c.created_at < s.snap
@@ -330,6 +451,7 @@ TABLE_SQL: dict[str, str] = {
     "sales.products": _PRODUCTS,
     "sales.orders": orders_sql(),
     "sales.order_items": _ORDER_ITEMS,
+    "sales.exchange_rates": _EXCHANGE_RATES,
     "sales.raw_orders": _RAW_ORDERS,
     "marketing.campaigns": _CAMPAIGNS,
     "marketing.campaign_events": _CAMPAIGN_EVENTS,

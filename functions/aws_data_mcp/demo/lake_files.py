@@ -28,6 +28,8 @@ class Source:
     none."""
     readable: frozenset[str] | None = None
     """The columns (partition keys included) the caller may read, as Lake Formation grants them; None: all."""
+    row_filter: str | None = None
+    """The rows the caller may read, as a Lake Formation data cells filter keeps them (Athena SQL); None: all."""
 
     @property
     def scanned_bytes(self) -> int:
@@ -54,7 +56,7 @@ def local_path(cache: Path, path: str, key: FakeKey) -> Path:
     return cache / hashlib.sha256(f"{path}\0{key.etag}".encode()).hexdigest()[:24] / path.rsplit("/", 1)[-1]
 
 
-def _local_copy(cache: Path, path: str, key: FakeKey) -> str:
+def local_copy(cache: Path, path: str, key: FakeKey) -> str:
     """The object as a local file DuckDB can read (one copy per object version, kept for later queries)."""
     local = local_path(cache, path, key)
     if not local.exists():
@@ -103,18 +105,30 @@ def _format(definition: dict[str, Any]) -> str:
     return "json" if "json" in serde else "csv"
 
 
+def is_parquet(definition: dict[str, Any]) -> bool:
+    """Whether the table's files are Parquet (columnar: Athena reads only the column chunks a query needs)."""
+    return _format(definition) == "parquet"
+
+
 def _readable(source: Source, column: dict[str, Any]) -> bool:
     return source.readable is None or column["Name"] in source.readable
 
 
-def create_view(connection: duckdb.DuckDBPyConnection, source: Source, cache: Path) -> None:
-    """``schema.table`` as a view: the Glue columns (cast to their types), then the partition keys."""
+def _filter_sql(expression: str) -> str:
+    """A data cells filter's row filter (Athena's SQL) as DuckDB reads it."""
+    return exp.condition(expression, dialect="athena").sql("duckdb")
+
+
+def create_view(connection: duckdb.DuckDBPyConnection, source: Source, cache: Path, view: exp.Table) -> None:
+    """One read of the table as the view `view`: the Glue columns the caller may read (cast to their types), then the
+    partition keys, over the objects this read keeps after pruning. A data cells filter's row filter is a WHERE on
+    each part: every read of a table goes through this view."""
     definition, fmt = source.definition, _format(source.definition)
     columns = [c for c in definition["StorageDescriptor"]["Columns"] if _readable(source, c)]
     keys = definition.get("PartitionKeys") or []
     by_partition: dict[tuple[str, ...], list[str]] = {}
     for values, path, key in source.objects:
-        by_partition.setdefault(values, []).append(_local_copy(cache, path, key))
+        by_partition.setdefault(values, []).append(local_copy(cache, path, key))
     projection = ", ".join(f"CAST({_quoted(c['Name'])} AS "
                            f"{_duck_type(c['Type'])}) AS {_quoted(c['Name'])}"
                            for c in columns)
@@ -130,6 +144,8 @@ def create_view(connection: duckdb.DuckDBPyConnection, source: Source, cache: Pa
         parts = ["SELECT " + ", ".join(f"CAST(NULL AS {_duck_type(c['Type'])}) AS "
                                        f"{_quoted(c['Name'])}" for c in names)
                  + " WHERE false"]
-    schema = source.view.args["db"].sql("duckdb")
+    if source.row_filter:  # the filter reads the columns it names, granted or not, as Lake Formation applies it
+        parts = [f"SELECT * FROM ({part}) WHERE {_filter_sql(source.row_filter)}" for part in parts]
+    schema = view.args["db"].sql("duckdb")
     connection.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-    connection.execute(f"CREATE OR REPLACE VIEW {source.view.sql('duckdb')} AS {' UNION ALL '.join(parts)}")
+    connection.execute(f"CREATE OR REPLACE VIEW {view.sql('duckdb')} AS {' UNION ALL '.join(parts)}")

@@ -6,14 +6,17 @@ S3 backend, and the query runs in a fresh DuckDB connection over views of those 
 a DuckDB file as Athena renders it (text values, row order kept), so pages of ``GetQueryResults`` are slices
 by row id, and the CSV Athena writes to the output location is produced from the same rows.
 
-Bytes scanned are the sizes of the objects the query reads: every object of each table it names, except the
-partitions a simple filter on partition keys (``key = 'v'``, ``IN``, ``BETWEEN``, comparisons, joined by AND
-in the WHERE of the SELECT that reads the table) rules out, as Athena prunes partitions.
+Each table reference is one read, with its own view (``lake_reads.read_<n>``) over the objects that read keeps:
+every object of the table, except the partitions a simple filter on partition keys (``key = 'v'``, ``IN``,
+``BETWEEN``, comparisons, joined by AND in the WHERE of the SELECT that reads the table) rules out, as Athena
+prunes partitions. Pruning only drops what that read's own filter excludes, so it changes the bytes, never the
+answer. Bytes scanned are counted per read as Athena counts them (``lake_columns.py``): of Parquet, the footer and
+the chunks of the columns the statement uses; of text formats, whole objects.
 
 ``EXPLAIN (TYPE IO[, FORMAT JSON]) <query>`` answers one ``Query Plan`` row of JSON in Trino's shape, naming each
 table the query reads with its estimate as Athena makes it from table statistics: the rows are the Glue statistics
-(``numRows``) of the partitions that survive pruning (of the table, unpartitioned), the bytes are the sizes of the
-files those partitions hold, which the query would scan. A table with a partition read that has no statistics is
+(``numRows``) of the partitions that survive pruning (of the table, unpartitioned), the bytes are what the query
+would scan of them (the same count as a run's). A table with a partition read that has no statistics is
 estimated ``"NaN"``, as Athena answers without statistics. Nothing is read, so nothing is scanned.
 """
 
@@ -33,6 +36,7 @@ from moto.glue.models import FakeTable, glue_backends
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
+from .lake_columns import READ_INDEX, columns_read, scanned_bytes
 from .lake_files import Source, create_view, local_path, objects_under, sql_string
 
 _CATALOG = "awsdatacatalog"
@@ -44,6 +48,10 @@ _UNKNOWN_ESTIMATE = {name: "NaN" for name in ("outputRowCount", "outputSizeInByt
 """Trino's estimate of a plan node without table statistics: every figure unknown (and of the query's output, which
 the demo does not estimate)."""
 _TEXT_INPUTS = ("TextInputFormat",)
+_QUALIFIED_MISSING = re.compile(r'"([^"]+)" does not have a column named "([^"]+)"')
+"""DuckDB's binder on a qualified column its table (alias) lacks: ``Values list "x" does not have a column ...``."""
+_READS_SCHEMA = "lake_reads"
+"""The DuckDB schema of the views a statement reads through, one per table reference."""
 
 
 class QueryFailure(Exception):
@@ -68,6 +76,9 @@ class Access(Protocol):
 
     def read(self, source: Source) -> None:
         """The caller's reads of the table's files (outside Lake Formation)."""
+
+    def row_filter(self, database: str, table: str) -> str | None:
+        """The rows Lake Formation lets the caller read (a data cells filter's expression); None: every row."""
 
 
 class ScanLimitExceeded(Exception):
@@ -162,6 +173,14 @@ def _engine_failure(error: duckdb.Error, sql: str, tree: exp.Expression, files: 
         where = _position(sql, _first_identifier(column)) if column is not None else ""
         return QueryFailure(f"COLUMN_NOT_FOUND: {where}Column '{name}' cannot be resolved or requester is not "
                             "authorized to access requested resources", error_type=1000)
+    qualified = _QUALIFIED_MISSING.search(text) if isinstance(error, duckdb.BinderException) else None
+    if qualified is not None:  # `x.col` where the read `x` has no such column (or none the caller may read)
+        alias, name = qualified.group(1), qualified.group(2)
+        column = next((c for c in tree.find_all(exp.Column) if c.name.lower() == name.lower()
+                       and c.table.lower() == alias.lower()), None)
+        where = _position(sql, _first_identifier(column)) if column is not None else ""
+        return QueryFailure(f"COLUMN_NOT_FOUND: {where}Column '{alias}.{name}' cannot be resolved or requester is "
+                            "not authorized to access requested resources", error_type=1000)
     if isinstance(error, duckdb.CatalogException) and "Function with name" in text:
         name = text.split("name ", 1)[1].split(" ", 1)[0]
         return QueryFailure(f"FUNCTION_NOT_FOUND: Function '{name}' not registered", error_type=1000)
@@ -210,7 +229,8 @@ def _partition_filter(table: exp.Table, keys: list[dict[str, Any]]) -> Callable[
             if type(condition) in _COMPARISONS and (index := key_of(condition.this)) is not None:
                 compare, value = _COMPARISONS[type(condition)], literal(condition.expression, index)
                 tests.append(lambda values, i=index, c=compare, v=value: c(_typed(values[i], i in numeric), v))
-            elif isinstance(condition, exp.In) and (index := key_of(condition.this)) is not None:
+            elif isinstance(condition, exp.In) and condition.expressions and not condition.args.get("query") \
+                    and not condition.args.get("unnest") and (index := key_of(condition.this)) is not None:
                 allowed = {literal(item, index) for item in condition.expressions}
                 tests.append(lambda values, i=index, a=allowed: _typed(values[i], i in numeric) in a)
             elif isinstance(condition, exp.Between) and (index := key_of(condition.this)) is not None:
@@ -261,8 +281,9 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
             account_id, definition["StorageDescriptor"]["Location"]))
         counts = [_row_count(definition.get("Parameters"))]
     rows = None if None in counts else sum(count or 0 for count in counts)
+    rows_kept = access.row_filter(schema, found.name) if access is not None else None
     return Source(exp.table_(exp.to_identifier(found.name, quoted=True), db=exp.to_identifier(schema, quoted=True)),
-                  definition, objects, rows, readable)
+                  definition, objects, rows, readable, rows_kept)
 
 
 def _row_count(parameters: dict[str, str] | None) -> int | None:
@@ -328,12 +349,13 @@ def _lake_tables(tree: exp.Expression) -> list[exp.Table]:
             if table.name and not (not table.db and table.name.lower() in ctes)]
 
 
-def _estimate(reads: list[Source]) -> dict[str, Any]:
-    """Trino's estimate of a table's scans: rows and bytes, from the statistics of what they read."""
-    counts = [source.rows for source in reads]
+def _estimate(reads: list[tuple[Source, int]]) -> dict[str, Any]:
+    """Trino's estimate of a table's scans: rows from the statistics of what they read, and the bytes each read
+    would scan (its columns' chunks of a Parquet file, whole files of text)."""
+    counts = [source.rows for source, _ in reads]
     if None in counts:
         return _UNKNOWN_ESTIMATE
-    size = float(sum(source.scanned_bytes for source in reads))
+    size = float(sum(scanned for _, scanned in reads))
     return {"outputRowCount": float(sum(count or 0 for count in counts)), "outputSizeInBytes": size,
             "cpuCost": size, "maxMemory": 0.0, "networkCost": 0.0}
 
@@ -342,10 +364,14 @@ def _explain_io(sql: str, *, database: str | None, account_id: str, region: str,
                 access: Access | None) -> QueryResult:
     """EXPLAIN (TYPE IO, FORMAT JSON) of ``sql`` as Athena answers it from the statistics of what it reads (the
     catalog's checks apply, no data is read)."""
-    reads: dict[tuple[str, str], list[Source]] = {}
-    for table in _lake_tables(_parsed_query(sql)):
-        source = _resolve(table, sql, database, account_id, region, access)
-        reads.setdefault((source.view.args["db"].name, source.view.name), []).append(source)
+    tree = _parsed_query(sql)
+    tables = _lake_tables(tree)
+    sources = [_resolve(table, sql, database, account_id, region, access) for table in tables]
+    needed = _needed(tree, tables, sources, database)
+    reads: dict[tuple[str, str], list[tuple[Source, int]]] = {}
+    for source, columns in zip(sources, needed, strict=True):
+        scanned = scanned_bytes(source, columns, output.parent / "objects")
+        reads.setdefault((source.view.args["db"].name, source.view.name), []).append((source, scanned))
     plan = json.dumps({  # one entry a table, however often the query reads it (each read counted), as Trino lists
         "inputTableColumnInfos": [
             {"table": {"catalog": _CATALOG, "schemaTable": {"schema": schema, "table": name}},
@@ -356,6 +382,34 @@ def _explain_io(sql: str, *, database: str | None, account_id: str, region: str,
         connection.execute("CREATE TABLE result AS SELECT CAST(? AS VARCHAR) AS c0", [plan])
     return QueryResult(output, (ColumnInfo("Query Plan", "varchar", _PRECISION["varchar"], 0),), 1, 0,
                        header_row=False)
+
+
+def _needed(tree: exp.Expression, tables: list[exp.Table], sources: list[Source], database: str | None,
+            ) -> list[frozenset[str] | None]:
+    for index, table in enumerate(tables):
+        table.meta[READ_INDEX] = index
+    return columns_read(tree, sources, database)
+
+
+def _scanned(tree: exp.Expression, tables: list[exp.Table], sources: list[Source], database: str | None,
+             cache: Path) -> int:
+    """The bytes Athena counts for the statement: each read's, for the columns it needs."""
+    needed = _needed(tree, tables, sources, database)
+    return sum(scanned_bytes(source, columns, cache) for source, columns in zip(sources, needed, strict=True))
+
+
+def _read_as(table: exp.Table, index: int) -> exp.Table:
+    """Point one read of a table at its own view (``lake_reads.read_<index>``), keeping the name the statement
+    calls it by as its alias. A statement that reads a table twice with different partition filters reads two
+    different sets of files: one view per table would answer both reads from one of them."""
+    view = exp.table_(exp.to_identifier(f"read_{index}", quoted=True),
+                      db=exp.to_identifier(_READS_SCHEMA, quoted=True))
+    if not table.args.get("alias"):
+        table.set("alias", exp.TableAlias(this=table.this.copy()))
+    table.set("catalog", None)
+    table.set("db", view.args["db"].copy())
+    table.set("this", view.this.copy())
+    return view
 
 
 def run_query(sql: str, *, database: str | None, account_id: str, region: str, workdir: Path, result_name: str,
@@ -375,27 +429,31 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
                            output=workdir / f"{result_name}.duckdb", access=access)
     tree = _parsed_query(sql)
     original = tree.copy()
+    tables = _lake_tables(tree)
     sources: list[Source] = []
-    for table in _lake_tables(tree):
+    for table in tables:
         source = _resolve(table, sql, database, account_id, region, access)
         if access is not None and source.readable is None:
             access.read(source)
         sources.append(source)
-        table.set("catalog", None)
-        table.set("db", source.view.args["db"].copy())
-        table.set("this", source.view.this.copy())
-    scanned = sum(source.scanned_bytes for source in sources)  # a table read twice is scanned twice
+    cache, output = workdir / "objects", workdir / f"{result_name}.duckdb"
+    scanned = _scanned(tree, tables, sources, database, cache)  # a table read twice is scanned twice
     if cutoff is not None and scanned > cutoff:
         raise ScanLimitExceeded(scanned)
+    reads = [(source, _read_as(table, index)) for index, (table, source) in enumerate(zip(tables, sources,
+                                                                                          strict=True))]
+    for column in tree.find_all(exp.Column):  # `sales.orders.x`: the read is called `orders` now
+        if column.args.get("db"):
+            column.set("db", None)
+            column.set("catalog", None)
     _athena_names(tree)
     transpiled = tree.sql(dialect="duckdb")
-    cache, output = workdir / "objects", workdir / f"{result_name}.duckdb"
     with duckdb.connect() as connection:
         connection.execute("SET enable_progress_bar = false")
         on_connection(connection)
         try:
-            for source in sources:
-                create_view(connection, source, cache)
+            for source, view in reads:
+                create_view(connection, source, cache, view)
             relation = connection.sql(transpiled)
             names, types = relation.columns, relation.types
             positional = [f"c{index}" for index in range(len(names))]

@@ -31,9 +31,12 @@ from aws_data_mcp.hosted.trust import member_iam_trust, oidc_trust
 from .callers import CALLERS, DEMO_AUDIENCE, DEMO_PROVIDER, oidc_settings
 from .lake_tables import TableFiles, in_process_store, put_table
 from .moto_extensions import Extension
-from .seed_data import DEMO_CALLER_USER, Column, Table, caller_read_policy, policy
+from .seed_data import DEMO_CALLER_USER, QUERY_CUTOFF_BYTES, Column, Table, caller_read_policy, policy
 
 HOME = "home"
+MEMBER_WORKGROUP = "analytics"
+"""Each member account's query workgroup: named as the first of the deployment's query workgroups
+(``QUERY_WORKGROUPS``), so a query there runs where it would at home (docs/accounts.md)."""
 LOCAL_ROLE = "aws-data-mcp-demo-reader"
 """The role the local demo's caller assumes in each member account (the local demo's ACCOUNT_ROLE)."""
 
@@ -49,6 +52,15 @@ class MemberAccount:
     """Each table and its rows (one CSV file)."""
     caller_roles: tuple[str, ...]
     """The hosted demo callers' roles this account holds: who may reach it."""
+
+    @property
+    def results_bucket(self) -> str:
+        """Where the account's workgroup writes query results (a bucket of its own, as Athena's results are)."""
+        return f"{self.bucket}-athena-results"
+
+    @property
+    def result_location(self) -> str:
+        return f"s3://{self.results_bucket}/{MEMBER_WORKGROUP}/"
 
 
 def _table(database: str, bucket: str, name: str, description: str, columns: tuple[Column, ...],
@@ -115,23 +127,39 @@ def _csv(table: Table, rows: tuple[tuple[Any, ...], ...]) -> bytes:
 
 
 def _clients_in(account_id: str, region: str, seed: boto3.Session) -> tuple[list[Any], str]:
-    """S3, Glue and IAM clients acting in `account_id` while IAM is not enforced (moto resolves a key's account from
-    where it was issued), made by the seed's session (its service models already loaded), and the key's id, to be
-    withdrawn after the seed."""
+    """S3, Glue, IAM and Athena clients acting in `account_id` while IAM is not enforced (moto resolves a key's
+    account from where it was issued), made by the seed's session (its service models already loaded), and the
+    key's id, to be withdrawn after the seed."""
     key = iam_backends[account_id][get_partition(region)].create_temp_access_key()
     return [seed.client(name, aws_access_key_id=key.access_key_id, aws_secret_access_key=key.secret_access_key)
-            for name in ("s3", "glue", "iam")], key.access_key_id
+            for name in ("s3", "glue", "iam", "athena")], key.access_key_id
 
 
-def _role(iam: Any, name: str, statements: list[dict[str, Any]]) -> None:
+def _role(iam: Any, account: MemberAccount, name: str, statements: list[dict[str, Any]]) -> None:
     iam.create_role(RoleName=name, AssumeRolePolicyDocument=policy(*statements),
                     Description="aws-data-mcp member-account role (member-account.yaml)")
     iam.put_role_policy(RoleName=name, PolicyName="read", PolicyDocument=caller_read_policy())
+    iam.put_role_policy(RoleName=name, PolicyName="query-results", PolicyDocument=policy({
+        "Sid": "WriteThisAccountsQueryResults", "Effect": "Allow",
+        "Action": ["s3:PutObject", "s3:AbortMultipartUpload"], "Resource": f"arn:aws:s3:::{account.results_bucket}/*"}))
+
+
+def _seed_workgroup(athena: Any, s3: Any, account: MemberAccount) -> None:
+    """The account's query workgroup, guarded as the home account's are (a cutoff Athena enforces), and the
+    bucket its results go to."""
+    s3.create_bucket(Bucket=account.results_bucket)
+    athena.create_work_group(Name=MEMBER_WORKGROUP, Description=f"Queries of the {account.name} account's data "
+                             "(10 MB per-query cutoff, enforced).", Configuration={
+                                 "ResultConfiguration": {"OutputLocation": account.result_location},
+                                 "EnforceWorkGroupConfiguration": True,
+                                 "BytesScannedCutoffPerQuery": QUERY_CUTOFF_BYTES,
+                                 "EngineVersion": {"SelectedEngineVersion": "Athena engine version 3"}})
 
 
 def _seed_member(account: MemberAccount, home_id: str, region: str, seed: boto3.Session) -> None:
-    (s3, glue, iam), key_id = _clients_in(account.id, region, seed)
+    (s3, glue, iam, athena), key_id = _clients_in(account.id, region, seed)
     s3.create_bucket(Bucket=account.bucket)
+    _seed_workgroup(athena, s3, account)
     glue.create_database(DatabaseInput={"Name": account.database, "Description": account.description,
                                         "LocationUri": f"s3://{account.bucket}/{account.database}/"})
     for table, rows in account.tables:
@@ -140,9 +168,9 @@ def _seed_member(account: MemberAccount, home_id: str, region: str, seed: boto3.
     home_roles = {caller.role: f"arn:aws:iam::{home_id}:role/{caller.role}" for caller in CALLERS}
     settings = oidc_settings(home_roles)
     for role in account.caller_roles:
-        _role(iam, role, [member_iam_trust([home_roles[role]]),
+        _role(iam, account, role, [member_iam_trust([home_roles[role]]),
                           *oidc_trust(settings, home_roles[role], DEMO_PROVIDER, DEMO_AUDIENCE, account=account.id)])
-    _role(iam, LOCAL_ROLE, [{"Effect": "Allow", "Action": "sts:AssumeRole",
+    _role(iam, account, LOCAL_ROLE, [{"Effect": "Allow", "Action": "sts:AssumeRole",
                              "Principal": {"AWS": f"arn:aws:iam::{home_id}:user/{DEMO_CALLER_USER}"}}])
     iam_backends[account.id][get_partition(region)].access_keys.pop(key_id)
 

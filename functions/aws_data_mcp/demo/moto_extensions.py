@@ -11,13 +11,14 @@ test. Each extension replaces one attribute of one moto class (see ``Extension``
   as JSON. STS's unsigned AssumeRoleWithWebIdentity/SAML are not signature-checked, as on AWS.
 * DynamoDB: writes are atomic. moto's server answers each request in its own thread and checks a condition,
   then writes, with no lock: two callers updating one workflow at once could both pass ``version = :expected``.
-* Athena: ``BatchGetQueryExecution`` exists (moto lacks it); ``GetQueryExecution`` reports the state, reason,
-  error and statistics the seed gave an execution (``EXECUTION_DETAILS_ATTR``) and refuses an unknown id with
-  a 400; ``ListWorkGroups`` and ``GetWorkGroup`` report both engine versions, ``GetWorkGroup`` refuses an
-  unknown name; ``ListQueryExecutions`` lists one workgroup's, newest first; both listings page.
-* Glue: ``GetDatabases`` and ``GetTables`` page (moto returns everything at once); ``GetTables`` honours
-  ``AttributesToGet``.
-* IAM: ``SimulatePrincipalPolicy`` exists (moto lacks it), evaluated with moto's own policy engine.
+* Athena (``moto_athena``): ``BatchGetQueryExecution`` exists (moto lacks it); ``GetQueryExecution`` reports the
+  state, reason, error and statistics the seed gave an execution (``EXECUTION_DETAILS_ATTR``) and refuses an
+  unknown id with a 400; ``ListWorkGroups`` and ``GetWorkGroup`` report both engine versions, ``GetWorkGroup``
+  refuses an unknown name; ``ListQueryExecutions`` lists one workgroup's, newest first; both listings page.
+* Glue (``moto_paging``): ``GetDatabases`` and ``GetTables`` page (moto returns everything at once);
+  ``GetTables`` honours ``AttributesToGet``.
+* IAM: ``SimulatePrincipalPolicy`` exists (moto lacks it), decided as the demo's Athena decides
+  (``policy_simulation``: conditions in the given context, NotPrincipal, the resource's owner).
 * Resource checks, decided by the code the demo's Athena decides with (``athena_access``), so a direct call and a
   query agree: S3 weighs the bucket policy beside the identity's (moto: identity only; and a Deny binds those it
   names, not everyone), and a GET of an SSE-KMS object needs ``kms:Decrypt`` on its key (key policy, IAM where it
@@ -29,15 +30,14 @@ test. Each extension replaces one attribute of one moto class (see ``Extension``
 ``EXTENSIONS`` are installed wherever moto serves the product (``install_moto_extensions``; ``DemoAccount``
 saves and restores them). ``LISTING_PAGES`` (IAM ListUsers, S3 ListBuckets in pages) are opt-in: tests that
 follow those paginators install them for one test; so is ``BUCKET_REGIONS`` (ListBuckets in pages naming each
-bucket's region, as S3 does). Adding one more gap-fill: write the replacement beside its
-service's and add an ``Extension`` row to the service's tuple.
+bucket's region, as S3 does); both are ``moto_paging``'s. Adding one more gap-fill: write the replacement beside its
+service's (this module, ``moto_athena``, ``moto_paging``) and add an ``Extension`` row to the service's tuple.
 """
 
 import functools
 import json
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from moto.athena.responses import AthenaResponse
@@ -48,34 +48,27 @@ from moto.core.exceptions import (
     JsonRESTError,
     SignatureDoesNotMatchError,
 )
-from moto.core.responses import ActionResult, BaseResponse
+from moto.core.responses import BaseResponse
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.responses import DynamoHandler
 from moto.glue.responses import GlueResponse
-from moto.iam.access_control import AssumedRoleAccessKey, IAMPolicy, IAMUserAccessKey, PermissionResult, S3IAMRequest
+from moto.iam.access_control import PermissionResult, S3IAMRequest
 from moto.iam.responses import IamResponse
 from moto.lakeformation.models import LakeFormationBackend
 from moto.lakeformation.responses import LakeFormationResponse
 from moto.s3.exceptions import S3ClientError
 from moto.s3.models import FakeBucket, s3_backends
-from moto.s3.responses import S3Response
 
 from .athena_access import caller_of, caller_of_key, for_everyone, key_arn, kms_verdict, not_authorized, s3_verdict
-from .moto_search import install_search
+from .moto_athena import ATHENA, EXECUTION_DETAILS_ATTR
+from .moto_paging import BUCKET_REGIONS, GLUE, LISTING_PAGES, PAGE_LIMITS
+from .moto_patch import Extension
+from .moto_search import SEARCH
+from .policy_simulation import simulate_principal_policy
+from .request_context import s3_request_keys, via_s3
 
-EXECUTION_DETAILS_ATTR = "aws_data_mcp_demo_details"
-"""Attribute of moto's athena Execution objects holding what the seed decided for them (state reason, error,
-statistics): read by GetQueryExecution and BatchGetQueryExecution below."""
-
-
-@dataclass(frozen=True)
-class Extension:
-    """One attribute of a moto class replaced: ``owner.name = replacement``."""
-
-    owner: type
-    name: str
-    replacement: Callable[..., Any]
-
+__all__ = ["ATHENA", "AUTHORISATION", "BUCKET_REGIONS", "DYNAMODB", "EXECUTION_DETAILS_ATTR", "EXTENSIONS", "GLUE",
+           "IAM", "LISTING_PAGES", "PAGE_LIMITS", "RESOURCE_CHECKS", "Extension", "install_moto_extensions"]
 
 # --------------------------------------------------------------------------- authorisation
 
@@ -135,7 +128,8 @@ def _s3_check_action_permitted(self: S3IAMRequest, resource: str) -> None:
     """S3's decision: identity policies and the bucket policy; then, for a GET of an SSE-KMS object, its key."""
     caller = caller_of_key(self._access_key, self._access_key.partition)
     bucket, _, key = resource.split(":::", 1)[-1].partition("/")
-    if not s3_verdict(caller, self._action, bucket, key).allowed:
+    keys = s3_request_keys(self._action, self._data or {}, self._headers or {})
+    if not s3_verdict(caller, self._action, bucket, key, caller.context(**keys)).allowed:
         self._raise_access_denied()
     if self._action != "s3:GetObject" or self._method != "GET" or not key:
         return
@@ -144,7 +138,7 @@ def _s3_check_action_permitted(self: S3IAMRequest, resource: str) -> None:
     if stored is None or stored.encryption != "aws:kms" or not stored.kms_key_id:
         return
     arn = key_arn(stored.kms_key_id, self._region, caller.account_id)
-    verdict = kms_verdict(caller, "kms:Decrypt", arn, self._region)
+    verdict = kms_verdict(caller, "kms:Decrypt", arn, self._region, via_s3(caller.context(), self._region))
     if not verdict.allowed:
         raise S3ClientError("AccessDenied", not_authorized(caller, "kms:Decrypt", arn, verdict))
 
@@ -237,255 +231,6 @@ def _atomic_write(write: Callable[..., Any]) -> Callable[..., Any]:
     return serialised
 
 
-# --------------------------------------------------------------------------- Athena
-
-_TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
-
-
-def _statement_type(query: str) -> str:
-    first = query.lstrip().split(None, 1)[0].upper() if query.strip() else ""
-    if first in {"ALTER", "CREATE", "DROP", "MSCK"}:
-        return "DDL"
-    if first in {"DESCRIBE", "SHOW", "EXPLAIN"}:
-        return "UTILITY"
-    return "DML"
-
-
-def _execution_document(execution_id: str, execution: Any) -> dict[str, Any]:
-    """A QueryExecution as Athena returns it, including the seed's state details."""
-    details: dict[str, Any] = getattr(execution, EXECUTION_DETAILS_ATTR, None) or {}
-    state = execution.status
-    status: dict[str, Any] = {"State": state, "SubmissionDateTime": execution.start_time}
-    if state in _TERMINAL_STATES and execution.end_time is not None:
-        status["CompletionDateTime"] = execution.end_time
-    if details.get("StateChangeReason"):
-        status["StateChangeReason"] = details["StateChangeReason"]
-    if details.get("AthenaError"):
-        status["AthenaError"] = details["AthenaError"]
-    statistics = details.get("Statistics") or {
-        "EngineExecutionTimeInMillis": 0,
-        "DataScannedInBytes": 0,
-        "TotalExecutionTimeInMillis": 0,
-        "QueryQueueTimeInMillis": 0,
-        "ServicePreProcessingTimeInMillis": 0,
-        "QueryPlanningTimeInMillis": 0,
-        "ServiceProcessingTimeInMillis": 0,
-        "ResultReuseInformation": {"ReusedPreviousResult": False},
-    }
-    document: dict[str, Any] = {
-        "QueryExecutionId": execution_id,
-        "Query": execution.query,
-        "StatementType": _statement_type(execution.query or ""),
-        "ResultConfiguration": execution.config or {},
-        "ResultReuseConfiguration": {"ResultReuseByAgeConfiguration": {"Enabled": False}},
-        "QueryExecutionContext": execution.context or {},
-        "Status": status,
-        "Statistics": statistics,
-        "WorkGroup": execution.workgroup.name if execution.workgroup else "primary",
-        "EngineVersion": {"SelectedEngineVersion": "AUTO", "EffectiveEngineVersion": "Athena engine version 3"},
-    }
-    if execution.execution_parameters is not None:
-        document["ExecutionParameters"] = execution.execution_parameters
-    return document
-
-
-def _athena_get_query_execution(self: AthenaResponse) -> str:
-    """GetQueryExecution with state reason, error and statistics; unknown ids are a 400, not a 500."""
-    execution_id = self._get_param("QueryExecutionId")
-    if execution_id not in self.athena_backend.executions:
-        raise JsonRESTError("InvalidRequestException", f"QueryExecution {execution_id} was not found")
-    execution = self.athena_backend.get_query_execution(execution_id)
-    return json.dumps({"QueryExecution": _execution_document(execution_id, execution)})
-
-
-def _athena_batch_get_query_execution(self: AthenaResponse) -> str:
-    """BatchGetQueryExecution, which moto 5.2.5 does not implement."""
-    execution_ids = self._get_param("QueryExecutionIds") or []
-    if not 1 <= len(execution_ids) <= 50:
-        raise JsonRESTError("InvalidRequestException", "QueryExecutionIds must contain between 1 and 50 ids")
-    found, unprocessed = [], []
-    for execution_id in execution_ids:
-        if execution_id in self.athena_backend.executions:
-            execution = self.athena_backend.get_query_execution(execution_id)
-            found.append(_execution_document(execution_id, execution))
-        else:
-            unprocessed.append(
-                {
-                    "QueryExecutionId": execution_id,
-                    "ErrorCode": "InvalidRequestException",
-                    "ErrorMessage": f"QueryExecution {execution_id} was not found",
-                }
-            )
-    return json.dumps({"QueryExecutions": found, "UnprocessedQueryExecutionIds": unprocessed})
-
-
-PAGE_LIMITS: dict[str, int] = {"ListWorkGroups": 50, "ListQueryExecutions": 50, "GetDatabases": 100, "GetTables": 100}
-"""The most items one page of these operations holds (AWS's maxima). AWS may return fewer than MaxResults and
-callers must follow NextToken: tests lower these to make that paging visible."""
-
-
-def _page(items: list[Any], operation: str, token: str | None, max_results: int | None,
-          error: str = "InvalidRequestException") -> tuple[list[Any], str | None]:
-    """MaxResults/NextToken paging, which moto 5.2.5 skips for these operations (it returns everything at once)."""
-    try:
-        start = int(token) if token else 0
-    except ValueError:
-        raise JsonRESTError(error, f"Invalid NextToken for {operation}") from None
-    end = start + min(int(max_results or PAGE_LIMITS[operation]), PAGE_LIMITS[operation])
-    return items[start:end], str(end) if end < len(items) else None
-
-
-def _engine_version(configuration: Mapping[str, Any]) -> dict[str, str]:
-    """Both engine versions, as AWS reports them (moto keeps only what the workgroup was created with)."""
-    engine = configuration.get("EngineVersion") or {}
-    selected = engine.get("SelectedEngineVersion", "AUTO")
-    effective = engine.get("EffectiveEngineVersion") or (selected if selected != "AUTO" else "Athena engine version 3")
-    return {"SelectedEngineVersion": selected, "EffectiveEngineVersion": effective}
-
-
-def _athena_list_work_groups(self: AthenaResponse) -> str:
-    """ListWorkGroups in pages, each summary with its engine version, as Athena serves it."""
-    summaries = self.athena_backend.list_work_groups()
-    for summary in summaries:
-        summary["EngineVersion"] = _engine_version(self.athena_backend.work_groups[summary["Name"]].configuration)
-    page, token = _page(summaries, "ListWorkGroups", self._get_param("NextToken"), self._get_param("MaxResults"))
-    return json.dumps({"WorkGroups": page, **({"NextToken": token} if token else {})})
-
-
-def _athena_get_work_group(self: AthenaResponse) -> str:
-    """GetWorkGroup with both engine versions; an unknown name is Athena's InvalidRequestException (moto: null)."""
-    name = self._get_param("WorkGroup")
-    if name not in self.athena_backend.work_groups:
-        raise JsonRESTError("InvalidRequestException", f"WorkGroup {name} is not found.")
-    workgroup = self.athena_backend.get_work_group(name)
-    configuration = {**workgroup["Configuration"], "EngineVersion": _engine_version(workgroup["Configuration"])}
-    return json.dumps({"WorkGroup": {**workgroup, "Configuration": configuration}})
-
-
-def _submitted(execution: Any) -> float:
-    started = execution.start_time
-    return started.timestamp() if hasattr(started, "timestamp") else float(started)
-
-
-def _athena_list_query_executions(self: AthenaResponse) -> str:
-    """ListQueryExecutions of one workgroup (primary when none is named), newest first and in pages, as Athena
-    serves it (moto: every workgroup's, oldest first, no pages)."""
-    workgroup = self._get_param("WorkGroup") or "primary"
-    if workgroup not in self.athena_backend.work_groups:
-        raise JsonRESTError("InvalidRequestException", f"WorkGroup {workgroup} is not found.")
-    executions = self.athena_backend.list_query_executions(workgroup)
-    newest_first = sorted(executions, key=lambda execution_id: _submitted(executions[execution_id]), reverse=True)
-    page, token = _page(newest_first, "ListQueryExecutions", self._get_param("NextToken"),
-                        self._get_param("MaxResults"))
-    return json.dumps({"QueryExecutionIds": page, **({"NextToken": token} if token else {})})
-
-
-# --------------------------------------------------------------------------- Glue
-
-def _glue_get_databases(self: GlueResponse) -> ActionResult:
-    """GetDatabases in pages (moto returns every database at once)."""
-    page, token = _page(self.glue_backend.get_databases(), "GetDatabases", self.parameters.get("NextToken"),
-                        self.parameters.get("MaxResults"), error="InvalidInputException")
-    return ActionResult({"DatabaseList": [database.as_dict() for database in page], "NextToken": token})
-
-
-def _glue_get_tables(self: GlueResponse) -> ActionResult:
-    """GetTables in pages, honouring AttributesToGet (NAME, TABLE_TYPE) as Glue does."""
-    parameters = self.parameters
-    tables = self.glue_backend.get_tables(parameters["DatabaseName"], parameters.get("Expression"))
-    page, token = _page(tables, "GetTables", parameters.get("NextToken"), parameters.get("MaxResults"),
-                        error="InvalidInputException")
-    documents = [table.as_dict() for table in page]
-    if attributes := parameters.get("AttributesToGet"):
-        keep = {"Name", "DatabaseName", "CatalogId"} | ({"TableType"} if "TABLE_TYPE" in attributes else set())
-        documents = [{key: value for key, value in document.items() if key in keep} for document in documents]
-    return ActionResult({"TableList": documents, "NextToken": token})
-
-
-# --------------------------------------------------------------------------- IAM
-
-_SIMULATION_RESULT = """<SimulatePrincipalPolicyResponse xmlns="https://iam.amazonaws.com/doc/2010-05-08/">
-<SimulatePrincipalPolicyResult><IsTruncated>false</IsTruncated><EvaluationResults>{members}</EvaluationResults>
-</SimulatePrincipalPolicyResult><ResponseMetadata><RequestId>simulated</RequestId></ResponseMetadata>
-</SimulatePrincipalPolicyResponse>"""
-_SIMULATION_MEMBER = ("<member><EvalActionName>{action}</EvalActionName><EvalResourceName>{resource}</EvalResourceName>"
-                      "<EvalDecision>{decision}</EvalDecision><MatchedStatements/><MissingContextValues/></member>")
-
-
-def _principal_policies(account_id: str, partition: str, source_arn: str) -> list[Any]:
-    """The identity policies of a user or role, gathered the way moto's own authoriser gathers them."""
-    kind, _, name = source_arn.split(":", 5)[5].partition("/")
-    holder = (IAMUserAccessKey if kind == "user" else AssumedRoleAccessKey).__new__(
-        IAMUserAccessKey if kind == "user" else AssumedRoleAccessKey)
-    holder.account_id, holder.partition = account_id, partition
-    if kind == "user":
-        holder._owner_user_name = name.rsplit("/", 1)[-1]
-    else:
-        holder._owner_role_name = name.rsplit("/", 1)[-1]
-    return holder.collect_policies()
-
-
-def _names(principal: Any, caller: str) -> bool:
-    """Whether a resource policy statement's Principal is the caller (or everyone)."""
-    if principal == "*":
-        return True
-    named = (principal or {}).get("AWS", []) if isinstance(principal, dict) else []
-    return named == "*" or caller in ([named] if isinstance(named, str) else named)
-
-
-def _iam_simulate_principal_policy(self: IamResponse) -> str:
-    """SimulatePrincipalPolicy, which moto 5.2.5 lacks: moto's own policy evaluation of the principal's identity
-    policies and of the `ResourcePolicy` statements that name the caller; an explicit deny in either wins, else
-    an allow in either allows."""
-    source = self._get_param("PolicySourceArn")
-    caller = self._get_param("CallerArn") or source
-    policies = [IAMPolicy(p) for p in _principal_policies(self.current_account, self.partition, source)]
-    if resource_policy := self._get_param("ResourcePolicy"):
-        statements = [{k: v for k, v in s.items() if k != "Principal"}
-                      for s in json.loads(resource_policy)["Statement"] if _names(s.get("Principal"), caller)]
-        policies.append(IAMPolicy(json.dumps({"Statement": statements})))
-    members = []
-    for action in self._get_param("ActionNames", []):
-        for resource in self._get_param("ResourceArns", []) or ["*"]:
-            results = {policy.is_action_permitted(action, resource) for policy in policies}
-            decision = ("explicitDeny" if PermissionResult.DENIED in results
-                        else "allowed" if PermissionResult.PERMITTED in results else "implicitDeny")
-            members.append(_SIMULATION_MEMBER.format(action=action, resource=resource, decision=decision))
-    return _SIMULATION_RESULT.format(members="".join(members))
-
-
-# --------------------------------------------------------------------------- listings in pages (opt-in)
-
-def _iam_list_users_in_pages(self: IamResponse) -> ActionResult:
-    """ListUsers with MaxItems/Marker, as IAM pages it."""
-    users = list(self.backend.list_users(self._get_param("PathPrefix"), None, None))
-    start = int(self._get_param("Marker") or 0)
-    end = start + int(self._get_param("MaxItems") or 100)
-    more = end < len(users)
-    return ActionResult({"Users": users[start:end], "IsTruncated": more, **({"Marker": str(end)} if more else {})})
-
-
-def _s3_list_buckets_in_pages(self: S3Response, regions: bool = False) -> Any:
-    """ListBuckets with MaxBuckets/ContinuationToken, as S3 pages it; with `regions`, each bucket's BucketRegion, as
-    S3 names it in a listing asked with a parameter (MaxBuckets is one)."""
-    self.data["Action"] = "ListAllMyBuckets"
-    self._authenticate_and_authorize_s3_action()
-    buckets = self.backend.list_buckets(prefix=self._get_param("prefix"), bucket_region=None, max_buckets=None)
-    start = int(self._get_param("continuation-token") or 0)
-    end = start + int(self._get_param("max-buckets") or 10_000)
-    token = {"ContinuationToken": str(end)} if end < len(buckets) else {}
-    self.data["Action"] = "ListBuckets"
-    return self.serialized(ActionResult({
-        "Owner": {"ID": "bcaf1ffd86f41161ca5fb16fd081034f", "DisplayName": "webfile"},
-        "Buckets": [{"Name": b.name, "CreationDate": b.creation_date_ISO8601,
-                     **({"BucketRegion": b.region_name} if regions else {})} for b in buckets[start:end]],
-        **token}))
-
-
-def _s3_list_buckets_naming_regions(self: S3Response) -> Any:
-    return _s3_list_buckets_in_pages(self, regions=True)
-
-
 # --------------------------------------------------------------------------- what gets installed
 
 AUTHORISATION: tuple[Extension, ...] = (
@@ -497,18 +242,7 @@ DYNAMODB: tuple[Extension, ...] = tuple(
     Extension(DynamoDBBackend, name, _atomic_write(getattr(DynamoDBBackend, name)))
     for name in ("put_item", "update_item", "delete_item", "transact_write_items")
 )
-ATHENA: tuple[Extension, ...] = (
-    Extension(AthenaResponse, "get_query_execution", _athena_get_query_execution),
-    Extension(AthenaResponse, "batch_get_query_execution", _athena_batch_get_query_execution),
-    Extension(AthenaResponse, "list_work_groups", _athena_list_work_groups),
-    Extension(AthenaResponse, "get_work_group", _athena_get_work_group),
-    Extension(AthenaResponse, "list_query_executions", _athena_list_query_executions),
-)
-GLUE: tuple[Extension, ...] = (
-    Extension(GlueResponse, "get_databases", _glue_get_databases),
-    Extension(GlueResponse, "get_tables", _glue_get_tables),
-)
-IAM: tuple[Extension, ...] = (Extension(IamResponse, "simulate_principal_policy", _iam_simulate_principal_policy),)
+IAM: tuple[Extension, ...] = (Extension(IamResponse, "simulate_principal_policy", simulate_principal_policy),)
 RESOURCE_CHECKS: tuple[Extension, ...] = (
     Extension(S3IAMRequest, "check_action_permitted", _s3_check_action_permitted),
     Extension(FakeBucket, "get_permission", _bucket_permission),
@@ -518,21 +252,10 @@ RESOURCE_CHECKS: tuple[Extension, ...] = (
     Extension(LakeFormationResponse, "list_permissions", _lakeformation_list_permissions),
 )
 
-EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *DYNAMODB, *ATHENA, *GLUE, *IAM, *RESOURCE_CHECKS)
+EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *DYNAMODB, *ATHENA, *GLUE, *IAM, *RESOURCE_CHECKS, *SEARCH)
 """Installed wherever moto stands in for AWS (the demo account, the test suite's server, the benchmarks)."""
 
-LISTING_PAGES: tuple[Extension, ...] = (
-    Extension(IamResponse, "list_users", _iam_list_users_in_pages),
-    Extension(S3Response, "all_buckets", _s3_list_buckets_in_pages),
-)
-"""Opt-in: IAM ListUsers and S3 ListBuckets in pages (moto answers them in one page whatever is asked), for the
-tests that follow those paginators."""
 
-BUCKET_REGIONS: tuple[Extension, ...] = (
-    Extension(S3Response, "all_buckets", _s3_list_buckets_naming_regions),
-)
-"""Opt-in: S3 ListBuckets in pages naming each bucket's region, as S3 answers a listing asked with MaxBuckets
-(moto names none), for the benchmarks and the tests that place buckets by it."""
 
 
 def install_moto_extensions(opted_in: tuple[Extension, ...] = ()) -> None:
@@ -543,4 +266,3 @@ def install_moto_extensions(opted_in: tuple[Extension, ...] = ()) -> None:
     """
     for extension in (*EXTENSIONS, *opted_in):
         setattr(extension.owner, extension.name, extension.replacement)
-    install_search()  # Glue SearchTables, Athena BatchGetNamedQuery: moto has neither

@@ -12,8 +12,8 @@
 * ``BatchGetNamedQuery`` (at most 50 ids, unknown ones in ``UnprocessedNamedQueryIds``), and ``GetNamedQuery``
   refusing an unknown id with Athena's ``InvalidRequestException`` (moto: an internal error).
 
-Installed by ``moto_extensions.install_moto_extensions`` (``install_search``): the two methods moto does not have
-are added, and GetNamedQuery answers as before for every id moto knows.
+Installed with the others (``moto_extensions.EXTENSIONS``, which a DemoAccount saves and restores): the two
+methods moto does not have are added, and GetNamedQuery answers as before for every id moto knows.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from moto.lakeformation.models import lakeformation_backends
 
 from .athena_access import Caller, CallerAccess, caller_of, decide
 from .lake_query import QueryFailure
+from .moto_patch import Extension
 
 SEARCH_PAGE_LIMIT = 1_000
 """SearchTables' MaxResults at most (AWS's maximum); tests lower it to make paging visible."""
@@ -162,8 +163,9 @@ def _athena_get_named_query(self: AthenaResponse) -> str:
     return json.dumps({"NamedQuery": _named_query(found)})
 
 
-def install_search() -> None:
-    """Give moto SearchTables and BatchGetNamedQuery (and an unknown GetNamedQuery's refusal)."""
-    GlueResponse.search_tables = _glue_search_tables  # type: ignore[attr-defined]
-    AthenaResponse.batch_get_named_query = _athena_batch_get_named_query  # type: ignore[attr-defined]
-    AthenaResponse.get_named_query = _athena_get_named_query  # type: ignore[method-assign]
+SEARCH: tuple[Extension, ...] = (
+    Extension(GlueResponse, "search_tables", _glue_search_tables),
+    Extension(AthenaResponse, "batch_get_named_query", _athena_batch_get_named_query),
+    Extension(AthenaResponse, "get_named_query", _athena_get_named_query),
+)
+"""SearchTables and BatchGetNamedQuery (moto has neither), and an unknown GetNamedQuery's refusal."""

@@ -45,8 +45,9 @@ SAVED_QUERIES: tuple[dict[str, str], ...] = (
                     "WHERE order_date BETWEEN '2026-01-01' AND '2026-01-07' AND status = 'returned' "
                     "GROUP BY channel ORDER BY returned_orders DESC"},
     {"Name": "revenue by category and country, one day",
-     "Description": "Revenue by product category and customer country on 2026-03-01: order lines joined to their "
-                    "orders, products and customers (README's second question).",
+     "Description": "Revenue by product category and customer country on 2026-03-01 in each order's currency: "
+                    "order lines joined to their orders, products and customers (README's second question, before "
+                    "its conversion to USD).",
      "Database": "sales",
      "QueryString": "SELECT p.category, c.country, sum(i.quantity * i.unit_price - i.discount) AS revenue "
                     "FROM order_items i JOIN orders o ON o.order_id = i.order_id AND o.order_date = i.order_date "

@@ -111,9 +111,11 @@ DATABASES: dict[str, dict[str, Any]] = {
 
 DEMO_DATA_STORY = (
     "The demo account's data is Acme Outdoor, a small online shop, from 2026-01-01 to 2026-04-30. Glue database "
-    "`sales`: orders (250,000, partitioned by order_date), order_items, customers, products and the raw order feed; "
+    "`sales`: orders (250,000, partitioned by order_date), order_items, customers, products, exchange_rates and the "
+    "raw order feed; "
     "`marketing`: campaigns, campaign_events, web_sessions and email_sends; `ml_features`: customer_features, "
     "churn_labels and product_embeddings. Tables join on customer_id, order_id, product_id and campaign_id. "
+    "Order amounts are in each order's currency (USD, EUR, GBP): sales.exchange_rates converts them to USD. "
     "Queries run in the `analytics` workgroup, which stops any query that would read more than 10 MB: filter "
     "partitioned tables on their date key (e.g. order_date), and ask estimate_only first when unsure."
 )
@@ -123,14 +125,16 @@ TABLES: tuple[Table, ...] = (
     Table(
         "sales", "orders", BUCKET_CURATED, "sales/orders/", "parquet_uncompressed",
         "One row per order (250,000 orders, 2026-01-01 to 2026-04-30), deduplicated from the raw feed; "
-        "partitioned by order_date.",
+        "partitioned by order_date. Amounts are in each order's own currency (USD, EUR or GBP, column currency): "
+        "convert with sales.exchange_rates (on currency and the order's month) before adding them up.",
         (
             ("order_id", "string", "Order identifier (ORD-nnnnnnn)"),
             ("customer_id", "string", "Customer identifier, joins sales.customers"),
             ("order_ts", "timestamp", "When the order was placed (UTC)"),
             ("status", "string", "placed | shipped | delivered | returned | cancelled"),
-            ("currency", "string", "ISO 4217 currency code"),
-            ("total_amount", "decimal(12,2)", "Order total including tax"),
+            ("currency", "string", "ISO 4217 code of total_amount: USD, EUR or GBP (a customer pays in one)"),
+            ("total_amount", "decimal(12,2)", "Order total including tax, in the order's currency (not USD: "
+                                              "see sales.exchange_rates)"),
             ("items_count", "int", "Number of order lines"),
             ("channel", "string", "web | mobile | store"),
         ),
@@ -138,15 +142,15 @@ TABLES: tuple[Table, ...] = (
     ),
     Table(
         "sales", "order_items", BUCKET_CURATED, "sales/order_items/", "parquet",
-        "Order lines (about 1.25 million): product, quantity and price; the lines of an order add up to its "
-        "total_amount. Partitioned by order_date, as sales.orders.",
+        "Order lines: product, quantity and price, in the order's currency (sales.orders.currency); the lines "
+        "of an order add up to its total_amount. Partitioned by order_date, as sales.orders.",
         (
             ("order_id", "string", "Order identifier, joins sales.orders"),
             ("line_no", "int", "Line number within the order"),
             ("product_id", "string", "Product identifier, joins sales.products"),
             ("quantity", "int", "Units ordered"),
-            ("unit_price", "decimal(10,2)", "Price per unit at order time"),
-            ("discount", "decimal(10,2)", "Discount applied to the line"),
+            ("unit_price", "decimal(10,2)", "Price per unit at order time, in the order's currency"),
+            ("discount", "decimal(10,2)", "Discount applied to the line, in the order's currency"),
         ),
         (("order_date", "string", "Order date, yyyy-MM-dd"),),
     ),
@@ -177,6 +181,17 @@ TABLES: tuple[Table, ...] = (
         ),
     ),
     Table(
+        "sales", "exchange_rates", BUCKET_CURATED, "sales/exchange_rates/", "csv",
+        "What one unit of each order currency was worth in US dollars, per month (the month's average rate, "
+        "from finance): join sales.orders on currency and date_trunc('month', order_ts) = rate_month to add up "
+        "amounts in USD.",
+        (
+            ("currency", "string", "ISO 4217 code, as sales.orders.currency"),
+            ("rate_month", "date", "First day of the month the rate applies to"),
+            ("usd_per_unit", "decimal(10,4)", "US dollars per one unit of the currency (USD: 1)"),
+        ),
+    ),
+    Table(
         "sales", "raw_orders", BUCKET_RAW, "sales/orders/", "csv",
         "Raw order export as delivered by the commerce platform (one CSV per daily ingest, the last 14 days "
         "kept; duplicates and unparsed amounts included).",
@@ -185,8 +200,8 @@ TABLES: tuple[Table, ...] = (
             ("customer_id", "string", "Customer identifier"),
             ("order_ts", "string", "ISO-8601 timestamp as text"),
             ("status", "string", "Order status as text"),
-            ("currency", "string", "Currency code"),
-            ("total_amount", "string", "Order total as text"),
+            ("currency", "string", "Currency code of total_amount (USD, EUR or GBP)"),
+            ("total_amount", "string", "Order total as text, in its currency"),
             ("payload_version", "int", "Export schema version"),
         ),
         (("ingest_date", "string", "Ingest date, yyyy-MM-dd"),),
@@ -276,8 +291,8 @@ TABLES: tuple[Table, ...] = (
             ("customer_id", "string", "Customer identifier"),
             ("recency_days", "int", "Days since last order"),
             ("frequency_90d", "int", "Orders in the last 90 days"),
-            ("monetary_90d", "double", "Spend in the last 90 days (USD)"),
-            ("avg_basket", "double", "Average order value (USD)"),
+            ("monetary_90d", "double", "Spend in the last 90 days, in USD (converted at sales.exchange_rates)"),
+            ("avg_basket", "double", "Average order value, in USD (converted at sales.exchange_rates)"),
             ("sessions_30d", "int", "Web sessions in the last 30 days"),
             ("email_open_rate", "double", "Share of e-mails opened, 0..1"),
             ("churn_risk_bucket", "string", "low | medium | high (previous model run)"),
@@ -632,11 +647,12 @@ def workflow_table_statement(account_id: str, region: str) -> dict[str, Any]:
             "Resource": f"arn:aws:dynamodb:{region}:{account_id}:table/{DEFAULT_TABLE_NAME}"}
 
 
-QUERY_WORKGROUPS = ("analytics", "data-science", DENIED_WORKGROUP, "partners")
+QUERY_WORKGROUPS = ("analytics", "data-science", DENIED_WORKGROUP, "partners", "encrypted-results")
 """Where the demo lets athena_query run: analytics (cutoff enforced: queries run), data-science (no cutoff:
 refused with the settings to add), finance-restricted (the analysts may not describe it: refused; whoever may has
-no use of its results' KMS key: Athena fails the query) and partners (the contractors'; the analysts may not write
-its results)."""
+no use of its results' KMS key: Athena fails the query), partners (the contractors'; the analysts may not write
+its results) and encrypted-results (the enterprise lake's: results under a key the analysts may encrypt with, not
+decrypt)."""
 
 
 def explain_own_access_statement() -> dict[str, Any]:
@@ -645,7 +661,9 @@ def explain_own_access_statement() -> dict[str, Any]:
     holds), and the policies of the keys that encrypt what it reads."""
     return {"Sid": "ExplainOwnAccess", "Effect": "Allow", "Resource": "*", "Action": [
         "lakeformation:ListResources", "lakeformation:ListPermissions", "lakeformation:GetDataLakeSettings",
-        "kms:GetKeyPolicy", "kms:DescribeKey"]}
+        "lakeformation:DescribeResource", "lakeformation:ListLakeFormationOptIns", "lakeformation:ListDataCellsFilter",
+        "lakeformation:GetDataCellsFilter", "lakeformation:GetResourceLFTags", "lakeformation:ListLFTags",
+        "lakeformation:GetLFTag", "kms:GetKeyPolicy", "kms:DescribeKey"]}
 
 
 def caller_read_policy() -> str:

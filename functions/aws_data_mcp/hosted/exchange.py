@@ -30,6 +30,7 @@ from aws_data_mcp.config import Account, Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required, from_aws_error
 from aws_data_mcp.hosted.claim import Claim, Refused
 from aws_data_mcp.hosted.refusals import refusal_of
+from aws_data_mcp.observability import logger
 
 REFRESH_MARGIN_SECONDS = 60
 MAX_CACHED_CALLERS = max(32, int(os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE") or 1024) // 8)
@@ -224,7 +225,12 @@ def _not_admitted(exc: Exception, claim: Claim, account: Account) -> ResourceFai
         failure = from_aws_error(exc, "sts:AssumeRole")
         if failure.code in (ErrorCode.THROTTLED, ErrorCode.TIMEOUT):
             return retry_later(f"STS was busy while carrying the caller into account {account.name}")
-    refused = authentication_required(f"account {account.name} does not admit this caller as {claim.role_arn} "
+    # The caller learns the account's name (which auth://status lists) and the role's name, which is what they ask
+    # their administrator for; not the account's id: the full ARN goes to the operator's log (docs/accounts.md).
+    role_name = claim.role_arn.rpartition("/")[2] if claim.role_arn else "(no role)"
+    logger.warning("an account's role does not admit the caller",
+                   extra={"account": account.name, "role_arn": claim.role_arn, "error": type(exc).__name__})
+    refused = authentication_required(f"account {account.name} does not admit this caller as role {role_name} "
                                       f"({type(exc).__name__})")
     refused.details = ["That account's role trusts only the callers the operator granted it (docs/accounts.md); "
                        "auth://status lists the accounts you may reach.", *refused.details]

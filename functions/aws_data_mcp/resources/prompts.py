@@ -129,11 +129,16 @@ def _table_steps(database: str, table: str) -> str:
     return f"""2. Read athena://databases/{database}/tables/{table}. If it is denied, Glue is where I am refused \
 (glue:GetTable on the database and the table): that denial is the evidence. If it reads, note the table's S3 \
 location.
-3. Read permissions://discover and find the bucket of that location: my access level to it (none/list/read/write) \
+3. Read permissions://tables/{database}/{table}: every link a SELECT of it needs, checked as me (Glue, Lake \
+Formation and the columns it lets me read, the data's bucket and key by a one-byte read as Athena reads it, each \
+query workgroup: its cutoff, starting queries, its result location and key), each with its verdict, evidence and \
+fix; `workgroup` is the one a query of mine would run in.
+4. Read permissions://discover and find the bucket of that location: my access level to it (none/list/read/write) \
 and the evidence of each check.
-4. Call athena_query with estimate_only=true on SELECT * FROM "{database}"."{table}" LIMIT 1 \
-(database "{database}"): Athena's own answer names what it could not do (the workgroup, its query result \
-location, the data's bucket, a key)."""
+5. To see Athena's own answer, call athena_query on SELECT * FROM "{database}"."{table}" LIMIT 1 (database \
+"{database}", no workgroup: it runs in the first one usable for me and says which). It reads data, so a refused \
+bucket, key or column fails as it would for me. estimate_only=true is no test of access: an estimate reads no \
+data, so it answers even where the data's bucket or key refuses me."""
 
 
 def _location_steps(bucket: str, prefix: str) -> str:
@@ -169,7 +174,7 @@ call runs as me, with my AWS credentials, so the server sees exactly the denials
 
 1. Read auth://status: who I am (principal, account, auth mode). If I am not authenticated, that is the answer.
 {steps}
-5. Read permissions://recommendations: the missing IAM action and resource ARN for anything above.
+{6 if table else 5}. Read permissions://recommendations: the missing IAM action and resource ARN for anything above.
 
 Report: the evidence of the denial (the call refused, with the error code and message as answered), the cause in \
 one sentence, and the fix: the IAM actions and resource ARNs to grant me, or another workgroup or location to use. \

@@ -28,8 +28,9 @@ registry.view(
     name="query-results",
     title="Query results",
     description="An athena_query answer (or an athena://queries/{execution_id} page) as a typed, sortable table "
-    "with its state, data scanned, cost and workgroup cutoff; further pages read through the host; a bar or line "
-    "chart where a category or time column meets a numeric one.",
+    "with its state, data scanned, cost and workgroup cutoff, numbers, dates and money written for people; further "
+    "pages read through the host on scrolling to the end; a bar or line chart where a grouped result's category or "
+    "time column meets a measure (never an identifier); the rows as CSV, formulas neutralised.",
     html_file="query-results.html",
     tools=("athena_query",),
 )
@@ -38,7 +39,7 @@ registry.view(
     name="access",
     title="Access",
     description="permissions://discover (and the table and bucket explainers) as a resources x actions matrix of "
-    "allowed, denied and unknown; a cell shows its evidence and the fix to copy.",
+    "allowed, denied and unknown under a legend; a cell shows its evidence in sentences and the fix to copy.",
     html_file="access.html",
     tools=(SHOW_ACCESS,),
 )

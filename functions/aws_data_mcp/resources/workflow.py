@@ -32,6 +32,7 @@ from aws_data_mcp.workflows.service import (
     MAX_NAME,
     MAX_NOTE,
     MAX_RESULT,
+    MAX_STEP_ID,
     MAX_STEPS,
     MAX_WORKFLOW_ID,
     Workflows,
@@ -43,6 +44,10 @@ from aws_data_mcp.workflows.table import GET, QUERY
 
 T = TypeVar("T")
 LIST_URI = "workflow://workflows"
+ANSWER_SECONDS = 0.25
+"""Kept at the end of a tool call's budget for the worker to answer what its store calls found..."""
+ANSWER_SHARE = 0.05
+"""...and at most this share of the budget."""
 
 
 def workflows_of(request: ResourceRequest) -> Workflows:
@@ -100,19 +105,28 @@ def _result(payload: dict[str, Any], link: ResourceLink) -> CallToolResult:
 
 async def _as_caller(ctx: Context, operation: Callable[[Workflows], T]) -> T:
     """Resolve the caller and run `operation` on its workflows, off the event loop and within the request's
-    budget; every store call (a DynamoDB retry included) stops at that same deadline, as a resource read's do,
-    so a caller told `timeout` finds no write landing after it."""
+    budget. Every store call (a DynamoDB retry included) stops `ANSWER_SECONDS` before that deadline, so the
+    worker's own answer (settled, or the outcome unknown) normally comes first; if the deadline still cuts the
+    call while one of its writes may land, the answer is that outcome unknown, never a retryable `timeout`."""
     server = host_of(ctx)
     budget = request_budget(seconds_to_edge_deadline(ctx.request_context), server.config.request_timeout_seconds)
     deadline = time.monotonic() + budget
+    mine: list[Workflows] = []
 
     def run() -> T:
-        with deadline_scope(deadline):
+        with deadline_scope(deadline - min(ANSWER_SECONDS, budget * ANSWER_SHARE)):
             caller = server.caller_for(ctx.request_context)
-            return operation(Workflows(store_for(server.config), owner_of(caller)))
+            mine.append(Workflows(store_for(server.config), owner_of(caller)))
+            return operation(mine[0])
 
-    with anyio.fail_after(budget):
-        return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+    try:
+        with anyio.fail_after(budget):
+            return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+    except TimeoutError:
+        open_write = mine[0].open_write if mine else None
+        if open_write is not None:
+            raise open_write from None
+        raise
 
 
 async def _answer(ctx: Context, operation: Callable[[Workflows], Workflow],
@@ -178,12 +192,18 @@ async def workflow_update(
 
 
 @registry.tool(name="workflow_add_step", title="Add a step", read_only=False,
-               description="Add a step (pending) to one of your workflows, at the end or at a 1-based position.")
+               description="Add a step (pending) to one of your workflows, at the end or at a 1-based position. "
+               "Give it a step_id of your own to make the call safe to send again: a step already there with that "
+               "id and title is the answer, and nothing is added twice.")
 async def workflow_add_step(
     ctx: Context, workflow_id: WorkflowId, title: Name,
     position: Annotated[int | None, Field(ge=1, description="1-based; omit to append.")] = None,
+    step_id: Annotated[str | None, Field(min_length=1, max_length=MAX_STEP_ID, pattern=r"^[A-Za-z0-9._-]+$",
+                                         description="Your own id for the new step (letters, digits, '.', '_', "
+                                         "'-'); omit to get the next s<n>.")] = None,
 ) -> CallToolResult:
-    return await _answer(ctx, lambda mine: mine.add_step(workflow_id, title, position), _changed("step added"))
+    return await _answer(ctx, lambda mine: mine.add_step(workflow_id, title, position, step_id),
+                         _changed("step added"))
 
 
 @registry.tool(name="workflow_update_step", title="Update a step", read_only=False,

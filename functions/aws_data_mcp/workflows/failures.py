@@ -5,6 +5,9 @@ locally), so nothing a caller does fixes a denied call, a missing table or an un
 `internal`, the deployment's to mend, and the caller is told so without the role, the table, the account or
 AWS's own words (they name all three). A throttled or unavailable service, or a file locked by another
 writer, passes: `upstream_unavailable`, retryable. A call cut off by the request's deadline is `timeout`.
+
+A write that may have landed is never answered "retry": when its outcome cannot be learnt in time it is
+`OutcomeUnknown` (`timeout`, not retryable, `outcome: unknown`, the version it expected and the status URI).
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ from botocore.exceptions import (
 
 from aws_data_mcp.errors import DeadlineExceeded, ErrorCode, ResourceFailure
 from aws_data_mcp.observability import logger
-from aws_data_mcp.workflows.model import Workflow
-from aws_data_mcp.workflows.store import WorkflowStore
+from aws_data_mcp.workflows.model import Workflow, status_uri
+from aws_data_mcp.workflows.store import Unsettled, WorkflowStore, Written
 
 T = TypeVar("T")
 MISCONFIGURED = "The server's workflow store is misconfigured"
@@ -78,6 +81,24 @@ def store_failure(exc: BaseException, operation: str) -> ResourceFailure:
                                     "this server uses.", "Retrying will not help until the operator has fixed it."])
 
 
+class OutcomeUnknown(ResourceFailure):
+    """A write that may have landed and may not: the caller must read the status before doing anything else."""
+
+    def __init__(self, workflow_id: str, expected_version: int) -> None:
+        self.workflow_id, self.expected_version = workflow_id, expected_version
+        uri = status_uri(workflow_id)
+        super().__init__(ErrorCode.TIMEOUT, f"The workflow store did not confirm this change in time: the outcome is "
+                         f"unknown; read {uri}", retry=False, details=[
+                             f"The change was to make version {expected_version + 1} from version {expected_version}. "
+                             "Read the status: if it shows your change, it landed; if not, send it again (add a "
+                             "step with your own step_id, so that sending it again can never add it twice).",
+                             "Do not retry blindly: the change may already be applied."])
+
+    def payload(self) -> dict[str, object]:
+        return {**super().payload(), "outcome": "unknown", "expected_version": self.expected_version,
+                "status_uri": status_uri(self.workflow_id)}
+
+
 class GuardedStore:
     """A store whose every failure is a `ResourceFailure`: the one place store errors are mapped, so tools,
     reads and completion all answer them alike."""
@@ -89,6 +110,9 @@ class GuardedStore:
     def _call(self, method: Callable[..., T], *args: Any) -> T:
         try:
             return method(*args)
+        except Unsettled as unsettled:
+            logger.warning(f"workflow store {method.__name__}: outcome unknown ({unsettled.__cause__!r})")
+            raise OutcomeUnknown(unsettled.workflow.id, unsettled.expected_version) from unsettled
         except Exception as exc:
             if not _store_error(exc):
                 raise
@@ -100,10 +124,10 @@ class GuardedStore:
     def list(self, owner: str) -> list[Workflow]:
         return self._call(self.store.list, owner)
 
-    def create(self, workflow: Workflow) -> None:
-        self._call(self.store.create, workflow)
+    def create(self, workflow: Workflow) -> Written:
+        return self._call(self.store.create, workflow)
 
-    def replace(self, workflow: Workflow, expected_version: int) -> bool:
+    def replace(self, workflow: Workflow, expected_version: int) -> Written:
         return self._call(self.store.replace, workflow, expected_version)
 
     def delete(self, owner: str, workflow_id: str) -> Workflow | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -11,6 +12,13 @@ from typing import Any, Literal, get_args
 StepStatus = Literal["pending", "in_progress", "completed", "failed", "skipped"]
 STEP_STATUSES: tuple[str, ...] = get_args(StepStatus)
 FINISHED = frozenset({"completed", "failed", "skipped"})
+RECENT_WRITES = 32
+"""Writes a workflow remembers the token of: enough to cover every write that can land between one of ours and
+our look at the item (botocore's retry after a read timeout, or a read right after a lost answer: seconds, at
+the few updates a second one item takes under contention)."""
+TOKEN_CHARS = 8
+UNKNOWN_WRITE = "." * TOKEN_CHARS
+"""A slot of `Workflow.writes` with no token: a version older than the workflow, or written before tokens."""
 
 
 def now() -> str:
@@ -44,6 +52,10 @@ class Workflow:
     steps_issued: int = 0
     """How many step ids were ever issued: a removed step's id is never given to another step, so a note or
     an agent still holding it cannot silently point at the wrong one."""
+    writes: str = ""
+    """Which write made each of the latest versions: RECENT_WRITES tokens of TOKEN_CHARS, newest first (the i-th
+    made version `version - i`). A writer whose answer was lost finds out from it whether its write landed. Always
+    the same length (`UNKNOWN_WRITE` fills it), so it adds the same bytes to every stored workflow; never shown."""
 
     @classmethod
     def new(cls, owner: str, name: str, description: str, step_titles: list[str]) -> Workflow:
@@ -69,6 +81,26 @@ class Workflow:
 
     def step(self, step_id: str) -> Step | None:
         return next((step for step in self.steps if step.id == step_id), None)
+
+    def written_by(self, version: int) -> str | None:
+        """The token of the write that made `version`, while this workflow still records it."""
+        index = self.version - version
+        if not 0 <= index < len(self.writes) // TOKEN_CHARS:
+            return None
+        token = self.writes[index * TOKEN_CHARS:(index + 1) * TOKEN_CHARS]
+        return None if token == UNKNOWN_WRITE else token
+
+    def stamp(self, token: str, previous: Workflow | None = None) -> None:
+        """Record `token` as the write that makes this version, after `previous`'s record (the version it follows)."""
+        before = previous.writes if previous is not None and previous.writes else ""
+        self.writes = (token + before).ljust(RECENT_WRITES * TOKEN_CHARS, ".")[:RECENT_WRITES * TOKEN_CHARS]
+
+    def add_named_step(self, step_id: str, title: str, index: int) -> None:
+        """A step whose id the caller chose (so that re-sending its addition finds it there). An id of the issued
+        kind counts as issued, so the server never gives it to another step later."""
+        if step_id[:1] == "s" and step_id[1:].isdigit():
+            self.steps_issued = max(self.steps_issued, int(step_id[1:]))
+        self.steps.insert(index, Step(id=step_id, title=title))
 
     def new_step(self, title: str) -> Step:
         """A pending step with an id never used in this workflow (not yet placed in `steps`)."""
@@ -97,6 +129,11 @@ class Workflow:
         full = self.view()
         return {key: full[key] for key in ("id", "name", "status", "version", "updated_at", "step_counts",
                                             "status_uri")}
+
+
+def new_token() -> str:
+    """A write's own token: 48 random bits, unique among the writes one workflow remembers."""
+    return secrets.token_urlsafe(TOKEN_CHARS * 3 // 4)
 
 
 def status_uri(workflow_id: str) -> str:

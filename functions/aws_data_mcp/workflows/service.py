@@ -3,6 +3,12 @@
 Plain functions over a `WorkflowStore`: the tools and resources call them, and so do tests.
 Another caller's workflow is `not_found`, exactly like one that never existed. Every store call goes
 through `GuardedStore`, so a failing store is one of the shared error codes wherever it is reached.
+
+Every write carries a token of its own (`Workflow.writes`), so an update whose answer was lost is applied once:
+the item the store answers with says whether one of this call's writes made the next version (success, nothing
+applied again), another writer's did (a conflict: applied again on theirs), or none yet (tried again on the same
+version, which at most one of the call's writes can land on). A call that ends with a write still open answers
+`OutcomeUnknown`, never a retryable error.
 """
 
 from __future__ import annotations
@@ -18,8 +24,8 @@ from aws_data_mcp.aws import seconds_to_aws_deadline
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required
 from aws_data_mcp.observability import logger
-from aws_data_mcp.workflows.failures import GuardedStore
-from aws_data_mcp.workflows.model import STEP_STATUSES, Step, Workflow, now
+from aws_data_mcp.workflows.failures import GuardedStore, OutcomeUnknown
+from aws_data_mcp.workflows.model import STEP_STATUSES, Step, Workflow, new_token, now
 from aws_data_mcp.workflows.store import WorkflowStore
 
 if TYPE_CHECKING:  # a Caller holds a boto3 session: importing boto3 here would slow the local server's start
@@ -44,6 +50,13 @@ CONFLICT_RETRIES = 40
 CONFLICT_BACKOFF_SECONDS = 0.005
 """The first backoff's ceiling; each later one's doubles (full jitter: a random wait up to it), to the cap."""
 CONFLICT_BACKOFF_CAP_SECONDS = 0.25
+WRITE_START_SECONDS = 2.0
+"""No write is started with less than this much of the request's time left (nor with less than
+`WRITE_START_SHARE` of what the update began with): the write, and reading back what it did should its answer be
+lost, must fit, or the caller would be told the outcome is unknown where "retry" was still true."""
+WRITE_START_SHARE = 0.5
+STEP_ID_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+MAX_STEP_ID = 20
 
 
 def _invalid(message: str, *details: str) -> ResourceFailure:
@@ -79,6 +92,13 @@ def _step(workflow: Workflow, step_id: str) -> Step:
     return step
 
 
+def _chosen_step_id(step_id: object) -> str:
+    if not isinstance(step_id, str) or not 0 < len(step_id) <= MAX_STEP_ID or set(step_id) - STEP_ID_CHARACTERS:
+        raise _invalid(f"step_id must be 1 to {MAX_STEP_ID} letters, digits, '-', '_' or '.'",
+                       "Omit it to have the server choose the next id (s1, s2, ...).")
+    return step_id
+
+
 def checked_id(workflow_id: str) -> str:
     """`workflow_id` if a workflow could have it; otherwise `invalid_argument`, before the store is called."""
     if len(workflow_id) > MAX_WORKFLOW_ID:
@@ -107,6 +127,9 @@ class Workflows:
     def __init__(self, store: WorkflowStore, owner: str) -> None:
         self.store = GuardedStore(store)
         self.owner = owner
+        self.open_write: OutcomeUnknown | None = None
+        """While one of this caller's writes may land without its outcome known: what to answer if the request
+        ends now (the tool reads it when its deadline cuts the call)."""
 
     def list(self) -> list[Workflow]:
         return self.store.list(self.owner)
@@ -125,46 +148,134 @@ class Workflows:
             raise _invalid(f"at most {MAX_WORKFLOWS} workflows per caller", "Delete finished workflows first.")
         workflow = Workflow.new(self.owner, _text(name, "name", MAX_NAME, required=True),
                                 _text(description, "description", MAX_DESCRIPTION), titles)
+        workflow.stamp(new_token())
         _fits(workflow)
-        self.store.create(workflow)
+        self.open_write = OutcomeUnknown(workflow.id, 0)
+        try:
+            stored = self.store.create(workflow).stored
+        except OutcomeUnknown:
+            raise
+        except ResourceFailure:
+            self.open_write = None  # refused, or never sent: nothing can land
+            raise
+        if stored is None or stored.written_by(1) != workflow.written_by(1):
+            raise self.open_write  # a lost answer, and the item not there (yet): the write may still land
+        self.open_write = None
         return workflow
 
-    def change(self, workflow_id: str, apply: Callable[[Workflow], None]) -> Workflow:
+    def change(self, workflow_id: str, apply: Callable[[Workflow], bool | None]) -> Workflow:
         """Read, apply, write back only if nobody wrote in between; re-read and retry, backing off with full
         jitter (so many writers spread out instead of colliding again in step), while the request's deadline
-        leaves time for the wait and CONFLICT_RETRIES is not spent. A give-up is logged: it is retryable, but a
-        workflow that keeps losing is a hot spot worth seeing."""
+        leaves time for the wait and CONFLICT_RETRIES is not spent. `apply` returning False means the change is
+        there already: nothing is written. A give-up is logged: it is retryable (no write of this call can land
+        any more), but a workflow that keeps losing is a hot spot worth seeing."""
         started, attempts = time.monotonic(), 0
+        budget = seconds_to_aws_deadline()
+        last_start = None if budget is None else min(WRITE_START_SECONDS, budget * WRITE_START_SHARE)
+        current = self.get(workflow_id)
+        sent: dict[str, Workflow] = {}
+        """This call's writes that may still land, by token: all made from `current`, so at most one lands."""
         for attempt in range(CONFLICT_RETRIES):
-            if attempt:  # another writer won the last round: step aside for a random moment, then re-read
-                wait = random.uniform(0, min(CONFLICT_BACKOFF_CAP_SECONDS, CONFLICT_BACKOFF_SECONDS * 2 ** attempt))
-                left = seconds_to_aws_deadline()
-                if left is not None and wait >= left:
-                    break
+            # After a write that did not land, step aside for a random moment, then re-read.
+            wait = attempt and random.uniform(0, min(CONFLICT_BACKOFF_CAP_SECONDS,
+                                                     CONFLICT_BACKOFF_SECONDS * 2 ** attempt))
+            left = seconds_to_aws_deadline()
+            if left is not None and last_start is not None and wait + last_start >= left:
+                break
+            if attempt:
                 time.sleep(wait)
+                fresh = self._read(workflow_id, sent)
+                mine = self._landed(fresh, current, sent)
+                if mine is not None:
+                    return mine
+                current = fresh
             attempts += 1
-            current = self.get(workflow_id)
             changed = copy.deepcopy(current)
-            apply(changed)  # raises invalid_argument before anything is written
+            if apply(changed) is False:  # raises invalid_argument before anything is written
+                return current
             changed.version, changed.updated_at = current.version + 1, now()
+            changed.stamp(new_token(), current)
             _fits(changed)
-            if self.store.replace(changed, current.version):
-                return changed
+            mine = self._landed(self._write(changed, current.version, sent), current, sent)
+            if mine is not None:
+                return mine
+        if sent:
+            raise OutcomeUnknown(workflow_id, current.version)
         logger.warning("workflow update gave up: other writers kept winning", extra={
             "attempts": attempts, "seconds": round(time.monotonic() - started, 3)})
         raise ResourceFailure(ErrorCode.UPSTREAM_UNAVAILABLE, "The workflow changed too often to apply this update",
                               details=["Retry: the update was not applied."])
 
-    def add_step(self, workflow_id: str, title: str, position: int | None = None) -> Workflow:
-        text = _text(title, "title", MAX_NAME, required=True)
+    def _landed(self, stored: Workflow | None, base: Workflow, sent: dict[str, Workflow]) -> Workflow | None:
+        """The write of this call that made the version after `base`'s, as `stored` (the store's latest word)
+        shows it; else None, with `sent` emptied once none of them can land any more (another writer made that
+        version). Too many writes since to tell: the outcome is unknown."""
+        if stored is None:
+            raise _not_found(base.id)
+        writer = stored.written_by(base.version + 1)
+        if writer in sent:
+            self.open_write = None
+            return sent[writer]
+        if stored.version != base.version:  # the next version is made: by another writer, if by anyone we know
+            if writer is None and sent:
+                raise OutcomeUnknown(base.id, base.version)
+            sent.clear()
+            self.open_write = None
+        return None
 
-        def add(workflow: Workflow) -> None:
+    def _read(self, workflow_id: str, sent: dict[str, Workflow]) -> Workflow | None:
+        """The workflow now; a failed read while a write of this call may land leaves its outcome unknown."""
+        try:
+            return self.store.get(self.owner, workflow_id)
+        except ResourceFailure as failure:
+            if sent and self.open_write is not None:
+                raise self.open_write from failure
+            raise
+
+    def _write(self, changed: Workflow, expected: int, sent: dict[str, Workflow]) -> Workflow | None:
+        """One conditional write of this call, `sent` kept to the writes that may still land. A failure of this
+        one write that says it was not written is answered as it is only when no earlier write may land."""
+        token = changed.writes[:len(new_token())]
+        sent[token] = changed
+        self.open_write = OutcomeUnknown(changed.id, expected)
+        try:
+            written = self.store.replace(changed, expected)
+            if written.stored is not changed and not written.answer_lost:
+                del sent[token]  # refused by its condition: this one can never land
+            return written.stored
+        except OutcomeUnknown:
+            raise
+        except ResourceFailure as failure:
+            del sent[token]
+            if sent:
+                raise self.open_write from failure
+            self.open_write = None
+            raise
+
+    def add_step(self, workflow_id: str, title: str, position: int | None = None,
+                 step_id: str | None = None) -> Workflow:
+        """With `step_id` (the caller's own), adding it again is a no-op: a step with that id and title already
+        there is the answer, and nothing is written, so a re-sent call can never add the step twice."""
+        text = _text(title, "title", MAX_NAME, required=True)
+        chosen = None if step_id is None else _chosen_step_id(step_id)
+
+        def add(workflow: Workflow) -> bool:
+            there = None if chosen is None else workflow.step(chosen)
+            if there is not None:
+                if there.title != text:
+                    raise _invalid(f"step_id {chosen!r} is already a step of this workflow, titled differently",
+                                   "Choose another id for another step.")
+                return False
             if len(workflow.steps) >= MAX_STEPS:
                 raise _invalid(f"at most {MAX_STEPS} steps per workflow")
             index = len(workflow.steps) if position is None else position - 1
             if not 0 <= index <= len(workflow.steps):
                 raise _invalid(f"position must be from 1 to {len(workflow.steps) + 1}")
-            workflow.steps.insert(index, workflow.new_step(text))
+            if chosen is None:
+                workflow.steps.insert(index, workflow.new_step(text))
+            else:
+                workflow.add_named_step(chosen, text, index)
+            return True
 
         return self.change(workflow_id, add)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from aws_data_mcp.aws import seconds_to_aws_deadline
 from aws_data_mcp.private_files import open_private
 from aws_data_mcp.workflows.model import Workflow
+from aws_data_mcp.workflows.store import Written
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS workflows (
     owner TEXT NOT NULL, id TEXT NOT NULL, version INTEGER NOT NULL, updated_at TEXT NOT NULL, body TEXT NOT NULL,
@@ -67,18 +68,25 @@ class SqliteStore:
             rows = db.execute("SELECT body FROM workflows WHERE owner = ? ORDER BY updated_at DESC", (owner,))
             return [Workflow.from_json(body) for (body,) in rows.fetchall()]
 
-    def create(self, workflow: Workflow) -> None:
+    def create(self, workflow: Workflow) -> Written:
         with self._connection() as db:
             db.execute("INSERT INTO workflows (owner, id, version, updated_at, body) VALUES (?, ?, ?, ?, ?)",
                        (workflow.owner, workflow.id, workflow.version, workflow.updated_at, workflow.to_json()))
+        return Written(workflow)
 
-    def replace(self, workflow: Workflow, expected_version: int) -> bool:
+    def replace(self, workflow: Workflow, expected_version: int) -> Written:
+        """One transaction: the conditional UPDATE, and when another writer got there first, the row as it is.
+        A local file has no lost answers: an error here is a rolled-back transaction, nothing written."""
         with self._connection() as db:
             changed = db.execute(
                 "UPDATE workflows SET version = ?, updated_at = ?, body = ? WHERE owner = ? AND id = ? AND version = ?",
                 (workflow.version, workflow.updated_at, workflow.to_json(), workflow.owner, workflow.id,
                  expected_version)).rowcount
-        return changed == 1
+            if changed == 1:
+                return Written(workflow)
+            row = db.execute("SELECT body FROM workflows WHERE owner = ? AND id = ?",
+                             (workflow.owner, workflow.id)).fetchone()
+        return Written(Workflow.from_json(row[0]) if row else None)
 
     def delete(self, owner: str, workflow_id: str) -> Workflow | None:
         with self._connection() as db:

@@ -14,9 +14,10 @@ from typing import Any, NotRequired, TypedDict, TypeVar
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.fanout import Call, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.query_answers import SQL_PREVIEW_CHARS
-from aws_data_mcp.resources.resolving import ItemError, attempt, iso
+from aws_data_mcp.resources.resolving import ItemError, attempt, iso, side_by_side
 
 T = TypeVar("T")
 
@@ -58,6 +59,23 @@ class Column(TypedDict):
     name: str
     type: str | None
     comment: NotRequired[str]
+    readable: NotRequired[bool]
+    """False on a column Lake Formation does not let the caller read (a query naming it answers COLUMN_NOT_FOUND);
+    absent where the caller may read it, or where that cannot be known (see the table's `column_access`)."""
+
+
+class ColumnAccess(TypedDict):
+    """Which of the table's columns the caller may read, from the caller's own Lake Formation grants."""
+
+    known: bool
+    """Whether the caller's grants could be read and settle it; false: the columns are not marked."""
+    decided_by: str | None
+    """"lake_formation" (its grants pick the columns), "iam" (IAM and S3 decide: every column or none), or null."""
+    hidden_columns: list[str]
+    """The columns the caller may not read (marked `readable: false`)."""
+    note: str
+    explain: str
+    """The table's explainer: every link of the caller's access to it, checked as the caller."""
 
 
 class TableSummary(TypedDict):
@@ -103,6 +121,7 @@ class Table(TypedDict):
     view_sql: str | None
     created: str | None
     updated: str | None
+    column_access: ColumnAccess
 
 
 def glue_databases(glue: Any) -> list[dict[str, Any]]:
@@ -300,24 +319,75 @@ def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
     description="One Glue table: columns with types and comments, partition keys, S3 location, format, SerDe, "
     "the parameters worth showing, and a view's SQL.",
     requires="auth",
-    aws_calls=["glue:GetTable"],
+    aws_calls=["glue:GetTable", "lakeformation:ListResources", "lakeformation:ListPermissions",
+               "lakeformation:GetDataLakeSettings"],
     completions={"database": complete_database, "table": complete_table},
     example="athena://databases/sales/tables/orders",
 )
 def table(request: ResourceRequest) -> Table:
-    """GetTable, shaped for a reader writing SQL: Glue's bookkeeping parameters are left out, long values cut."""
+    """GetTable, shaped for a reader writing SQL: Glue's bookkeeping parameters are left out, long values cut; each
+    column the caller may not read is marked. The table first (a refusal or a missing table costs no other call),
+    then the caller's Lake Formation grants in one wave of three calls, as the caller."""
     database, name = request.args["database"], request.args["table"]
     found = _glue_call(lambda: request.client("glue").get_table(DatabaseName=database, Name=name)["Table"],
                        f"No table {name!r} in Glue database {database!r}")
+    lake = side_by_side(request, lake=_lake_formation_calls(request, database, name))["lake"]
     descriptor = found.get("StorageDescriptor") or {}
     parameters = found.get("Parameters") or {}
     view_sql = found.get("ViewOriginalText")
+    columns, keys = _columns(descriptor.get("Columns") or []), _columns(found.get("PartitionKeys") or [])
+    access = _column_access(request, database, found, lake)
+    for column in [*columns, *keys]:
+        if column["name"] in access["hidden_columns"]:
+            column["readable"] = False
     return Table(
         database=database, name=found["Name"], type=found.get("TableType"), description=found.get("Description"),
         format=table_format(found), location=descriptor.get("Location"), input_format=descriptor.get("InputFormat"),
         serde=(descriptor.get("SerdeInfo") or {}).get("SerializationLibrary"),
-        columns=_columns(descriptor.get("Columns") or []), partition_keys=_columns(found.get("PartitionKeys") or []),
+        columns=columns, partition_keys=keys,
         parameters=_shown_parameters(parameters), partition_projection=partition_projection(parameters),
         view_sql=view_sql[:SQL_PREVIEW_CHARS] if view_sql else None,
-        created=iso(found.get("CreateTime")), updated=iso(found.get("UpdateTime")),
+        created=iso(found.get("CreateTime")), updated=iso(found.get("UpdateTime")), column_access=access,
     )
+
+
+def _lake_formation_calls(request: ResourceRequest, database: str, name: str) -> list[Call[Any]]:
+    """Where Lake Formation governs, and what it grants on the table: registrations, grants, the account default."""
+    from aws_data_mcp.resources.permissions.lake_formation import table_permissions
+    from aws_data_mcp.resources.permissions.registrations import registered_locations
+
+    lakeformation = request.client("lakeformation")
+    resource = {"Table": {"DatabaseName": database, "Name": name}}
+    return [Call("lakeformation:ListResources", lambda: registered_locations(lakeformation)),
+            Call("lakeformation:ListPermissions", lambda: table_permissions(lakeformation, resource)),
+            Call("lakeformation:GetDataLakeSettings", lakeformation.get_data_lake_settings)]
+
+
+def _column_access(request: ResourceRequest, database: str, found: Mapping[str, Any],
+                   lake: Sequence[Outcome[Call[Any], Any]]) -> ColumnAccess:
+    """The columns the caller may read, as the table's explainer decides them from the caller's grants (the same
+    reading of the same calls), or that it cannot be known."""
+    from aws_data_mcp.access_links import table_uri
+    from aws_data_mcp.resources.permissions.lake_formation import covering, permissions_link
+    from aws_data_mcp.resources.permissions.storage import Seat
+
+    registered, grants, settings = lake
+    descriptor = found.get("StorageDescriptor") or {}
+    names = [c["Name"] for c in [*(descriptor.get("Columns") or []), *(found.get("PartitionKeys") or [])]]
+    explain = table_uri(database, found["Name"])
+    bucket, _, prefix = str(descriptor.get("Location") or "").removeprefix("s3://").partition("/")
+    location = covering(registered.value or [], bucket, prefix) if registered.ok and bucket else None
+    link, readable = permissions_link(Seat.of(request.caller), database, found["Name"], names, location,
+                                      registered.ok, grants, settings)
+    if readable is None:
+        why = link.get("settle") or "the caller's Lake Formation grants could not be read"
+        return ColumnAccess(known=False, decided_by=None, hidden_columns=[], explain=explain,
+                            note=f"Whether every column is readable cannot be known: {why}.")
+    governed = link.get("governed_by") == "lake_formation" and link["evidence"].get("grants") is not None
+    hidden = [c for c in names if c not in readable] if governed else []
+    note = (f"Lake Formation lets you read {len(readable)} of {len(names)} columns; the others are marked "
+            "readable: false (a query naming one answers COLUMN_NOT_FOUND)." if hidden else
+            "Lake Formation grants you every column." if governed else
+            "IAM and S3 decide who reads this table's data: every column, or none.")
+    return ColumnAccess(known=True, decided_by="lake_formation" if governed else "iam", hidden_columns=hidden,
+                        note=note, explain=explain)

@@ -44,6 +44,11 @@ def chosen_workgroup(requested: str | None, allowed: Sequence[str]) -> str:
     return requested
 
 
+def get_workgroup(athena: Any, name: str) -> dict[str, Any]:
+    """GetWorkGroup's WorkGroup, as the caller (`athena` is their client)."""
+    return dict(athena.get_work_group(WorkGroup=name)["WorkGroup"])
+
+
 def unguarded(work_group: Mapping[str, Any]) -> list[str]:
     """Why queries may not run in `work_group` (GetWorkGroup's WorkGroup): nothing where Athena enforces a cutoff."""
     configuration = work_group.get("Configuration") or {}

@@ -15,7 +15,7 @@ from aws_data_mcp.resources.athena.trino_lexer import RESERVED, Kind, Token
 NAME_KINDS = frozenset({Kind.WORD, Kind.QUOTED, Kind.BACKQUOTED})
 LITERAL_KINDS = frozenset({Kind.STRING, Kind.NUMBER})
 FORMS = ("SHOW TABLES, SHOW DATABASES, SHOW SCHEMAS, SHOW VIEWS, SHOW COLUMNS, SHOW PARTITIONS, SHOW CREATE TABLE, "
-         "SHOW CREATE VIEW, SHOW TBLPROPERTIES, SHOW FUNCTIONS, DESCRIBE")
+         "SHOW CREATE VIEW, SHOW TBLPROPERTIES, SHOW FUNCTIONS, DESCRIBE, DESCRIBE VIEW")
 
 
 class NotAMetadataRead(ValueError):
@@ -145,9 +145,33 @@ _SHOW: dict[str, Callable[[_Reader], None]] = {
 }
 
 
+_DESCRIBE_REFUSED = {
+    "INPUT": "DESCRIBE INPUT describes a prepared statement, which this tool neither prepares nor runs",
+    "OUTPUT": "DESCRIBE OUTPUT describes a prepared statement, which this tool neither prepares nor runs",
+    "DATABASE": "DESCRIBE DATABASE is not a form Athena documents (SHOW DATABASES and athena://databases are)",
+    "SCHEMA": "DESCRIBE SCHEMA is not a form Athena documents (SHOW SCHEMAS and athena://databases are)",
+    "FUNCTION": "DESCRIBE FUNCTION is not a form Athena documents (SHOW FUNCTIONS is)",
+    "FUNCTIONS": "DESCRIBE FUNCTIONS is not a form Athena documents (SHOW FUNCTIONS is)",
+    "CATALOG": "DESCRIBE CATALOG is not a form Athena documents",
+}
+"""Words that, unquoted after DESCRIBE and followed by a name, make another statement than a table's description
+(Trino reads `DESCRIBE INPUT p` as describeInput, Hive `DESCRIBE DATABASE d` as the database's): refused by name.
+Alone, such a word is a table's name (`DESCRIBE input`), as both read it."""
+
+
 def _describe(reader: _Reader) -> None:
-    """DESCRIBE [EXTENDED | FORMATTED] [[catalog.]db.]table [PARTITION (key = value, ...)] [column[.field...]]"""
+    """DESCRIBE [EXTENDED | FORMATTED] [[catalog.]db.]table [PARTITION (key = value, ...)] [column[.field...]],
+    or DESCRIBE VIEW [[catalog.]db.]view."""
     reader.accept("EXTENDED", "FORMATTED")
+    what = reader.peek()
+    following = reader.words[reader.index + 1] if reader.index + 1 < len(reader.words) else None
+    if what is not None and what.kind is Kind.WORD and following is not None and not following.is_symbol("."):
+        if what.upper in _DESCRIBE_REFUSED:
+            raise NotAMetadataRead(_DESCRIBE_REFUSED[what.upper], what)
+        if what.upper == "VIEW":
+            reader.index += 1
+            reader.name(3, 0)
+            return
     reader.name(3, 0)
     if reader.accept("PARTITION"):
         reader.expect("(")

@@ -14,6 +14,7 @@ nothing, and answers Athena's estimate of what the query would read and cost, or
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -26,6 +27,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ResourceLink
 from pydantic import Field
 
+from aws_data_mcp.accounts import in_current
 from aws_data_mcp.answers import failure_result, tool_result
 from aws_data_mcp.aws import client, deadline_scope
 from aws_data_mcp.config import Settings
@@ -47,6 +49,7 @@ from aws_data_mcp.resources.athena.query_answers import (
     result_file,
 )
 from aws_data_mcp.resources.athena.result_pages import ATHENA_PAGE_ROWS, FIRST_PAGE, Page, read_page
+from aws_data_mcp.resources.athena.workgroups import first_usable, usable_names
 from aws_data_mcp.tool_host import host_of
 
 if TYPE_CHECKING:
@@ -59,6 +62,8 @@ POLL_MAX_SECONDS = 2.0
 ANSWER_MARGIN_SECONDS = 1.5
 """Kept from the request's budget after waiting: to read the first page and answer."""
 STOP_BUDGET_SECONDS = 5.0
+GUARD_SECONDS = 5.0
+"""The longest the read-only guard may take on one statement (it takes well under a second on any text it reads)."""
 _DATABASE_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,255}$")
 FINISHED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
 
@@ -66,9 +71,10 @@ Sql = Annotated[str, Field(description="One read-only statement in Athena's SQL 
                                        "WITH ... SELECT, VALUES, SHOW, DESCRIBE or EXPLAIN.")]
 Database = Annotated[str, Field(description="The Glue database the statement's unqualified names refer to "
                                             "(athena://databases lists them).")]
-Workgroup = Annotated[str | None, Field(description="The Athena workgroup to run in; omit it for the deployment's "
-                                                    "default. athena://workgroups (query_workgroups) says which "
-                                                    "of the deployment's are usable for you, and why not.")]
+Workgroup = Annotated[str | None, Field(description="The Athena workgroup to run in; omit it to run in the first of "
+                                                    "the deployment's query workgroups usable for you (the answer "
+                                                    "says which). athena://workgroups (query_workgroups) says which "
+                                                    "are usable for you, and why not.")]
 MaxRows = Annotated[int | None, Field(ge=1, description="At most this many rows in the first answer (the server's "
                                                         "cap applies: asking for more gets the cap).")]
 WaitSeconds = Annotated[float | None, Field(ge=0, description="How long to wait for the query before answering with a "
@@ -125,14 +131,15 @@ async def athena_query(ctx: Context, sql: Sql | None = None, database: Database 
     settings = host.config
     try:
         sql, database = await _statement_of(ctx, sql, database, named_query_id)
-        statement = _read_only(sql, settings.query_catalogs)
+        statement = await _read_only(sql, settings.query_catalogs)
         name = chosen_workgroup(workgroup, settings.query_workgroups)
         chosen_database = _database(database)
+        if estimate_only:
+            statement = _estimate_of(statement)
+        choice = await _choose_workgroup(ctx, name) if not workgroup else Choice(name, None, None)
         budget = _budget(ctx)
         bounds = limits(settings, max_rows, wait_seconds, budget)
-        if estimate_only:
-            statement = _estimate_of(statement, settings.query_catalogs)
-        return await _run(ctx, statement, chosen_database, name, bounds, time.monotonic() + budget)
+        return await _run(ctx, statement, chosen_database, choice, bounds, time.monotonic() + budget)
     except ResourceFailure as failure:
         return failure_result(failure)
 
@@ -157,6 +164,52 @@ async def athena_stop_query(ctx: Context, execution_id: Annotated[str, Field(
     except (ClientError, BotoCoreError) as exc:
         return failure_result(as_failure(exc, "athena:StopQueryExecution"))
     return _answer(answer(found["QueryExecution"], host_of(ctx).config.athena_price_per_tb), _link(query_id))
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The workgroup a query runs in, and, where the caller named none, why this one."""
+
+    name: str
+    note: str | None
+    found: list[dict[str, Any]] | None
+    """athena://workgroups' query_workgroups as the choice read them; None where nothing was read."""
+
+
+async def _query_workgroups(ctx: Context) -> list[dict[str, Any]] | None:
+    """athena://workgroups' query_workgroups for the caller, in the account the tool acts in, through the same cache
+    as a read; None where it cannot be read (the query then meets AWS's own answer)."""
+    try:
+        reading = await host_of(ctx).read(in_current("athena://workgroups"), ctx.request_context)
+    except ResourceFailure:
+        return None
+    return list(json.loads(reading.text).get("query_workgroups") or [])
+
+
+async def _choose_workgroup(ctx: Context, default: str) -> Choice:
+    """A query that names no workgroup runs in the first of the deployment's query workgroups usable for the
+    caller: the one the table explainer picks, from the same checks (athena://workgroups)."""
+    found = await _query_workgroups(ctx)
+    name = first_usable(found or [])
+    if found is None or name is None:
+        return Choice(default, None if found is None else f"You named no workgroup and none of this deployment's is "
+                      f"usable for you: ran in the default, {default}.", found)
+    skipped = [entry["name"] for entry in found[:[entry["name"] for entry in found].index(name)]]
+    why = f" (not {', '.join(skipped)}: athena://workgroups says why)" if skipped else ""
+    return Choice(name, f"You named no workgroup: ran in {name}, the first of this deployment's query workgroups "
+                        f"usable for you{why}.", found)
+
+
+def usable_details(found: list[dict[str, Any]] | None) -> list[str]:
+    """What a refusal adds: the workgroups the caller can use, or why none."""
+    if found is None:
+        return ["athena://workgroups says which of this deployment's query workgroups you can use."]
+    names = usable_names(found)
+    if names:
+        return [f"Workgroups you can query in: {', '.join(names)} (athena://workgroups says why not the others)."]
+    return ["No query workgroup of this deployment is usable for you: " + "; ".join(
+        f"{entry['name']}: {', '.join(entry.get('why_not') or ['its checks could not all be told'])}"
+        for entry in found) + "."]
 
 
 async def _statement_of(ctx: Context, sql: str | None, database: str | None,
@@ -194,21 +247,27 @@ def _answer(payload: QueryAnswer | dict[str, Any], link: ResourceLink) -> CallTo
     return tool_result(to_json(body), body, link=link, is_error=body.get("error") is not None)
 
 
-def _read_only(sql: object, catalogs: tuple[str, ...]) -> ReadOnlyStatement:
-    """The parser's verdict on `sql`, imported on the first query rather than with this module: sqlglot takes about
-    0.2 s to import, which every cold start would otherwise pay for a tool most invocations never call."""
-    from aws_data_mcp.resources.athena.read_only import read_only_statement
+async def _read_only(sql: object, catalogs: tuple[str, ...]) -> ReadOnlyStatement:
+    """The parser's verdict on `sql`, off the event loop (other callers' requests go on meanwhile) and within
+    GUARD_SECONDS. The guard reads at most MAX_TOKENS tokens, so its thread ends soon even when the wait is given up.
+    Imported on the first query rather than with this module: sqlglot takes about 0.2 s to import, which every cold
+    start would otherwise pay for a tool most invocations never call."""
+    from aws_data_mcp.resources.athena.read_only import TOO_LONG_ADVICE, read_only_statement
 
-    return read_only_statement(sql, catalogs)
+    with anyio.move_on_after(GUARD_SECONDS):
+        return await anyio.to_thread.run_sync(read_only_statement, sql, catalogs, abandon_on_cancel=True)
+    raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"The guard could not read the SQL within {GUARD_SECONDS:g} s",
+                          details=[TOO_LONG_ADVICE])
 
 
-def _estimate_of(statement: ReadOnlyStatement, catalogs: tuple[str, ...]) -> ReadOnlyStatement:
+def _estimate_of(statement: ReadOnlyStatement) -> ReadOnlyStatement:
+    """EXPLAIN (TYPE IO) of the accepted SELECT: the guard's verdict on it stands (the text is not read twice)."""
+    from aws_data_mcp.resources.athena.read_only import estimate_of
+
     if statement.kind not in ("SELECT", "EXPLAIN") or (statement.kind == "EXPLAIN" and not statement.estimate):
         raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"estimate_only needs a SELECT, not {statement.kind}",
                               details=["Athena estimates the input of a SELECT (EXPLAIN (TYPE IO)) only."])
-    if statement.estimate:
-        return statement
-    return _read_only(f"EXPLAIN (TYPE IO, FORMAT JSON) {statement.sql}", catalogs)
+    return estimate_of(statement)
 
 
 async def _call(operation: Callable[..., T], deadline: float, **kwargs: Any) -> T:
@@ -231,9 +290,10 @@ async def _athena(ctx: Context, deadline: float) -> Any:
     return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
 
 
-async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgroup: str, bounds: Limits,
+async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, choice: Choice, bounds: Limits,
                deadline: float) -> CallToolResult:
     settings = host_of(ctx).config
+    workgroup = choice.name
     try:
         athena = await _athena(ctx, deadline)
         found = await _call(athena.get_work_group, deadline, WorkGroup=workgroup)
@@ -241,9 +301,14 @@ async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgr
         started = await _call(athena.start_query_execution, deadline, QueryString=statement.sql,
                               QueryExecutionContext={"Database": database, "Catalog": CATALOG},
                               WorkGroup=workgroup)
-    except (ClientError, BotoCoreError) as exc:
+    except (ClientError, BotoCoreError, ResourceFailure) as exc:
         operation = getattr(exc, "operation_name", "") or "StartQueryExecution"
-        return failure_result(as_failure(exc, f"athena:{operation}"))
+        failure = exc if isinstance(exc, ResourceFailure) else as_failure(exc, f"athena:{operation}")
+        if failure.code in (ErrorCode.ACCESS_DENIED, ErrorCode.INVALID_ARGUMENT, ErrorCode.NOT_FOUND):
+            failure.details += [*([choice.note] if choice.note else []),
+                                *usable_details(choice.found if choice.found is not None
+                                                else await _query_workgroups(ctx))]
+        return failure_result(failure)
     query_id = started["QueryExecutionId"]
     logger.info("query started", extra={"execution_id": query_id, "workgroup": workgroup, "kind": statement.kind})
     try:
@@ -255,7 +320,9 @@ async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgr
     except (ClientError, BotoCoreError) as exc:
         return failure_result(as_failure(exc, "athena:GetQueryExecution"))
     price = settings.athena_price_per_tb
-    extras = {"statement": statement.kind, "cutoff_bytes": guard.cutoff_bytes,
+    extras = {"statement": statement.kind, "workgroup": workgroup, **({"workgroup_choice": choice.note}
+                                                                        if choice.note else {}),
+              "cutoff_bytes": guard.cutoff_bytes,
               "limits": {"max_rows": bounds.max_rows, "wait_seconds": round(bounds.wait_seconds, 1),
                          "notes": list(bounds.notes)}}
     if execution["Status"]["State"] != "SUCCEEDED":
@@ -266,7 +333,8 @@ async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, workgr
                 lambda: _plan(ctx, athena, query_id, execution, deadline), abandon_on_cancel=True)
         except (ClientError, BotoCoreError) as exc:
             return failure_result(as_failure(exc, "athena:GetQueryResults"))
-        return _answer(answer(execution, price) | extras | {"estimate": estimate(plan, price)}, _link(query_id))
+        estimated = {"estimate": estimate(plan, price, guard.cutoff_bytes)}
+        return _answer(answer(execution, price) | extras | estimated, _link(query_id))
     try:
         page, file = await anyio.to_thread.run_sync(
             lambda: _first_page(ctx, athena, query_id, execution, bounds, deadline), abandon_on_cancel=True)

@@ -76,6 +76,9 @@ class Estimate(TypedDict, total=False):
     cost_usd: float | None
     """What `input_bytes` would cost at `price_per_tb_usd`, billed as Athena bills (10 MB at least)."""
     price_per_tb_usd: float
+    over_cutoff: bool | None
+    """Whether `input_bytes` exceed the workgroup's bytes-scanned cutoff (Athena would cancel the query once it had
+    read that much); null without an estimate or a cutoff."""
     reason: str
     """Why there is no estimate (`available` false)."""
     plan: str
@@ -152,7 +155,7 @@ def statistics(execution: Mapping[str, Any], price_per_tb: float) -> QueryStatis
     )
 
 
-def estimate(plan: str, price_per_tb: float) -> Estimate:
+def estimate(plan: str, price_per_tb: float, cutoff_bytes: int | None = None) -> Estimate:
     """What EXPLAIN (TYPE IO, FORMAT JSON) says a query would read: per table and in all, with its cost.
 
     Athena estimates from table statistics only; without them its figures are NaN (or absent), and then there is
@@ -173,7 +176,8 @@ def estimate(plan: str, price_per_tb: float) -> Estimate:
     cost = billed_cost(total, price_per_tb, charged=True)
     return Estimate(available=True, tables=tables, input_bytes=total,
                     input_rows=sum(table["input_rows"] or 0 for table in tables),
-                    billed_bytes=cost["billed_bytes"], cost_usd=cost["cost_usd"], price_per_tb_usd=price_per_tb)
+                    billed_bytes=cost["billed_bytes"], cost_usd=cost["cost_usd"], price_per_tb_usd=price_per_tb,
+                    over_cutoff=None if cutoff_bytes is None else total > cutoff_bytes)
 
 
 def _table_estimate(info: Mapping[str, Any]) -> TableEstimate:

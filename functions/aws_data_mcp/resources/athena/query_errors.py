@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
-from aws_data_mcp.access_links import explainer_in
+from aws_data_mcp.access_links import explainer_in, table_uri
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 
 CATEGORIES = {1: "SYSTEM", 2: "USER", 3: "OTHER"}
@@ -46,8 +46,9 @@ LOCAL_PATH_MARK = "<local path>"
 
 _USER_HINTS = {
     "SYNTAX_ERROR": "Fix the statement's syntax where Athena says (line:column): Athena engine v3 reads Trino SQL.",
-    "COLUMN_NOT_FOUND": "A column Athena cannot resolve where it says (line:column): check its spelling against "
-                        "athena://databases/{database}/tables/{table}, which lists the columns you can read.",
+    "COLUMN_NOT_FOUND": "A column Athena cannot resolve where it says (line:column), or one you may not read: "
+                        "check its spelling against athena://databases/{database}/tables/{table}, which lists the "
+                        "table's columns and marks those Lake Formation does not let you read.",
     "TABLE_NOT_FOUND": "A table Athena cannot find: athena://databases/{database}/tables lists the tables.",
     "SCHEMA_NOT_FOUND": "A database Athena cannot find: athena://databases lists the databases.",
     "FUNCTION_NOT_FOUND": "Athena (Trino) has no such function for these argument types: see the Trino functions "
@@ -83,6 +84,8 @@ class QueryError(TypedDict):
     details: list[str]
     retryable: bool
     action: NotRequired[str]
+    explain: NotRequired[str]
+    """The permissions:// explainer of the table or bucket concerned (a denial's; a hidden column's table)."""
     athena: AthenaErrorInfo
 
 
@@ -135,10 +138,51 @@ def query_failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None)
         return _data_error(info, reason, query_id)
     if info["name"] in SYSTEM_ERROR_NAMES or info["category"] in ("SYSTEM", "OTHER"):
         return _upstream(info, reason, query_id)
+    if info["name"] == "COLUMN_NOT_FOUND":
+        return _column_not_found(reason, execution)
     if info["category"] == "USER" or info["name"] or info["line"]:
         return ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Athena refused the statement: {reason}",
                                details=[_USER_HINTS.get(info["name"] or "", _USER_HINT)], retry=False)
     return _upstream(info, reason, query_id)
+
+
+_COLUMN = r"Column '(?:([\w-]+)\.)?[\w-]+'"
+_TABLE_REFERENCE = (r'(?i)\b(?:FROM|JOIN)\s+(?:"?([\w-]+)"?\s*\.\s*)?"?([\w-]+)"?'
+                    r'(?:\s+(?:AS\s+)?"?(?!(?:WHERE|JOIN|ON|GROUP|ORDER|LIMIT|UNION|LEFT|RIGHT|INNER|FULL|CROSS)\b)'
+                    r'([\w-]+)"?)?')
+
+
+def _column_table(reason: str, execution: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The table (database, name) of the column Athena could not resolve: the one its qualifier (an alias or a
+    table's name) names in the statement, else the statement's only table; None where the text does not say."""
+    column = re.search(_COLUMN, reason)
+    database = (execution.get("QueryExecutionContext") or {}).get("Database")
+    tables = {(owner or database, name, alias or name)
+              for owner, name, alias in re.findall(_TABLE_REFERENCE, execution.get("Query") or "")}
+    qualifier = column.group(1) if column else None
+    named = [t for t in tables if qualifier and qualifier.lower() in (t[2].lower(), t[1].lower())]
+    candidates = named or ([] if qualifier else list(tables))
+    if len({(owner, name) for owner, name, _ in candidates}) != 1 or not candidates[0][0]:
+        return None
+    return candidates[0][0], candidates[0][1]
+
+
+def _column_not_found(reason: str, execution: Mapping[str, Any]) -> ResourceFailure:
+    """A column that does not exist or that the caller may not read (Athena says the same of both), with the
+    table's resource, which marks the columns the caller may not read, and its explainer."""
+    found = _column_table(reason, execution)
+    if found is None:
+        return ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Athena refused the statement: {reason}",
+                               details=[_USER_HINTS["COLUMN_NOT_FOUND"]], retry=False)
+    database, table = found
+    explain = table_uri(database, table)
+    return ResourceFailure(
+        ErrorCode.INVALID_ARGUMENT, f"Athena refused the statement: {reason}",
+        details=[f"A column Athena cannot resolve where it says (line:column), or one you may not read: check its "
+                 f"spelling against athena://databases/{database}/tables/{table}, which lists the table's columns "
+                 f"and marks those Lake Formation does not let you read; {explain} explains, link by link, what you "
+                 "may read of it."],
+        retry=False, explain=explain)
 
 
 def query_error(execution: Mapping[str, Any], cutoff_bytes: int | None = None) -> QueryError | None:

@@ -29,13 +29,29 @@ from sqlglot.tokens import TokenType
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.resources.athena.metadata_statements import NotAMetadataRead, metadata_read
-from aws_data_mcp.resources.athena.trino_lexer import HIDDEN, RESERVED, Kind, LexError, Token, position, tokens
+from aws_data_mcp.resources.athena.token_shapes import refused_shape
+from aws_data_mcp.resources.athena.tree_shapes import lenient_reading
+from aws_data_mcp.resources.athena.trino_lexer import (
+    HIDDEN,
+    Kind,
+    LexError,
+    Token,
+    TooManyTokens,
+    position,
+    tokens,
+)
 
 # sqlglot warns (with the statement's text) when it keeps a statement as a raw command: decided below.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 MAX_SQL_BYTES = 262_144
 """Athena's own limit on a query string (StartQueryExecution's QueryString), in UTF-8 bytes."""
+MAX_TOKENS = 10_000
+"""The most significant tokens (words, literals, symbols) the guard reads: about a 5,000-item IN list. sqlglot's
+parse costs about 0.1 ms a token, so a statement near Athena's byte limit (130,000 tokens) would hold a core for
+10-20 s; refused past this, before parsing, the guard stays well under a second on any text."""
+TOO_LONG_ADVICE = ("Split it into smaller statements, use a smaller IN list, or put the values in a table (e.g. a "
+                   "CSV in S3 read by a Glue table) and join or filter on it.")
 DEFAULT_CATALOGS = ("AwsDataCatalog",)
 CATALOGS_SETTING = "AWS_DATA_MCP_QUERY_CATALOGS"
 ALLOWED = "SELECT, WITH ... SELECT, VALUES, SHOW, DESCRIBE, or EXPLAIN of one of these"
@@ -78,6 +94,17 @@ class ReadOnlyStatement:
     """SELECT, VALUES, SHOW, DESCRIBE or EXPLAIN."""
     estimate: bool = False
     """`EXPLAIN (TYPE IO)`: asks Athena for the input it would read, without reading it."""
+    relations: tuple[str, ...] = ()
+    """Every table the guard saw the statement read, as dotted lower-case names (catalogs checked)."""
+
+
+def estimate_of(statement: ReadOnlyStatement) -> ReadOnlyStatement:
+    """`EXPLAIN (TYPE IO, FORMAT JSON)` of a SELECT the guard accepted: the same tokens after a fixed prefix, so
+    the verdict holds without reading the text a second time."""
+    if statement.estimate:
+        return statement
+    return ReadOnlyStatement(f"EXPLAIN (TYPE IO, FORMAT JSON) {statement.sql}", "EXPLAIN", estimate=True,
+                             relations=statement.relations)
 
 
 @dataclass(frozen=True)
@@ -115,7 +142,10 @@ def read_only_statement(sql: object, catalogs: Collection[str] = DEFAULT_CATALOG
         raise _refused(f"The SQL is {size:,} bytes; Athena takes at most {MAX_SQL_BYTES:,}",
                        "Send a shorter statement.")
     try:
-        found = tokens(sql)
+        found = tokens(sql, most=MAX_TOKENS)
+    except TooManyTokens:
+        raise _refused(f"The SQL holds more than {MAX_TOKENS:,} words, literals and symbols: more than this tool "
+                       "reads in one statement", TOO_LONG_ADVICE) from None
     except LexError as exc:
         raise _refused(f"The SQL does not parse as Athena reads it: {exc}",
                        "Check the statement against Athena's SQL (Trino) reference.") from None
@@ -157,6 +187,9 @@ def _decide(statement: _Statement, catalogs: set[str], *, explained: bool) -> Re
         raise statement.refused(f"{name} is not a read: this tool runs {ALLOWED} only",
                                 "Writes, DDL, UNLOAD, procedures, prepared statements, external functions and "
                                 "statements that change session or catalog state are refused.", first)
+    shape = refused_shape(words)
+    if shape is not None:
+        raise statement.refused(shape.message, shape.advice, shape.at)
     tree = _parsed(statement)
     kind = READ_ROOTS.get(type(tree))
     if kind is None:
@@ -168,8 +201,8 @@ def _decide(statement: _Statement, catalogs: set[str], *, explained: bool) -> Re
                                     "A write inside a WITH clause or a subquery is still a write: it is refused.",
                                     None)
     _as_trino_parses(statement, tree)
-    _sources_in_tree(statement, tree, catalogs)
-    return ReadOnlyStatement(statement.text, kind)
+    relations = _sources_in_tree(statement, tree, catalogs)
+    return ReadOnlyStatement(statement.text, kind, relations=relations)
 
 
 def _metadata(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement:
@@ -210,7 +243,8 @@ def _explain(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement:
     except ResourceFailure as failure:
         raise _refused(f"EXPLAIN of a statement this tool would not run: {failure.message}",
                        "EXPLAIN ANALYZE executes its statement, so only reads may be explained.") from None
-    return ReadOnlyStatement(statement.text, "EXPLAIN", estimate=estimate and explained.kind == "SELECT")
+    return ReadOnlyStatement(statement.text, "EXPLAIN", estimate=estimate and explained.kind == "SELECT",
+                             relations=explained.relations)
 
 
 def _parsed(statement: _Statement) -> exp.Expression:
@@ -290,28 +324,38 @@ def _by_token(statement: _Statement, catalogs: set[str]) -> None:
 
 def _as_trino_parses(statement: _Statement, tree: exp.Expression) -> None:
     """Where sqlglot is more lenient than Trino's grammar, a reading Athena would not share: refused."""
-    for name in tree.find_all(exp.Identifier):
-        if not name.quoted and name.name.upper() in RESERVED:
-            raise statement.refused(f"{name.name.upper()} is a reserved word in Athena's SQL: it is a name only when "
-                                    "quoted", f'Quote it ("{name.name.lower()}") if it names a column or table.',
-                                    None)
-    for version in tree.find_all(exp.Version):
-        if str(version.args.get("kind") or "").upper() != "AS OF":
-            raise statement.refused("Time travel is FOR VERSION AS OF or FOR TIMESTAMP AS OF in Athena's SQL",
-                                    "Write e.g. FOR TIMESTAMP AS OF TIMESTAMP '2026-01-01 00:00:00'.", None)
+    lenient = lenient_reading(tree, statement.words)
+    if lenient is not None:
+        raise statement.refused(lenient.message, lenient.advice, None)
 
 
-def _sources_in_tree(statement: _Statement, tree: exp.Expression, catalogs: set[str]) -> None:
-    for table in tree.find_all(exp.Table):
-        if isinstance(table.this, exp.Func):
-            raise statement.refused(f"A table function ({table.this.sql('trino')[:60]}) is refused",
+def _sources_in_tree(statement: _Statement, tree: exp.Expression, catalogs: set[str]) -> tuple[str, ...]:
+    """The tables the tree reads (each catalog checked). A function the tree holds under a qualified name of three
+    or more parts, in whatever node (a `Column` whose table and db hold the catalog, a `Dot` chain), was refused by
+    its tokens already: finding one here means the tree and the tokens read the text two ways."""
+    relations: list[str] = []
+    for node in tree.walk():
+        if isinstance(node, exp.Table):
+            if isinstance(node.this, exp.Func):
+                raise statement.refused(f"A table function ({node.this.sql('trino')[:60]}) is refused",
+                                        _catalogs_advice(), None)
+            if node.catalog:
+                _allowed_catalog(statement, node.catalog, catalogs, None)
+            relations.append(".".join(part.name for part in node.parts).lower())
+        elif _qualified_call(node):
+            raise statement.refused(f"The SQL reads two ways (a function under a qualified name the guard's "
+                                    f"parser holds as {type(node).__name__}: {node.sql('trino')[:60]})",
                                     _catalogs_advice(), None)
-        if table.catalog:
-            _allowed_catalog(statement, table.catalog, catalogs, None)
-    for call in tree.find_all(exp.Dot):
-        if isinstance(call.expression, exp.Func) and isinstance(call.this, exp.Dot):
-            raise statement.refused(f"A function named by its catalog ({call.sql('trino')[:60]}) is refused",
-                                    _catalogs_advice(), None)
+    return tuple(relations)
+
+
+def _qualified_call(node: exp.Expression) -> bool:
+    """A call under two or more qualifiers: `Column(this=<not a name>, table=.., db=..)` or `Dot(Dot(..), call)`."""
+    if isinstance(node, exp.Column):
+        return not isinstance(node.this, exp.Identifier | exp.Star) and bool(node.args.get("db"))
+    if isinstance(node, exp.Dot):
+        return isinstance(node.this, exp.Dot) and node.expression.find(exp.Func) is not None
+    return False
 
 
 def _allowed_catalog(statement: _Statement, name: str, catalogs: set[str], at: Token | None) -> None:

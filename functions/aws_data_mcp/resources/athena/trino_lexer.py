@@ -82,6 +82,14 @@ class Token:
         return self.kind is Kind.SYMBOL and self.text in symbols
 
 
+class TooManyTokens(ValueError):
+    """The text holds more significant tokens than the guard reads (`most`): refused before anything parses it."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        super().__init__(f"more than {most:,} tokens")
+
+
 class LexError(ValueError):
     """The text cannot be read as Trino reads it: `reason` at `line`:`column` (both from 1)."""
 
@@ -139,11 +147,12 @@ _BY_FIRST_CHARACTER: dict[str, tuple[tuple[Kind, re.Pattern[str]], ...]] = {
 _OPENERS = {"'": "string", '"': "quoted identifier", "`": "backquoted identifier", "/*": "block comment"}
 
 
-def tokens(text: str) -> list[Token]:
+def tokens(text: str, most: int | None = None) -> list[Token]:
     """Every token of `text`, hidden ones (whitespace, comments) included, in order; `LexError` if Trino could not
-    read it the same way."""
+    read it the same way; `TooManyTokens` as soon as it holds more than `most` significant ones (so a huge text
+    costs no more to refuse than `most` tokens do)."""
     found: list[Token] = []
-    offset, size = 0, len(text)
+    offset, size, significant_count = 0, len(text), 0
     while offset < size:
         best: tuple[Kind, int] | None = None
         for kind, rule in _BY_FIRST_CHARACTER.get(text[offset], (_SYMBOL,)):
@@ -158,6 +167,10 @@ def tokens(text: str) -> list[Token]:
         _check(token, text)
         found.append(token)
         offset = end
+        if kind not in HIDDEN:
+            significant_count += 1
+            if most is not None and significant_count > most:
+                raise TooManyTokens(most)
     return found
 
 

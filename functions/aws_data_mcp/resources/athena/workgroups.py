@@ -8,14 +8,15 @@ answer with its own error instead of failing the read.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any, NotRequired, TypedDict
 
 from botocore.paginate import Paginator
 
 from aws_data_mcp.errors import ErrorCode
-from aws_data_mcp.fanout import Outcome
+from aws_data_mcp.fanout import Call, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.athena.cost_guard import unguarded
+from aws_data_mcp.resources.athena.cost_guard import get_workgroup, unguarded
 from aws_data_mcp.resources.resolving import ItemError, attempt
 
 
@@ -38,8 +39,12 @@ class QueryWorkgroup(TypedDict):
     name: str
     default: bool
     usable: bool | None
-    """Whether athena_query can run here for you (null: its settings could not be read just now)."""
+    """Whether athena_query can run here for you: no check denies it (null: its settings could not be read just
+    now)."""
     why_not: list[str]
+    unchecked: NotRequired[list[str]]
+    """What could not be told here (IAM's simulator cannot simulate every caller): AWS decides it when a query
+    starts."""
 
 
 class WorkGroups(TypedDict):
@@ -49,10 +54,12 @@ class WorkGroups(TypedDict):
     """The workgroups this deployment runs queries in (the first the default), each usable or why not."""
     query_checks: str
     workgroups: list[WorkGroup]
+    workgroups_error: NotRequired[ItemError]
+    """Why the account's workgroups could not be listed (athena:ListWorkGroups); query_workgroups still answer."""
 
 
-QUERY_CHECKS = ("Checked again when a query starts, where your permission to run queries in the workgroup "
-                "(athena:StartQueryExecution) is decided too.")
+QUERY_CHECKS = ("Checked again when a query starts, where AWS itself decides: IAM's simulator, used here for "
+                "athena:StartQueryExecution and s3:PutObject, weighs your identity policies only.")
 
 
 _LIST_WORK_GROUPS_PAGING = {"input_token": "NextToken", "output_token": "NextToken", "limit_key": "MaxResults",
@@ -65,10 +72,6 @@ def list_workgroups(athena: Any) -> list[dict[str, Any]]:
     operation = athena.meta.service_model.operation_model("ListWorkGroups")
     paginator = Paginator(athena.list_work_groups, _LIST_WORK_GROUPS_PAGING, operation)
     return list(paginator.paginate(PaginationConfig={"PageSize": 50}).build_full_result().get("WorkGroups", []))
-
-
-def get_workgroup(athena: Any, name: str) -> dict[str, Any]:
-    return dict(athena.get_work_group(WorkGroup=name)["WorkGroup"])
 
 
 def workgroup_settings(detail: Mapping[str, Any]) -> dict[str, Any]:
@@ -91,24 +94,49 @@ def query_workgroup(athena: Any, name: str) -> dict[str, Any]:
     return {"name": name, **workgroup_settings(described.value or {})}
 
 
-def query_workgroups(allowed: Sequence[str], outcomes: Sequence[Outcome[Any, dict[str, Any]]]) -> list[QueryWorkgroup]:
-    """Each of the deployment's query workgroups as the caller's GetWorkGroup found it: usable, or why not."""
-    found = {outcome.item["Name"]: outcome for outcome in outcomes}
-    return [_query_workgroup(name, index == 0, found.get(name)) for index, name in enumerate(allowed)]
+def query_workgroups(names: Sequence[str], described: Mapping[str, Outcome[Any, dict[str, Any]]],
+                     links: Mapping[str, Sequence[Mapping[str, Any]]], listed: set[str] | None) -> list[QueryWorkgroup]:
+    """Each of the deployment's query workgroups for the caller: usable (every check the table explainer makes of a
+    workgroup holds), or why not. `listed`: the names ListWorkGroups gave, None where it could not be read."""
+    return [_query_workgroup(name, index == 0, described[name], links.get(name, ()),
+                             listed is None or name in listed) for index, name in enumerate(names)]
 
 
-def _query_workgroup(name: str, default: bool, outcome: Outcome[Any, dict[str, Any]] | None) -> QueryWorkgroup:
-    if outcome is None:
-        return QueryWorkgroup(name=name, default=default, usable=False,
-                              why_not=["you cannot list a workgroup of this name in this account and region"])
+def _query_workgroup(name: str, default: bool, outcome: Outcome[Any, dict[str, Any]],
+                     links: Sequence[Mapping[str, Any]], listed: bool) -> QueryWorkgroup:
+    from aws_data_mcp.resources.permissions.workgroup_checks import why_not
+
     if outcome.error is not None:
+        if not listed:
+            return QueryWorkgroup(name=name, default=default, usable=False,
+                                  why_not=["you cannot list a workgroup of this name in this account and region"])
         denied = outcome.error.code is ErrorCode.ACCESS_DENIED
         reason = (f"you may not describe it ({outcome.error.action or 'athena:GetWorkGroup'}), which every query "
                   "here does first to check its cutoff") if denied else \
             f"its settings could not be read just now: {outcome.error.message}"
         return QueryWorkgroup(name=name, default=default, usable=False if denied else None, why_not=[reason])
-    problems = unguarded(outcome.value or {})
-    return QueryWorkgroup(name=name, default=default, usable=not problems, why_not=problems)
+    unsafe = unguarded(outcome.value or {})
+    checks = links[1:]  # the first is GetWorkGroup's, `unsafe` in words
+    denied = [entry for entry in checks if entry["verdict"] == "denied"]
+    unchecked = [entry for entry in checks if entry["verdict"] == "unknown"]
+    found = QueryWorkgroup(name=name, default=default, usable=not (unsafe or denied),
+                           why_not=[*unsafe, *why_not(denied)])  # type: ignore[arg-type]
+    if unchecked:
+        found["unchecked"] = why_not(unchecked)  # type: ignore[arg-type]
+    return found
+
+
+def usable_names(found: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The query workgroups a caller can run queries in (athena://workgroups' query_workgroups)."""
+    return [entry["name"] for entry in found if entry.get("usable") is True]
+
+
+def first_usable(found: Sequence[Mapping[str, Any]]) -> str | None:
+    """Where a query that names no workgroup runs: the first usable one (no check denies it), else the first whose
+    settings could not be read just now, else none. The table explainer's choice, from the same checks (it takes
+    a workgroup with an unchecked link only as the default; a query meets AWS's own answer there)."""
+    return next((e["name"] for e in found if e.get("usable") is True),
+                next((e["name"] for e in found if e.get("usable") is None), None))
 
 
 def _workgroup(summary: Mapping[str, Any], outcome: Outcome[Any, dict[str, Any]]) -> WorkGroup:
@@ -128,19 +156,44 @@ def _workgroup(summary: Mapping[str, Any], outcome: Outcome[Any, dict[str, Any]]
     description="Every Athena workgroup with state, engine version, result location, whether it enforces its "
     "configuration and the bytes-scanned cutoff; one the caller may list but not describe is kept with "
     "access 'denied'. query_workgroups says which of the deployment's query workgroups athena_query can run in "
-    "for you (the default first), and why not.",
+    "for you (the default first; a query naming none runs in the first usable), and why not: each is checked as "
+    "permissions://tables checks it (described and guarded, StartQueryExecution allowed, its result location "
+    "writable, its results key usable). A caller who may not list workgroups still gets query_workgroups, with "
+    "the list's error beside them.",
     requires="auth",
-    aws_calls=["athena:ListWorkGroups", "athena:GetWorkGroup"],
+    aws_calls=["athena:ListWorkGroups", "athena:GetWorkGroup", "iam:SimulatePrincipalPolicy", "s3:GetBucketPolicy",
+               "kms:GetKeyPolicy"],
     list_field="workgroups",
 )
 def workgroups(request: ResourceRequest) -> WorkGroups:
-    """ListWorkGroups (all pages), then GetWorkGroup for each in parallel: two waves of calls."""
-    athena = request.client("athena")
-    summaries = list_workgroups(athena)
-    outcomes = request.fan_out(lambda s: get_workgroup(athena, s["Name"]), summaries, action="athena:GetWorkGroup")
-    entries = [_workgroup(o.item, o) for o in outcomes]
-    return WorkGroups(count=len(entries), denied=sum(e["access"] == "denied" for e in entries),
-                      query_workgroups=query_workgroups(request.settings.query_workgroups, outcomes),
-                      query_checks=QUERY_CHECKS,
-                      workgroups=entries)
+    """ListWorkGroups (all pages) beside the query workgroups' first checks, then GetWorkGroup of each listed
+    workgroup those checks did not describe, beside their second checks: two waves, each item answering by the
+    deadline on its own."""
+    # The explainer's checks, imported on the first read: they are off the cold path, as the explainers are.
+    from aws_data_mcp.resources.permissions.storage import Seat
+    from aws_data_mcp.resources.permissions.workgroup_checks import WorkgroupChecks
 
+    athena = request.client("athena")
+    checks = WorkgroupChecks.of(request, Seat.of(request.caller))
+    found = _wave(request, [Call("athena:ListWorkGroups", partial(list_workgroups, athena)), *checks.first()])
+    listing, checked = found[0], found[1:]
+    described = dict(zip(checks.names, checked, strict=False))
+    summaries = listing.value or []
+    rest = [s for s in summaries if s["Name"] not in described]
+    answers = _wave(request, [*(Call("athena:GetWorkGroup", partial(get_workgroup, athena, s["Name"])) for s in rest),
+                              *checks.second(checked)])
+    described |= {s["Name"]: o for s, o in zip(rest, answers, strict=False)}
+    links = checks.links(answers[len(rest):])
+    entries = [_workgroup(s, described[s["Name"]]) for s in summaries]
+    listed = None if listing.error is not None else {s["Name"] for s in summaries}
+    answer = WorkGroups(count=len(entries), denied=sum(e["access"] == "denied" for e in entries),
+                        query_workgroups=query_workgroups(checks.names, described, links, listed),
+                        query_checks=QUERY_CHECKS, workgroups=entries)
+    if listing.error is not None:  # a caller who may not list workgroups still learns where they can query
+        answer["workgroups_error"] = listing.error.brief() | (  # type: ignore[typeddict-item]
+            {"details": listing.error.details} if listing.error.details else {})
+    return answer
+
+
+def _wave(request: ResourceRequest, calls: list[Call[Any]]) -> list[Outcome[Any, Any]]:
+    return request.fan_out(Call.run, calls, action=Call.action_of)

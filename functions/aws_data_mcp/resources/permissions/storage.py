@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
+from urllib.parse import urlparse
 
 from botocore.exceptions import ClientError
 
@@ -363,3 +364,11 @@ def _plain_results(workgroup: str) -> Fix:
         "WorkGroup": workgroup, "ConfigurationUpdates": updates},
         command=f"aws athena update-work-group --work-group {workgroup} --configuration-updates "
                 "'ResultConfigurationUpdates={EncryptionConfiguration={EncryptionOption=SSE_S3}}'")
+
+
+def s3_location(uri: str | None) -> tuple[str, str] | None:
+    if not uri or not uri.startswith("s3://"):
+        return None
+    parsed = urlparse(uri)
+    prefix = parsed.path.lstrip("/")
+    return parsed.netloc, prefix if not prefix or prefix.endswith("/") else prefix + "/"

@@ -12,14 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 from typing import Any, TypedDict
-from urllib.parse import urlparse
 
-from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.errors import ErrorCode
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
-from aws_data_mcp.resources.athena.cost_guard import SUGGESTED_CUTOFF_BYTES, guarded, setup_advice
-from aws_data_mcp.resources.athena.workgroups import get_workgroup
-from aws_data_mcp.resources.permissions.identity_policies import denial_fixes
 from aws_data_mcp.resources.permissions.lake_formation import (
     grant_fix,
     permissions_link,
@@ -44,14 +40,11 @@ from aws_data_mcp.resources.permissions.registrations import registered_location
 from aws_data_mcp.resources.permissions.storage import (
     Reads,
     Seat,
-    own_policies,
     read_chain,
-    results_key,
-    results_key_chain,
-    write_chain,
+    s3_location,
 )
+from aws_data_mcp.resources.permissions.workgroup_checks import WorkgroupChecks, first_usable
 
-ATHENA_ACTIONS = ("athena:StartQueryExecution", "athena:GetQueryExecution", "athena:GetQueryResults")
 GLUE_ACTIONS = ("glue:GetDatabase", "glue:GetTable", "glue:GetPartitions")
 
 
@@ -76,14 +69,6 @@ class TableAccess(TypedDict):
 
 
 
-def s3_location(uri: str | None) -> tuple[str, str] | None:
-    if not uri or not uri.startswith("s3://"):
-        return None
-    parsed = urlparse(uri)
-    prefix = parsed.path.lstrip("/")
-    return parsed.netloc, prefix if not prefix or prefix.endswith("/") else prefix + "/"
-
-
 def _glue_fix(seat: Seat, outcome: Outcome[Any, Any], arns: Sequence[str], database: str, table: str) -> list[Fix]:
     """Lake Formation's DESCRIBE where Lake Formation refused, else the Glue actions on the catalog, database and
     table ARNs."""
@@ -105,60 +90,13 @@ def _glue_links(seat: Seat, outcomes: Sequence[Outcome[Any, Any]], arns: Sequenc
     return links
 
 
-def _workgroup_links(seat: Seat, name: str, arn: str, described: Outcome[Any, Any],
-                     simulated: Outcome[Any, Any] | None, own: Outcome[Any, Any] | None) -> list[Link]:
-    """The workgroup: describable and guarded (enabled, a cutoff Athena enforces); the caller may start queries
-    in it (IAM's simulator: Athena has no resource policy)."""
-    if described.ok:
-        try:
-            guard = guarded(name, described.value or {})
-            results = ((described.value or {}).get("Configuration") or {}).get("ResultConfiguration") or {}
-            first = link("athena:GetWorkGroup", arn, "allowed", {
-                "cutoff_bytes": guard.cutoff_bytes, "result_location": guard.output_location,
-                "results_encryption": results.get("EncryptionConfiguration")})
-        except ResourceFailure as refusal:
-            first = link("athena:GetWorkGroup", arn, "denied", {"answered": refusal.message}, fix=[Fix(
-                kind="workgroup", apply_by="administrator", target=arn,
-                command=setup_advice(name)[0].removeprefix("CLI: "), request={
-                    "WorkGroup": name, "State": "ENABLED", "ConfigurationUpdates": {
-                        "EnforceWorkGroupConfiguration": True, "BytesScannedCutoffPerQuery": SUGGESTED_CUTOFF_BYTES}})])
-    else:
-        removed = denial_fixes(own.value, "athena:GetWorkGroup", arn) if own is not None and own.ok else []
-        first = link("athena:GetWorkGroup", arn, verdict_of(described), answered(described),
-                     fix=[*removed, identity_fix(seat.principal, ["athena:GetWorkGroup"], [arn])],
-                     settle=unsettled(described))
-    return [first, _start_link(seat, arn, simulated)]
-
-
-def _start_link(seat: Seat, arn: str, simulated: Outcome[Any, Any] | None) -> Link:
-    if simulated is None:
-        return link("athena:StartQueryExecution", arn, "unknown", {"simulated": False},
-                    settle="IAM's simulator cannot simulate the caller (only IAM users and roles): an administrator "
-                           "runs aws iam simulate-principal-policy for these actions on the workgroup")
-    if simulated.error is not None:
-        return link("athena:StartQueryExecution", arn, "unknown", answered(simulated), settle=unsettled(simulated))
-    decisions = {r["EvalActionName"]: r["EvalDecision"] for r in simulated.value or []
-                 if r.get("EvalResourceName") == arn}
-    missing = [a for a in ATHENA_ACTIONS if decisions.get(a) != "allowed"]
-    return link("athena:StartQueryExecution", arn, "denied" if missing else "allowed",
-                {"simulated_identity_policies": decisions},
-                fix=[identity_fix(seat.principal, missing or list(ATHENA_ACTIONS), [arn])])
-
-
-def _simulate(iam: Any, principal: str, arns: Sequence[str]) -> list[dict[str, Any]]:
-    pages = iam.get_paginator("simulate_principal_policy").paginate(
-        PolicySourceArn=principal, ActionNames=list(ATHENA_ACTIONS), ResourceArns=list(arns))
-    return [result for page in pages for result in page.get("EvaluationResults", [])]
-
-
 def _explain(request: ResourceRequest, database: str, table: str) -> Chain[TableAccess]:
     caller, seat = request.caller, Seat.of(request.caller)
     region, account = caller.region, seat.account or "*"
     arns = [f"arn:aws:glue:{region}:{account}:catalog", f"arn:aws:glue:{region}:{account}:database/{database}",
             f"arn:aws:glue:{region}:{account}:table/{database}/{table}"]
-    glue, lakeformation, athena = request.client("glue"), request.client("lakeformation"), request.client("athena")
-    names = list(request.settings.query_workgroups)
-    workgroup_arns = [f"arn:aws:athena:{region}:{account}:workgroup/{name}" for name in names]
+    glue, lakeformation = request.client("glue"), request.client("lakeformation")
+    checks = WorkgroupChecks.of(request, seat)
     first: list[Call[Any]] = [
         Call("glue:GetDatabase", partial(glue.get_database, Name=database)),
         Call("glue:GetTable", partial(glue.get_table, DatabaseName=database, Name=table)),
@@ -168,13 +106,9 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
         Call("lakeformation:ListPermissions", partial(table_permissions, lakeformation, {
             "Table": {"DatabaseName": database, "Name": table}})),
         Call("lakeformation:GetDataLakeSettings", lakeformation.get_data_lake_settings),
-        *(Call("athena:GetWorkGroup", partial(get_workgroup, athena, name)) for name in names)]
-    if seat.principal and names:
-        first.append(Call("iam:SimulatePrincipalPolicy", partial(_simulate, request.client("iam"), seat.principal,
-                                                                 workgroup_arns)))
+        *checks.first()]
     found = yield first
-    glue_found, (registered, grants, lake_settings), described = found[:3], found[3:6], found[6:6 + len(names)]
-    simulated = found[6 + len(names)] if len(found) > 6 + len(names) else None
+    glue_found, (registered, grants, lake_settings) = found[:3], found[3:6]
     links = _glue_links(seat, glue_found, arns, database, table)
     detail = (glue_found[1].value or {}).get("Table") or {}
     descriptor = detail.get("StorageDescriptor") or {}
@@ -199,19 +133,10 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
     else:
         links.append(link("s3:GetObject", "unknown", "unknown", {}, settle="The table's location is unknown until "
                           "glue:GetTable is allowed: read this again then"))
-    results = {name: s3_location(((o.value or {}).get("Configuration") or {}).get("ResultConfiguration", {}).get(
-        "OutputLocation")) for name, o in zip(names, described, strict=True)}
-    writing = [name for name in names if results[name] is not None]
-    second += [Call("s3:GetBucketPolicy", partial(write_chain, request, seat, *results[name])) for name in writing]
-    keys = {name: key for name, o in zip(names, described, strict=True) if (key := results_key((
-        ((o.value or {}).get("Configuration") or {}).get("ResultConfiguration") or {}).get("EncryptionConfiguration")))}
-    asked = own_policies(request, seat, any(verdict_of(o) == "denied" for o in described))
-    answers = yield second + [Call("kms:GetKeyPolicy", partial(results_key_chain, request, seat, name, key))
-                              for name, key in keys.items()] + asked  # own policies: after a refused workgroup only
-    own = answers.pop() if asked else None
-    chains, key_outcomes = answers[:len(second)], answers[len(second):]
-    workgroup_links = {name: _workgroup_links(seat, name, arn, outcome, simulated, own)
-                       for name, arn, outcome in zip(names, workgroup_arns, described, strict=True)}
+    workgroup_calls = checks.second(found[6:])
+    answers = yield second + workgroup_calls
+    chains = answers[:len(second)]
+    workgroup_links = checks.links(answers[len(second):])
     if location is not None:
         reads: Reads | None = chains[0].value
         links += reads.links if reads is not None else [link("s3:ListBucket", f"arn:aws:s3:::{location[0]}",
@@ -220,14 +145,6 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
         for entry in links:
             if entry["check"].startswith(("s3:", "kms:")):
                 entry["governed_by"] = decided_by
-    for name, outcome in zip(writing, chains[1:] if location is not None else chains, strict=True):
-        written: Link = outcome.value if outcome.ok else link(  # type: ignore[assignment]
-            "s3:PutObject", str(results[name]), "unknown", answered(outcome), settle=unsettled(outcome))
-        workgroup_links[name].append(written)
-    for (name, key), outcome in zip(keys.items(), key_outcomes, strict=True):
-        key_link: Link = outcome.value if outcome.ok else link(  # type: ignore[assignment]
-            "kms:GenerateDataKey", key, "unknown", answered(outcome), settle=unsettled(outcome))
-        workgroup_links[name].append(key_link)
     return _answer(request, seat, database, table, descriptor.get("Location"), links, workgroup_links, decided_by,
                    read_columns)
 
@@ -239,8 +156,7 @@ def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, loc
     Formation reads them with its own role), with the first workgroup whose links all hold."""
     binding = [entry for entry in links if not (decided_by == "lake_formation" and entry["check"].startswith(
         ("s3:", "kms:")))]
-    chosen = next((name for name, found in workgroups.items() if overall(found) == "allowed"),
-                  next(iter(workgroups), None))
+    chosen = first_usable(workgroups)
     if chosen is None:
         binding.append(link("athena:workgroup", "none", "denied", {
             "answered": "this deployment allows no Athena workgroup"}, fix=[Fix(

