@@ -84,7 +84,7 @@ SCENARIOS = (
     Scenario("athena://workgroups", 3, 0.4, f"{WORKGROUPS} workgroups"),
     Scenario("athena://query/history?limit=200", 3, 0.5, f"{EXECUTIONS} executions"),
     Scenario("tabulator://buckets", 2, None, f"{DATABASES} databases"),  # GetDatabases -> GetTables
-    Scenario("athena://databases", 3, None, f"{DATABASES} databases"),  # ListDataCatalogs -> GetDatabases -> GetTables
+    Scenario("athena://databases", 2, None, f"{DATABASES} databases"),  # ListDataCatalogs -> GetDatabases
     Scenario("admin://users", 3, None, f"{USERS} users"),  # ListUsers -> groups | keys -> GetAccessKeyLastUsed
     Scenario("admin://roles", 2, None, f"{ROLES} roles"),  # ListRoles -> GetRole
     Scenario("permissions://recommendations", 3, None,  # discover's 3 waves, workgroups' and table buckets' beside

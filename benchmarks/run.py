@@ -20,6 +20,8 @@ Measurements (names for --only):
            injected per AWS call, beside the sequential time (calls x 50 ms) and the floor (waves x 50 ms)
   accounts athena://databases?account=* over three accounts vs one account's read of the same view, against moto
            with 50 ms injected per AWS call (every account's calls)
+  search   athena://databases and athena://search over 10,000 tables in 50 databases at 50 ms per AWS call, beside
+           their floors (dependent waves x 50 ms) and listing every database's tables to find a column
   query    an Athena result through `serve` (SDK client, one kept-alive local HTTP connection) vs a bare boto3 loop
            over GetQueryResults pages, both against the demo account's Athena: time to the first row, time to
            page 100,000 rows, and the server's RSS while it pages 1,000,000
@@ -76,6 +78,8 @@ PACKAGE_BUDGET = Budget(50, "MB")
 PAGING_BUDGET = Budget(1.2)
 CPU_BOUND_BUDGET = Budget(1.2)
 ACCOUNTS_BUDGET = Budget(1.3)
+SEARCH_DATABASES_BUDGET = Budget(0.5, "s")
+SEARCH_WAVES_BUDGET = Budget(2, "waves")
 QUERY_GROWTH_BUDGET = Budget(50, "MB")
 QUERY_TIMEOUT_SECONDS = 1800
 GUARD_REFUSAL_BUDGET = Budget(1.0)
@@ -250,6 +254,33 @@ def measure_accounts(args: argparse.Namespace) -> Section:
     ], raw
 
 
+def measure_search(args: argparse.Namespace) -> Section:
+    raw = harness.run_worker("search", str(args.search_repeats))
+    delay, size = raw["delay_s"], f"{raw['tables']:,} tables in {raw['databases']} databases"
+    databases, search, listed = raw["athena_databases"], raw["search"], raw["every_listing"]
+    wall_databases, wall_search = harness.median(databases["wall_s"]), harness.median(search["wall_s"])
+    return [
+        Row(f"athena://databases over {size}, wall (median of {len(databases['wall_s'])})", seconds(wall_databases),
+            seconds(databases["waves"] * delay), wall_databases / (databases["waves"] * delay),
+            budget=SEARCH_DATABASES_BUDGET, checked=wall_databases,
+            note=f"baseline: floor, {databases['waves']} dependent waves x {delay * 1e3:.0f} ms; "
+                 f"{databases['calls']} AWS calls"),
+        Row("athena://search?q=<a column name>, wall (median)", seconds(wall_search), seconds(2 * delay),
+            wall_search / (2 * delay), budget=SEARCH_WAVES_BUDGET, checked=search["waves"],
+            note=f"checked: dependent waves measured ({search['waves']}); baseline: 2 waves x "
+                 f"{delay * 1e3:.0f} ms; {search['calls']} AWS calls"),
+        Row("  every table with the column, reads", "1" if raw["search_one_read"] else "more",
+            f"{listed['reads']}", 1 / listed["reads"], budget=Budget(1, "read"),
+            checked=1 if raw["search_one_read"] else 2,
+            note=f"found {raw['search_found']} of {raw['column_tables']} tables and {raw['search_saved_queries']} "
+                 f"saved queries in {raw['search_chars']:,} characters; "
+                 f"baseline: every database's table listing, page by page ({listed['chars']:,} characters, "
+                 "no column named: each table read after)"),
+        Row("  vs listing every table, wall", seconds(wall_search), seconds(listed["wall_s"]),
+            wall_search / listed["wall_s"], note=f"{listed['calls']} AWS calls to list them"),
+    ], raw
+
+
 def measure_query(args: argparse.Namespace) -> Section:
     raw = harness.run_worker("query", str(args.query_rounds), timeout=QUERY_TIMEOUT_SECONDS)
     first = {name: harness.median(values) for name, values in raw["first_row_s"].items()}
@@ -395,6 +426,7 @@ MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "instructions": measure_instructions,
     "fanout": measure_fanout,
     "accounts": measure_accounts,
+    "search": measure_search,
     "query": measure_query,
     "signin": measure_signin,
     "guard": measure_guard,
@@ -402,8 +434,8 @@ MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "first": measure_first,
     "views": measure_views,
 }
-DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout", "accounts", "first", "query",
-           "signin", "guard", "workflow", "views")
+DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout", "accounts", "search", "first",
+           "query", "signin", "guard", "workflow", "views")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -416,6 +448,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--invocations", type=int, default=1000, help="warm invocations for the memory figure")
     parser.add_argument("--fanout-repeats", type=int, default=5, help="reads per fan-out resource")
     parser.add_argument("--accounts-repeats", type=int, default=7, help="reads per variant of the accounts figure")
+    parser.add_argument("--search-repeats", type=int, default=3, help="reads per variant of the search figure")
     parser.add_argument("--first-samples", type=int, default=5, help="fresh processes per first-read variant")
     parser.add_argument("--query-rounds", type=int, default=5, help="alternating rounds of each query figure")
     parser.add_argument("--signin-rounds", type=int, default=5, help="rounds of the sign-in figure (3 users each)")

@@ -169,6 +169,13 @@ def accounts(repeats: int) -> dict[str, Any]:
     return account_reads.measure(repeats)
 
 
+def search(repeats: int) -> dict[str, Any]:
+    """athena://databases and athena://search over 10,000 tables, 50 ms per AWS call (see search.py)."""
+    import search as search_reads
+
+    return search_reads.measure(repeats)
+
+
 def http(requests: int) -> dict[str, Any]:
     """Measurement 7: static reads over local HTTP, `serve` vs a bare SDK app on uvicorn (see local_http.py)."""
     import local_http
@@ -206,6 +213,7 @@ WORKERS: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
     "profile": (profile, 500),
     "fanout": (fanout, 5),
     "accounts": (accounts, 5),
+    "search": (search, 3),
     "http": (http, 500),
     "query": (query, 5),
     "signin": (signin, 5),

@@ -90,6 +90,9 @@ def server_instructions(registry: Registry, about_data: str = "") -> str:
         "Start with info://capabilities (everything offered here) or athena://databases (the data); "
         "athena://databases/{database}/tables lists a database's tables with their descriptions and "
         "athena://databases/{database}/tables/{table} gives a table's columns.",
+        "Where is the data about something? Search first, above all in a large estate: athena://search?q=<words> "
+        "finds tables by name, column, comment or description across every database in one read, and the team's "
+        "saved queries (athena://named-queries), which athena_query runs by named_query_id.",
         "Query with the athena_query tool: it runs in a workgroup whose bytes-scanned cutoff Athena enforces "
         "(athena://workgroups says which are usable for you); for a query that may scan much, call it with "
         "estimate_only=true first.",

@@ -68,8 +68,8 @@ async def test_the_demo_caller_sees_exactly_the_seeded_estate(demo_server: Serve
     assert sorted(by_name) == sorted(inventory.workgroups)
     assert by_name[DENIED_WORKGROUP]["error"]["action"] == "athena:GetWorkGroup"
     assert by_name["analytics"]["bytes_scanned_cutoff"] == 10_000_000
-    counts = {d["name"]: d["table_count"] for d in databases["databases"]}
-    assert counts == {name: len(tables) for name, tables in inventory.databases.items()}
+    listed = {d["name"]: d["tables"] for d in databases["databases"]}
+    assert listed == {name: f"athena://databases/{name}/tables" for name in inventory.databases}
     assert len(history["executions"]) == len(inventory.query_execution_ids) and history["workgroup_errors"] == []
     assert Counter(e["state"] for e in history["executions"]) == Counter(inventory.query_states)
     assert {e["workgroup"] for e in history["executions"]} == set(inventory.query_workgroups)

@@ -73,7 +73,7 @@ async def test_each_prompt_renders_its_arguments_into_the_steps_it_walks(http_se
     assert f"athena://databases/{SALES}/tables" in explore and "LIMIT" in explore and "estimate_only" in explore
     assert "Which channel sold most?" in answer and f"athena://databases/{SALES}/tables" in answer
     assert answer.index("estimate_only=true") < answer.index("Run it") and "cost" in answer
-    assert "How many orders?" in unplaced and "read athena://databases," in unplaced
+    assert "How many orders?" in unplaced and "search athena://search?q=" in unplaced
     assert f"athena://databases/{SALES}/tables/orders" in table and f'"{SALES}"."orders"' in table
     assert f"s3://{BUCKET}/raw/" in location and f'"{BUCKET}"' in location and "athena://" not in location
     for text in (table, location):

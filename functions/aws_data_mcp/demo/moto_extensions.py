@@ -63,6 +63,7 @@ from .athena_access import caller_of, caller_of_key, for_everyone, key_arn, kms_
 from .moto_athena import ATHENA, EXECUTION_DETAILS_ATTR
 from .moto_paging import BUCKET_REGIONS, GLUE, LISTING_PAGES, PAGE_LIMITS
 from .moto_patch import Extension
+from .moto_search import SEARCH
 from .policy_simulation import simulate_principal_policy
 from .request_context import s3_request_keys, via_s3
 
@@ -251,7 +252,7 @@ RESOURCE_CHECKS: tuple[Extension, ...] = (
     Extension(LakeFormationResponse, "list_permissions", _lakeformation_list_permissions),
 )
 
-EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *DYNAMODB, *ATHENA, *GLUE, *IAM, *RESOURCE_CHECKS)
+EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *DYNAMODB, *ATHENA, *GLUE, *IAM, *RESOURCE_CHECKS, *SEARCH)
 """Installed wherever moto stands in for AWS (the demo account, the test suite's server, the benchmarks)."""
 
 

@@ -1,4 +1,5 @@
-"""Seed the demo account's Athena: the data catalog, workgroups and the query history (``seed_data.py``).
+"""Seed the demo account's Athena: the data catalog, workgroups, saved queries and the query history
+(``seed_data.py``).
 
 moto's API can only start queries (it marks every execution SUCCEEDED), so the history is then finished
 in-process on moto's backend objects (possible because the demo runs moto's server in this very process):
@@ -34,6 +35,35 @@ from .seed_data import (
 )
 
 BotoClient = Any  # boto3 clients are generated at runtime; no stubs in the runtime set.
+
+SAVED_QUERIES: tuple[dict[str, str], ...] = (
+    {"Name": "returned orders by channel, first week of January",
+     "Description": "Which sales channel had the most returned orders in 2026-01-01..07 (README's first question); "
+                    "reads one week of orders' partitions.",
+     "Database": "sales",
+     "QueryString": "SELECT channel, count(*) AS returned_orders FROM orders "
+                    "WHERE order_date BETWEEN '2026-01-01' AND '2026-01-07' AND status = 'returned' "
+                    "GROUP BY channel ORDER BY returned_orders DESC"},
+    {"Name": "revenue by category and country, one day",
+     "Description": "Revenue by product category and customer country on 2026-03-01 in each order's currency: "
+                    "order lines joined to their orders, products and customers (README's second question, before "
+                    "its conversion to USD).",
+     "Database": "sales",
+     "QueryString": "SELECT p.category, c.country, sum(i.quantity * i.unit_price - i.discount) AS revenue "
+                    "FROM order_items i JOIN orders o ON o.order_id = i.order_id AND o.order_date = i.order_date "
+                    "JOIN products p ON p.product_id = i.product_id JOIN customers c ON c.customer_id = o.customer_id "
+                    "WHERE i.order_date = '2026-03-01' AND o.order_date = '2026-03-01' "
+                    "GROUP BY p.category, c.country ORDER BY revenue DESC"},
+    {"Name": "campaign conversions in February",
+     "Description": "Conversions attributed to each campaign in February 2026 (README's third question); their "
+                    "names are in marketing.campaigns, whose key only the admins may use.",
+     "Database": "marketing",
+     "QueryString": "SELECT campaign_id, count(*) AS conversions FROM campaign_events "
+                    "WHERE event_type = 'conversion' AND event_date BETWEEN '2026-02-01' AND '2026-02-28' "
+                    "GROUP BY campaign_id ORDER BY conversions DESC"},
+)
+"""The team's saved questions (Athena named queries in `analytics`): the README's first questions, answered."""
+SAVED_QUERIES_WORKGROUP = "analytics"
 Started = list[tuple[str, tuple[int, str, str, str, str]]]
 """(execution id, its HISTORY entry) per started query, oldest first."""
 
@@ -85,6 +115,8 @@ def seed_athena(
             Name=name, Description=spec["Description"], Configuration=configuration, Tags=spec["Tags"]
         )
 
+    for saved in SAVED_QUERIES:
+        athena.create_named_query(**saved, WorkGroup=SAVED_QUERIES_WORKGROUP)
     queries = queries_for(now.date())
     started = []
     for entry in HISTORY:

@@ -49,7 +49,9 @@ def explore_database(arguments: Mapping[str, str]) -> str:
     return f"""Explore the Glue database "{database}" through the aws-data-mcp server. Every read runs as me, \
 with my AWS credentials, so it shows what I may read.
 
-1. Read athena://databases/{database}/tables: list its tables with their descriptions, formats and partition keys.
+1. Read athena://databases/{database}/tables: list its tables with their descriptions, formats and partition keys. \
+A database of many tables pages: to find the tables about something, search instead, \
+athena://search?q=<words>&database={database} (names, columns, comments and descriptions, in one read).
 2. For the tables that look central (and any I name), read athena://databases/{database}/tables/{{table}}: \
 columns, types, comments and partition keys.
 3. Sample each with the athena_query tool (database "{database}"): SELECT the columns you need FROM the table \
@@ -80,8 +82,10 @@ def answer_with_cost_check(arguments: Mapping[str, str]) -> str:
     database = arguments.get("database")
     where = (f'Use the Glue database "{database}": read athena://databases/{database}/tables for its tables and '
              "their descriptions." if database else
-             "Find the database first: read athena://databases, then athena://databases/{database}/tables for the "
-             "tables and their descriptions.")
+             "Find the tables first: search athena://search?q=<the question's key words> (table names, column names, "
+             "comments and descriptions across every database, in one read; the team's saved queries too: one that "
+             "answers the question runs with athena_query named_query_id). In a small estate athena://databases and "
+             "athena://databases/{database}/tables list the same.")
     return f"""Answer this question from the data through the aws-data-mcp server, checking the cost before \
 spending it. Every call runs as me, with my AWS credentials.
 

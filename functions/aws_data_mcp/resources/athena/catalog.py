@@ -1,8 +1,9 @@
 """athena://databases: the databases of every data catalog (the Glue catalog from Glue itself), and each Glue
 database's tables.
 
-Every call is the caller's (`request.client`); a catalog's databases and a database's table count fan out in
-parallel, and one the caller may not read stays in the answer with its own error instead of failing the read.
+Every call is the caller's (`request.client`); the catalogs' databases fan out in parallel, and a catalog the caller
+may not read stays in the answer with its own error instead of failing the read. Nothing here walks every table of
+a database: a listing's cost stays bounded however large the estate (athena://search finds tables).
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ class Database(TypedDict):
     name: str
     description: str | None
     location: str | None
-    table_count: int | None
-    """Glue databases only: another catalog (Hive, Lambda) would need one ListTableMetadata walk per database,
-    whose cost grows with its tables, so its count stays null."""
-    error: NotRequired[ItemError]
+    tables: NotRequired[str]
+    """Glue databases: the URI listing its tables. No count: counting walks every table (GetTables pages), a cost
+    that grows with the estate; the listing pages within the response budget instead."""
+    link_to: NotRequired[dict[str, str]]
+    """A resource link: the shared database (owner account, name) it stands for."""
 
 
 class Catalog(TypedDict):
@@ -181,14 +183,16 @@ def _databases_action(catalog: Mapping[str, Any]) -> str:
     "athena://databases",
     name="athena-databases",
     title="Athena databases",
-    description="Databases per data catalog (the Glue catalog from Glue itself) with descriptions and table "
-    "counts; a catalog or database the caller cannot read is kept with its error.",
+    description="Databases per data catalog (the Glue catalog from Glue itself) with descriptions and locations, "
+    "and where each database's tables are listed; a catalog the caller cannot read is kept with its error. Its "
+    "cost does not grow with the tables: athena://search finds tables by name, column or description.",
     requires="auth",
-    aws_calls=["athena:ListDataCatalogs", "glue:GetDatabases", "glue:GetTables", "athena:ListDatabases"],
+    aws_calls=["athena:ListDataCatalogs", "glue:GetDatabases", "athena:ListDatabases"],
     list_field="databases",
 )
 def databases(request: ResourceRequest) -> Databases:
-    """Catalogs, then the databases of every catalog in parallel, then each Glue database's table count."""
+    """Catalogs, then the databases of every catalog in parallel: two waves of calls, a page of up to 100 databases
+    a call, whatever the number of tables (no table is listed or counted here)."""
     athena, glue = request.client("athena"), request.client("glue")
     catalogs, catalogs_error = data_catalogs(athena)
 
@@ -198,9 +202,6 @@ def databases(request: ResourceRequest) -> Databases:
         return _other_catalog_databases(athena, catalog["CatalogName"])
 
     listed = request.fan_out(catalog_databases, catalogs, action=_databases_action)
-    glue_names = next((o.value or [] for o in listed if o.item["CatalogName"] == GLUE_CATALOG), [])
-    counts = {o.item["Name"]: o for o in request.fan_out(lambda d: len(glue_table_names(glue, d["Name"])),
-                                                            glue_names, action="glue:GetTables")}
     catalog_entries: list[Catalog] = []
     entries: list[Database] = []
     for outcome in listed:
@@ -212,12 +213,12 @@ def databases(request: ResourceRequest) -> Databases:
         catalog_entries.append(entry | Catalog(database_count=len(outcome.value or [])))  # type: ignore[typeddict-item]
         for found in outcome.value or []:
             database = Database(catalog=name, name=found["Name"], description=found.get("Description"),
-                                location=found.get("LocationUri"), table_count=None)
-            count = counts.get(found["Name"]) if name == GLUE_CATALOG else None
-            if count is not None and count.error is not None:
-                database["error"] = count.error.brief()
-            elif count is not None:
-                database["table_count"] = count.value
+                                location=found.get("LocationUri"))
+            if name == GLUE_CATALOG:
+                database["tables"] = f"athena://databases/{found['Name']}/tables"
+            if target := found.get("TargetDatabase"):  # a resource link to a database another account shared
+                database["link_to"] = {"account": target.get("CatalogId", ""),
+                                       "database": target.get("DatabaseName", "")}
             entries.append(database)
     return Databases(catalogs=catalog_entries, catalogs_error=catalogs_error, databases=entries)
 

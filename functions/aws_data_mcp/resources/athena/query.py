@@ -38,6 +38,7 @@ from aws_data_mcp.registry import registry
 from aws_data_mcp.rendering import to_json
 from aws_data_mcp.resources.athena.cost_guard import chosen_workgroup, guarded
 from aws_data_mcp.resources.athena.execution import validated_execution_id
+from aws_data_mcp.resources.athena.named_queries import saved_query
 from aws_data_mcp.resources.athena.query_answers import (
     QueryAnswer,
     Results,
@@ -78,6 +79,9 @@ MaxRows = Annotated[int | None, Field(ge=1, description="At most this many rows 
                                                         "cap applies: asking for more gets the cap).")]
 WaitSeconds = Annotated[float | None, Field(ge=0, description="How long to wait for the query before answering with a "
                                                               "link to read later (the server's cap applies).")]
+NamedQueryId = Annotated[str | None, Field(description="Run a saved query (athena://named-queries, athena://search) "
+                                                     "by its id instead of `sql`; its database unless `database` "
+                                                     "is given. The same checks and cutoff apply.")]
 EstimateOnly = Annotated[bool, Field(description="Ask Athena what the query would scan and cost (EXPLAIN (TYPE "
                                                  "IO)) without running it: an `estimate`, or why Athena has none.")]
 
@@ -120,12 +124,13 @@ def _database(name: str) -> str:
     "Writes, DDL and a second statement are refused before anything runs. estimate_only asks Athena what the "
     "query would scan without running it.",
 )
-async def athena_query(ctx: Context, sql: Sql, database: Database, workgroup: Workgroup = None,
-                       max_rows: MaxRows = None, wait_seconds: WaitSeconds = None,
-                       estimate_only: EstimateOnly = False) -> CallToolResult:
+async def athena_query(ctx: Context, sql: Sql | None = None, database: Database | None = None,
+                       workgroup: Workgroup = None, max_rows: MaxRows = None, wait_seconds: WaitSeconds = None,
+                       estimate_only: EstimateOnly = False, named_query_id: NamedQueryId = None) -> CallToolResult:
     host = host_of(ctx)
     settings = host.config
     try:
+        sql, database = await _statement_of(ctx, sql, database, named_query_id)
         statement = await _read_only(sql, settings.query_catalogs)
         name = chosen_workgroup(workgroup, settings.query_workgroups)
         chosen_database = _database(database)
@@ -205,6 +210,30 @@ def usable_details(found: list[dict[str, Any]] | None) -> list[str]:
     return ["No query workgroup of this deployment is usable for you: " + "; ".join(
         f"{entry['name']}: {', '.join(entry.get('why_not') or ['its checks could not all be told'])}"
         for entry in found) + "."]
+
+
+async def _statement_of(ctx: Context, sql: str | None, database: str | None,
+                        named_query_id: str | None) -> tuple[str, str]:
+    """The SQL and database to run: as given, or a saved query's (GetNamedQuery as the caller), which then goes
+    through the same checks as any SQL."""
+    if named_query_id is None:
+        if sql is None or database is None:
+            raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, "athena_query needs sql and database, or named_query_id",
+                                  details=["athena://named-queries lists the saved queries you can run by id."])
+        return sql, database
+    if sql is not None:
+        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, "Give sql or named_query_id, not both",
+                              details=["named_query_id runs the saved query's own SQL."])
+    deadline = time.monotonic() + _budget(ctx)
+    try:
+        saved = await _call(saved_query, deadline, athena=await _athena(ctx, deadline), named_query_id=named_query_id)
+    except (ClientError, BotoCoreError) as exc:
+        raise as_failure(exc, "athena:GetNamedQuery") from exc
+    chosen = database or saved.get("Database")
+    if not chosen:
+        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Saved query {named_query_id} names no database: give one",
+                              details=["athena://databases lists the databases you can read."])
+    return str(saved.get("QueryString") or ""), chosen
 
 
 def _budget(ctx: Context) -> float:
