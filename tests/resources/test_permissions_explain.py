@@ -25,10 +25,10 @@ from support.faults import AwsFaults
 from support.fixes import apply_fix
 from support.servers import ServerThread, free_port, lambda_container
 
-from .access_gaps import enforced  # noqa: F401  (fixture)
+from .access_gaps import enforced, lake_formation_gaps  # noqa: F401  (fixtures)
 from .reading import read_everywhere, reset_moto
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("lake_formation_gaps")]
 ACCOUNT, REGION, WORKGROUP = "123456789012", "us-east-1", "analytics"
 SETTINGS = Settings(mode="local", query_workgroups=(WORKGROUP,), cache_ttl_seconds=0)
 COLUMNS = [{"Name": "id", "Type": "bigint"}, {"Name": "region", "Type": "string"}, {"Name": "email", "Type": "string"}]
@@ -45,7 +45,9 @@ FULL = [
                                    "athena:GetQueryResults"], "Resource": "*"},
     {"Effect": "Allow", "Action": ["kms:Decrypt", "kms:GetKeyPolicy"], "Resource": "*"},
     {"Effect": "Allow", "Action": ["lakeformation:ListResources", "lakeformation:ListPermissions",
-                                   "lakeformation:GetDataLakeSettings"], "Resource": "*"},
+                                   "lakeformation:GetDataLakeSettings", "lakeformation:GetDataAccess",
+                                   "lakeformation:ListDataCellsFilter", "lakeformation:GetResourceLFTags",
+                                   "lakeformation:ListLakeFormationOptIns"], "Resource": "*"},
     {"Effect": "Allow", "Action": "iam:SimulatePrincipalPolicy", "Resource": "*"}]
 """What a caller needs to query every table of the account, all of it."""
 
@@ -176,8 +178,10 @@ def test_a_caller_allowed_end_to_end(lake: dict[str, dict[str, str]]) -> None:
     # the calls one table costs: each once, but the bucket policies (the data's, the results') and the simulations
     # (Athena's actions, writing results)
     assert faults.calls == {"glue.GetDatabase": 1, "glue.GetTable": 1, "glue.GetPartitions": 1,
-                            "lakeformation.ListResources": 1, "lakeformation.ListPermissions": 1,
-                            "lakeformation.GetDataLakeSettings": 1, "athena.GetWorkGroup": 1,
+                            "lakeformation.ListResources": 1, "lakeformation.ListPermissions": 2,
+                            "lakeformation.ListDataCellsFilter": 1, "lakeformation.GetResourceLFTags": 1,
+                            "lakeformation.ListLakeFormationOptIns": 1, "lakeformation.GetDataLakeSettings": 1,
+                            "athena.GetWorkGroup": 1,
                             "iam.SimulatePrincipalPolicy": 2, "s3.ListObjectsV2": 1, "s3.GetBucketPolicy": 2,
                             "s3.GetBucketEncryption": 1, "s3.GetObject": 1, "s3.HeadObject": 1}
 

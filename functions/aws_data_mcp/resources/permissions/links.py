@@ -20,6 +20,7 @@ Verdict = Literal["allowed", "denied", "unknown"]
 ApplyBy = Literal["caller", "administrator"]
 FixKind = Literal["identity_policy", "bucket_policy", "key_policy", "lake_formation_grant", "workgroup"]
 Governor = Literal["iam", "lake_formation"]
+RefusedBy = Literal["aws", "server"]
 BEYOND_THE_CALLER = ("Service control and resource control policies of the organization, and permission boundaries, "
                      "are not visible from the caller's seat: an administrator of the organization "
                      "(organizations:ListPoliciesForTarget) or IAM's policy simulator run by an administrator "
@@ -70,14 +71,19 @@ class Link(TypedDict):
     governed_by: Governor
     """Who decides this link: IAM (identity and resource policies), or Lake Formation for a registered location
     (then the S3 and KMS links of the data are Lake Formation's role's business, not the caller's)."""
+    refused_by: NotRequired[RefusedBy]
+    """For `denied`: "server" where this server's own rule refuses (its cost guard), not AWS."""
     fix: NotRequired[list[Fix]]
     settle: NotRequired[str]
     """For `unknown`: what would settle it."""
 
 
 def link(check: str, resource: str, verdict: Verdict, evidence: Mapping[str, Any], *,
-         fix: Sequence[Fix] = (), settle: str | None = None, governed_by: Governor = "iam") -> Link:
+         fix: Sequence[Fix] = (), settle: str | None = None, governed_by: Governor = "iam",
+         refused_by: RefusedBy | None = None) -> Link:
     found = Link(check=check, resource=resource, verdict=verdict, evidence=dict(evidence), governed_by=governed_by)
+    if refused_by and verdict == "denied":
+        found["refused_by"] = refused_by
     if fix and verdict == "denied":
         found["fix"] = list(fix)
     if settle and verdict == "unknown":

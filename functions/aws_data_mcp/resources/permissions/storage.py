@@ -255,62 +255,73 @@ def _decrypt_fix(seat: Seat, arn: str, policy_of_key: Outcome[Any, Any] | None) 
     return [identity_fix(seat.principal, ["kms:Decrypt"], [arn])]
 
 
-def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str) -> Chain[Link]:
-    """Whether the caller may write under `prefix` (a query result location): the bucket policy, then IAM's
-    simulator on the caller's identity policies; two waves."""
+RESULT_ACTIONS = ("s3:PutObject", "s3:GetObject")
+"""Athena writes a query's results as the caller, and GetQueryResults reads them back as the caller."""
+
+
+def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str) -> Chain[list[Link]]:
+    """Whether the caller may write under `prefix` (a query result location) and read the results back: the bucket
+    policy, then IAM's simulator on the caller's identity policies; two waves."""
     objects = f"arn:aws:s3:::{bucket}/{prefix}*"
     policy = yield Call("s3:GetBucketPolicy", partial(bucket_policy, request.client("s3"), bucket))
     if seat.principal is None:
-        return link("s3:PutObject", objects, "unknown", {"bucket_policy": _policy_evidence(policy)},
-                    settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}: an administrator runs "
-                           f"aws iam simulate-principal-policy for s3:PutObject on {objects}")
+        return [link(action, objects, "unknown", {"bucket_policy": _policy_evidence(policy)},
+                     settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}: an administrator runs "
+                            f"aws iam simulate-principal-policy for {action} on {objects}")
+                for action in RESULT_ACTIONS]
     simulated = yield Call("iam:SimulatePrincipalPolicy", partial(
         request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
-        ActionNames=["s3:PutObject"], ResourceArns=[objects]))
-    own = next(iter((yield own_policies(request, seat, denied_by_identity(simulated)))), None)
-    return written(seat, bucket, objects, policy, simulated, own)
+        ActionNames=list(RESULT_ACTIONS), ResourceArns=[objects]))
+    refused = any(denied_by_identity(simulated, action) for action in RESULT_ACTIONS)
+    own = next(iter((yield own_policies(request, seat, refused))), None)
+    return [written(seat, bucket, objects, policy, simulated, own, action) for action in RESULT_ACTIONS]
 
 
-def denied_by_identity(simulated: Outcome[Any, Any]) -> bool:
-    """Whether IAM's simulator found a Deny in the caller's own policies (then they are read, for the fix)."""
+def decision(simulated: Outcome[Any, Any], action: str) -> str | None:
+    """IAM's simulator's decision on `action` ("allowed", "explicitDeny", "implicitDeny"), None where it gave none."""
     results = (simulated.value or {}).get("EvaluationResults") or []
-    return bool(results) and results[0]["EvalDecision"] == "explicitDeny"
+    return next((r["EvalDecision"] for r in results if r.get("EvalActionName", action) == action), None)
+
+
+def denied_by_identity(simulated: Outcome[Any, Any], action: str = "s3:PutObject") -> bool:
+    """Whether IAM's simulator found a Deny in the caller's own policies (then they are read, for the fix)."""
+    return decision(simulated, action) == "explicitDeny"
 
 
 def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], simulated: Outcome[Any, Any],
-            own: Outcome[Any, Any] | None = None) -> Link:
-    """The write verdict: a Deny in the bucket policy or the identity's decides; else an Allow in either allows
-    (within one account, either suffices); an unreadable bucket policy leaves anything but a Deny unknown."""
-    results = (simulated.value or {}).get("EvaluationResults") or []
-    identity = results[0]["EvalDecision"] if results else None
+            own: Outcome[Any, Any] | None = None, action: str = "s3:PutObject") -> Link:
+    """The write (or read-back) verdict: a Deny in the bucket policy or the identity's decides; else an Allow in
+    either allows (within one account, either suffices); an unreadable bucket policy leaves anything but a Deny
+    unknown."""
+    identity = decision(simulated, action)
     evidence: dict[str, Any] = {"bucket_policy": _policy_evidence(policy), "simulated_identity_policies": identity}
     if simulated.error is not None:
         evidence["error"] = simulated.error.brief()
-    denying = statements(policy.value, "Deny", "s3:PutObject", objects, seat.identities, seat.account) \
+    denying = statements(policy.value, "Deny", action, objects, seat.identities, seat.account) \
         if policy.ok else []
-    allowing = statements(policy.value, "Allow", "s3:PutObject", objects, seat.identities, seat.account) \
+    allowing = statements(policy.value, "Allow", action, objects, seat.identities, seat.account) \
         if policy.ok else []
     if denying:
-        return link("s3:PutObject", objects, "denied", evidence | {"bucket_policy_denies": denying}, fix=[
-            resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", ["s3:PutObject"],
+        return link(action, objects, "denied", evidence | {"bucket_policy_denies": denying}, fix=[
+            resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", [action],
                                 objects, denying, _put_bucket_policy(bucket))])
     if identity == "explicitDeny":
-        removed = denial_fixes(own.value, "s3:PutObject", objects) if own is not None and own.ok else []
-        return link("s3:PutObject", objects, "denied", evidence,
-                    fix=[*removed, identity_fix(seat.principal, ["s3:PutObject"], [objects])])
+        removed = denial_fixes(own.value, action, objects) if own is not None and own.ok else []
+        return link(action, objects, "denied", evidence,
+                    fix=[*removed, identity_fix(seat.principal, [action], [objects])])
     if not policy.ok or identity is None:
-        return link("s3:PutObject", objects, "unknown", evidence, settle=(
+        return link(action, objects, "unknown", evidence, settle=(
             f"The bucket policy of {bucket} cannot be read by the caller: its owner reads it "
             "(aws s3api get-bucket-policy) for a Deny naming the caller" if not policy.ok else unsettled(simulated)))
     if identity == "allowed" or allowing:
-        return link("s3:PutObject", objects, "allowed", evidence | ({"bucket_policy_allows": allowing}
+        return link(action, objects, "allowed", evidence | ({"bucket_policy_allows": allowing}
                                                                       if allowing else {}))
-    return link("s3:PutObject", objects, "denied", evidence,
-                fix=[identity_fix(seat.principal, ["s3:PutObject"], [objects])])
+    return link(action, objects, "denied", evidence,
+                fix=[identity_fix(seat.principal, [action], [objects])])
 
 
-RESULTS_KEY_ACTION = "kms:GenerateDataKey"
-"""What Athena asks KMS, as the caller, to write SSE-KMS (or CSE-KMS) encrypted results."""
+RESULTS_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
+"""What Athena asks KMS, as the caller, to write SSE-KMS (or CSE-KMS) encrypted results, then to read them back."""
 
 
 def results_key(encryption: Mapping[str, Any] | None) -> str | None:
@@ -320,40 +331,56 @@ def results_key(encryption: Mapping[str, Any] | None) -> str | None:
         "KmsKey") else None
 
 
-def results_key_chain(request: ResourceRequest, seat: Seat, workgroup: str, key: str) -> Chain[Link]:
-    """Whether the caller may use the results' key: its key policy, then IAM's simulator where the key policy lets
-    the account's IAM policies grant it; two waves, beside the result location's write."""
+def _put_key_policy(arn: str) -> str:
+    return f"aws kms put-key-policy --key-id {arn.rsplit('/', 1)[-1]} --policy-name default --policy {{policy}}"
+
+
+def results_key_chain(request: ResourceRequest, seat: Seat, workgroup: str, key: str) -> Chain[list[Link]]:
+    """Whether the caller may use the results' key to write them and read them back: its key policy, then IAM's
+    simulator where the key policy lets the account's IAM policies grant it; two waves, beside the result
+    location's write."""
     arn = _key_arn(key, request.caller.region, seat.account)
     policy = yield Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), arn))
     if policy.error is not None:
         if policy.error.code is ErrorCode.NOT_FOUND:  # Athena fails every query: the key cannot be used
-            return link(RESULTS_KEY_ACTION, arn, "denied", answered(policy), fix=[_plain_results(workgroup)])
-        return link(RESULTS_KEY_ACTION, arn, "unknown", answered(policy), settle=(
+            return [link(action, arn, "denied", answered(policy), fix=[_plain_results(workgroup)])
+                    for action in RESULTS_KEY_ACTIONS]
+        return [link(action, arn, "unknown", answered(policy), settle=(
             f"The key's administrator reads its policy (aws kms get-key-policy --key-id {arn} --policy-name default) "
-            "for a statement that lets the caller use it"))
-    denying = statements(policy.value, "Deny", RESULTS_KEY_ACTION, arn, seat.identities, seat.account)
-    named = statements(policy.value, "Allow", RESULTS_KEY_ACTION, arn, seat.identities, None)
-    delegated = delegates(policy.value, RESULTS_KEY_ACTION, arn, seat.account)
+            "for a statement that lets the caller use it")) for action in RESULTS_KEY_ACTIONS]
     evidence: dict[str, Any] = {"key_policy": "read", "workgroup": workgroup}
-    if denying or not (named or delegated) or seat.principal is None:
-        verdict: Verdict = "denied" if seat.principal else "unknown"
-        return link(RESULTS_KEY_ACTION, arn, verdict, evidence | {"key_policy_denies": denying}, fix=[
-            resource_policy_fix("key_policy", arn, policy.value, seat.principal or "", [RESULTS_KEY_ACTION], "*",
-                                denying, f"aws kms put-key-policy --key-id {arn.rsplit('/', 1)[-1]} "
-                                "--policy-name default --policy {policy}")],
-                    settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}")
-    simulated = yield Call("iam:SimulatePrincipalPolicy", partial(
+    simulate = [action for action in RESULTS_KEY_ACTIONS if seat.principal and not _key_refuses(seat, policy, action,
+                                                                                                  arn)]
+    simulated = (yield Call("iam:SimulatePrincipalPolicy", partial(
         request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
-        ActionNames=[RESULTS_KEY_ACTION], ResourceArns=[arn]))
-    results = (simulated.value or {}).get("EvaluationResults") or []
-    identity = results[0]["EvalDecision"] if results else None
-    evidence["simulated_identity_policies"] = identity
+        ActionNames=simulate, ResourceArns=[arn]))) if simulate else None
+    return [_key_link(request, seat, policy, simulated, action, arn, evidence) for action in RESULTS_KEY_ACTIONS]
+
+
+def _key_refuses(seat: Seat, policy: Outcome[Any, Any], action: str, arn: str) -> bool:
+    """A Deny naming the caller, or no statement letting it (or its account's IAM policies) use the key."""
+    return bool(statements(policy.value, "Deny", action, arn, seat.identities, seat.account)) or not (
+        statements(policy.value, "Allow", action, arn, seat.identities, None)
+        or delegates(policy.value, action, arn, seat.account))
+
+
+def _key_link(request: ResourceRequest, seat: Seat, policy: Outcome[Any, Any], simulated: Outcome[Any, Any] | None,
+              action: str, arn: str, evidence: Mapping[str, Any]) -> Link:
+    denying = statements(policy.value, "Deny", action, arn, seat.identities, seat.account)
+    named = statements(policy.value, "Allow", action, arn, seat.identities, None)
+    if simulated is None:
+        verdict: Verdict = "denied" if seat.principal else "unknown"
+        return link(action, arn, verdict, {**evidence, "key_policy_denies": denying}, fix=[
+            resource_policy_fix("key_policy", arn, policy.value, seat.principal or "", [action], "*", denying,
+                                _put_key_policy(arn))],
+                    settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}")
+    identity = decision(simulated, action)
+    found = {**evidence, "simulated_identity_policies": identity}
     if identity == "explicitDeny" or (identity != "allowed" and not named and identity is not None):
-        return link(RESULTS_KEY_ACTION, arn, "denied", evidence,
-                    fix=[identity_fix(seat.principal, [RESULTS_KEY_ACTION], [arn])])
+        return link(action, arn, "denied", found, fix=[identity_fix(seat.principal, [action], [arn])])
     if identity is None:
-        return link(RESULTS_KEY_ACTION, arn, "unknown", evidence | answered(simulated), settle=unsettled(simulated))
-    return link(RESULTS_KEY_ACTION, arn, "allowed", evidence)
+        return link(action, arn, "unknown", found | answered(simulated), settle=unsettled(simulated))
+    return link(action, arn, "allowed", found)
 
 
 def _plain_results(workgroup: str) -> Fix:

@@ -10,6 +10,7 @@ one-byte read of the data (S3 and KMS), the data key's policy and the simulation
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any, TypedDict
 from urllib.parse import urlparse
@@ -21,11 +22,15 @@ from aws_data_mcp.resources.athena.cost_guard import SUGGESTED_CUTOFF_BYTES, gua
 from aws_data_mcp.resources.athena.workgroups import get_workgroup
 from aws_data_mcp.resources.permissions.identity_policies import denial_fixes
 from aws_data_mcp.resources.permissions.lake_formation import (
+    SELECT,
+    filter_calls,
     grant_fix,
+    lake_answers,
+    lake_calls,
     permissions_link,
     registration_link,
-    table_permissions,
 )
+from aws_data_mcp.resources.permissions.lf_grants import Readable
 from aws_data_mcp.resources.permissions.links import (
     Fix,
     Governor,
@@ -40,8 +45,10 @@ from aws_data_mcp.resources.permissions.links import (
     unsettled,
     verdict_of,
 )
-from aws_data_mcp.resources.permissions.registrations import registered_locations
+from aws_data_mcp.resources.permissions.registrations import registered_resources
 from aws_data_mcp.resources.permissions.storage import (
+    RESULT_ACTIONS,
+    RESULTS_KEY_ACTIONS,
     Reads,
     Seat,
     own_policies,
@@ -50,12 +57,20 @@ from aws_data_mcp.resources.permissions.storage import (
     results_key_chain,
     write_chain,
 )
+from aws_data_mcp.resources.permissions.summary import summary
 
 ATHENA_ACTIONS = ("athena:StartQueryExecution", "athena:GetQueryExecution", "athena:GetQueryResults")
+DATA_ACCESS = "lakeformation:GetDataAccess"
+"""What Athena asks Lake Formation for, as the caller, before it reads a governed table's data: an IAM permission
+the caller's own policies must grant (on "*"), beside Lake Formation's grants."""
+COST_GUARD = "aws-data-mcp:CostGuard"
+"""The link of this server's own rule: a workgroup must enforce a bytes-scanned cutoff (not an AWS check)."""
 GLUE_ACTIONS = ("glue:GetDatabase", "glue:GetTable", "glue:GetPartitions")
 
 
 class TableAccess(TypedDict):
+    summary: str
+    """One line: the verdict, the link that decides it, and who fixes it how."""
     database: str
     table: str
     principal_arn: str | None
@@ -68,6 +83,8 @@ class TableAccess(TypedDict):
     decided_by: Governor
     read_columns: list[str] | None
     """The columns Lake Formation lets the caller read (all, where it does not govern); null where unknown."""
+    row_filter: str | None
+    """The rows Lake Formation lets the caller read (a data cells filter's PartiQL predicate); null: every row."""
     links: list[Link]
     workgroups: dict[str, list[Link]]
     unseen: list[Unseen]
@@ -110,24 +127,29 @@ def _workgroup_links(seat: Seat, name: str, arn: str, described: Outcome[Any, An
     """The workgroup: describable and guarded (enabled, a cutoff Athena enforces); the caller may start queries
     in it (IAM's simulator: Athena has no resource policy)."""
     if described.ok:
+        results = ((described.value or {}).get("Configuration") or {}).get("ResultConfiguration") or {}
+        first = link("athena:GetWorkGroup", arn, "allowed", {
+            "result_location": results.get("OutputLocation"),
+            "results_encryption": results.get("EncryptionConfiguration")})
         try:
             guard = guarded(name, described.value or {})
-            results = ((described.value or {}).get("Configuration") or {}).get("ResultConfiguration") or {}
-            first = link("athena:GetWorkGroup", arn, "allowed", {
-                "cutoff_bytes": guard.cutoff_bytes, "result_location": guard.output_location,
-                "results_encryption": results.get("EncryptionConfiguration")})
-        except ResourceFailure as refusal:
-            first = link("athena:GetWorkGroup", arn, "denied", {"answered": refusal.message}, fix=[Fix(
-                kind="workgroup", apply_by="administrator", target=arn,
-                command=setup_advice(name)[0].removeprefix("CLI: "), request={
-                    "WorkGroup": name, "State": "ENABLED", "ConfigurationUpdates": {
-                        "EnforceWorkGroupConfiguration": True, "BytesScannedCutoffPerQuery": SUGGESTED_CUTOFF_BYTES}})])
+            first["evidence"]["cutoff_bytes"] = guard.cutoff_bytes
+        except ResourceFailure as refusal:  # AWS answered; this server refuses the workgroup: its own kind of link
+            return [first, _guard_link(name, arn, refusal), _start_link(seat, arn, simulated)]
     else:
         removed = denial_fixes(own.value, "athena:GetWorkGroup", arn) if own is not None and own.ok else []
         first = link("athena:GetWorkGroup", arn, verdict_of(described), answered(described),
                      fix=[*removed, identity_fix(seat.principal, ["athena:GetWorkGroup"], [arn])],
                      settle=unsettled(described))
     return [first, _start_link(seat, arn, simulated)]
+
+
+def _guard_link(name: str, arn: str, refusal: ResourceFailure) -> Link:
+    """This server's refusal of a workgroup without an enforced cutoff: not AWS's, and fixed in the workgroup."""
+    updates = {"EnforceWorkGroupConfiguration": True, "BytesScannedCutoffPerQuery": SUGGESTED_CUTOFF_BYTES}
+    return link(COST_GUARD, arn, "denied", {"reason": refusal.message}, refused_by="server", fix=[Fix(
+        kind="workgroup", apply_by="administrator", target=arn, command=setup_advice(name)[0].removeprefix("CLI: "),
+        request={"WorkGroup": name, "State": "ENABLED", "ConfigurationUpdates": updates})])
 
 
 def _start_link(seat: Seat, arn: str, simulated: Outcome[Any, Any] | None) -> Link:
@@ -146,9 +168,28 @@ def _start_link(seat: Seat, arn: str, simulated: Outcome[Any, Any] | None) -> Li
 
 
 def _simulate(iam: Any, principal: str, arns: Sequence[str]) -> list[dict[str, Any]]:
+    """Athena's actions on each workgroup, then lakeformation:GetDataAccess (on "*"): two simulations side by side
+    would cost a call more, one with every resource evaluates each action on each."""
     pages = iam.get_paginator("simulate_principal_policy").paginate(
-        PolicySourceArn=principal, ActionNames=list(ATHENA_ACTIONS), ResourceArns=list(arns))
+        PolicySourceArn=principal, ActionNames=[*ATHENA_ACTIONS, DATA_ACCESS], ResourceArns=[*arns, "*"])
     return [result for page in pages for result in page.get("EvaluationResults", [])]
+
+
+def _data_access_link(seat: Seat, simulated: Outcome[Any, Any] | None) -> Link:
+    """lakeformation:GetDataAccess in the caller's IAM policies, as IAM's simulator decides it."""
+    if simulated is None or simulated.error is not None:
+        return link(DATA_ACCESS, "*", "unknown", answered(simulated) if simulated else {"simulated": False},
+                    governed_by="lake_formation", settle=(unsettled(simulated) if simulated else
+                    "IAM's simulator cannot simulate the caller: an administrator runs aws iam "
+                    f"simulate-principal-policy --action-names {DATA_ACCESS} for the caller's role"))
+    decision = next((r["EvalDecision"] for r in simulated.value or [] if r.get("EvalActionName") == DATA_ACCESS
+                     and r.get("EvalResourceName") == "*"), None)
+    if decision is None:
+        return link(DATA_ACCESS, "*", "unknown", {"simulated_identity_policies": None}, governed_by="lake_formation",
+                    settle="IAM's simulator gave no decision for it: read this explainer again")
+    return link(DATA_ACCESS, "*", "allowed" if decision == "allowed" else "denied",
+                {"simulated_identity_policies": decision}, governed_by="lake_formation",
+                fix=[identity_fix(seat.principal, [DATA_ACCESS], ["*"])])
 
 
 def _explain(request: ResourceRequest, database: str, table: str) -> Chain[TableAccess]:
@@ -164,33 +205,34 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
         Call("glue:GetTable", partial(glue.get_table, DatabaseName=database, Name=table)),
         Call("glue:GetPartitions", partial(glue.get_partitions, DatabaseName=database, TableName=table,
                                            MaxResults=1)),
-        Call("lakeformation:ListResources", partial(registered_locations, lakeformation)),
-        Call("lakeformation:ListPermissions", partial(table_permissions, lakeformation, {
-            "Table": {"DatabaseName": database, "Name": table}})),
-        Call("lakeformation:GetDataLakeSettings", lakeformation.get_data_lake_settings),
+        Call("lakeformation:ListResources", partial(registered_resources, lakeformation)),
+        *(lake_asked := lake_calls(lakeformation, seat.principal, database, table)),
         *(Call("athena:GetWorkGroup", partial(get_workgroup, athena, name)) for name in names)]
-    if seat.principal and names:
+    if seat.principal:
         first.append(Call("iam:SimulatePrincipalPolicy", partial(_simulate, request.client("iam"), seat.principal,
                                                                  workgroup_arns)))
     found = yield first
-    glue_found, (registered, grants, lake_settings), described = found[:3], found[3:6], found[6:6 + len(names)]
-    simulated = found[6 + len(names)] if len(found) > 6 + len(names) else None
+    glue_found, registered = found[:3], found[3]
+    lake = lake_answers(found[4:4 + len(lake_asked)])
+    described = found[4 + len(lake_asked):4 + len(lake_asked) + len(names)]
+    simulated = found[4 + len(lake_asked) + len(names)] if seat.principal else None
     links = _glue_links(seat, glue_found, arns, database, table)
     detail = (glue_found[1].value or {}).get("Table") or {}
     descriptor = detail.get("StorageDescriptor") or {}
     columns = [c["Name"] for c in [*(descriptor.get("Columns") or []), *(detail.get("PartitionKeys") or [])]]
     location = s3_location(descriptor.get("Location"))
-    read_columns: list[str] | None = None
+    readable: Readable | None = None
     decided_by: Governor = "iam"
     second: list[Call[Any]] = []
+    registered_at: tuple[str | None, bool, bool] = (None, False, registered.ok)
     if location is not None:
-        registration, registered_at = registration_link(registered, *location)
-        decided_by = registration["governed_by"]
-        permissions, read_columns = permissions_link(seat, database, table, columns, registered_at, registered.ok,
-                                                     grants, lake_settings)
+        registration, *place = registration_link(registered, *location)
+        registered_at = (place[0], place[1], registered.ok)
+        permissions, readable, lake_decides = permissions_link(seat, database, table, columns, *registered_at, lake)
         links += [registration, permissions]
-        if permissions["evidence"].get("answered", "").startswith("IAM_ALLOWED_PRINCIPALS"):
-            decided_by = "iam"
+        decided_by = "lake_formation" if lake_decides and registered_at[0] else "iam"
+        if decided_by == "lake_formation":
+            links.append(_data_access_link(seat, simulated))
         second.append(Call("s3:ListBucket", partial(read_chain, request, seat, *location, decided_by)))
     elif glue_found[1].ok:
         links.append(link("s3:GetObject", str(descriptor.get("Location")), "unknown", {
@@ -206,9 +248,15 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
     keys = {name: key for name, o in zip(names, described, strict=True) if (key := results_key((
         ((o.value or {}).get("Configuration") or {}).get("ResultConfiguration") or {}).get("EncryptionConfiguration")))}
     asked = own_policies(request, seat, any(verdict_of(o) == "denied" for o in described))
+    filtered = filter_calls(lakeformation, lake) if decided_by == "lake_formation" else []
     answers = yield second + [Call("kms:GetKeyPolicy", partial(results_key_chain, request, seat, name, key))
-                              for name, key in keys.items()] + asked  # own policies: after a refused workgroup only
+                              for name, key in keys.items()] + filtered + asked  # own policies: after a refusal only
     own = answers.pop() if asked else None
+    if filtered:  # the grants on the table's data cells filters: the permissions link read again with them
+        lake = replace(lake, filter_grants=tuple(answers[len(answers) - len(filtered):]))
+        del answers[len(answers) - len(filtered):]
+        at = next(i for i, entry in enumerate(links) if entry["check"] == SELECT)
+        links[at], readable, _ = permissions_link(seat, database, table, columns, *registered_at, lake)
     chains, key_outcomes = answers[:len(second)], answers[len(second):]
     workgroup_links = {name: _workgroup_links(seat, name, arn, outcome, simulated, own)
                        for name, arn, outcome in zip(names, workgroup_arns, described, strict=True)}
@@ -221,20 +269,19 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
             if entry["check"].startswith(("s3:", "kms:")):
                 entry["governed_by"] = decided_by
     for name, outcome in zip(writing, chains[1:] if location is not None else chains, strict=True):
-        written: Link = outcome.value if outcome.ok else link(  # type: ignore[assignment]
-            "s3:PutObject", str(results[name]), "unknown", answered(outcome), settle=unsettled(outcome))
-        workgroup_links[name].append(written)
+        workgroup_links[name] += outcome.value if outcome.ok else [link(  # type: ignore[operator]
+            action, str(results[name]), "unknown", answered(outcome), settle=unsettled(outcome))
+            for action in RESULT_ACTIONS]
     for (name, key), outcome in zip(keys.items(), key_outcomes, strict=True):
-        key_link: Link = outcome.value if outcome.ok else link(  # type: ignore[assignment]
-            "kms:GenerateDataKey", key, "unknown", answered(outcome), settle=unsettled(outcome))
-        workgroup_links[name].append(key_link)
+        workgroup_links[name] += outcome.value if outcome.ok else [link(  # type: ignore[operator]
+            action, key, "unknown", answered(outcome), settle=unsettled(outcome)) for action in RESULTS_KEY_ACTIONS]
     return _answer(request, seat, database, table, descriptor.get("Location"), links, workgroup_links, decided_by,
-                   read_columns)
+                   readable)
 
 
 def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, location: str | None,
             links: list[Link], workgroups: dict[str, list[Link]], decided_by: Governor,
-            read_columns: list[str] | None) -> TableAccess:
+            readable: Readable | None) -> TableAccess:
     """The query verdict: the table's own links that bind the caller (not the data's S3 and KMS where Lake
     Formation reads them with its own role), with the first workgroup whose links all hold."""
     binding = [entry for entry in links if not (decided_by == "lake_formation" and entry["check"].startswith(
@@ -248,13 +295,17 @@ def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, loc
                 command="Set AWS_DATA_MCP_QUERY_WORKGROUPS (template parameter QueryWorkgroups) to a workgroup "
                         "whose bytes-scanned cutoff is set and enforced.")]))
     verdict = overall([*binding, *(workgroups[chosen] if chosen else [])])
-    if verdict == "denied" or read_columns is None:
-        read_columns = [] if verdict == "denied" else read_columns
+    read_columns = [] if verdict == "denied" else readable.columns if readable is not None else None
+    row_filter = " OR ".join(f"({f})" for f in readable.row_filters) if readable and readable.row_filters else None
     caller = request.caller
+    every = [*binding, *(workgroups[chosen] if chosen else [])]
+    columns = "every column" if read_columns is None or verdict != "allowed" else ", ".join(read_columns)
+    columns += f"; rows where {row_filter}" if row_filter and verdict != "denied" else ""
     return TableAccess(
+        summary=summary(verdict, every, f"SELECT on {database}.{table} runs in workgroup {chosen} ({columns})"),
         database=database, table=table, principal_arn=caller.principal_arn, simulated_as=seat.principal,
         location=location, query=verdict, workgroup=chosen, decided_by=decided_by, read_columns=read_columns,
-        links=links, workgroups=workgroups,
+        row_filter=row_filter if verdict != "denied" else None, links=links, workgroups=workgroups,
         unseen=unseen_from_the_callers_seat())
 
 
