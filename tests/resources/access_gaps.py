@@ -35,6 +35,32 @@ def _lf_tags_or_none(original: Callable[..., Any]) -> Callable[..., Any]:
 @pytest.fixture(scope="module")
 def lake_formation_gaps() -> Iterator[None]:
     """What moto's Lake Formation lacks that the explainer asks (each as AWS documents it), for one test module."""
+    yield from _lake_formation_gaps()
+
+
+EXPLAIN_LAKE_FORMATION = ["lakeformation:ListDataCellsFilter", "lakeformation:GetResourceLFTags",
+                          "lakeformation:ListLakeFormationOptIns"]
+"""What a caller needs beside ListPermissions to see its own grants on filters and LF-tag expressions (else the
+explainer answers `unknown`), granted here to the demo's callers until the demo's seed grants it."""
+
+
+@pytest.fixture(scope="module")
+def demo_lake_formation_gaps(demo: Any) -> Iterator[None]:
+    """The same, over the demo account (which installs its own moto extensions when it starts: these go after), with
+    `EXPLAIN_LAKE_FORMATION` allowed to each of its roles and users."""
+    from moto.iam.models import iam_backends
+
+    iam = iam_backends[demo.account_id]["aws"]
+    document = json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": EXPLAIN_LAKE_FORMATION, "Resource": "*"}]})
+    for role in list(iam.roles.values()):
+        iam.put_role_policy(role.name, "explain-lake-formation", document)
+    for user in list(iam.users.values()):
+        iam.put_user_policy(user.name, "explain-lake-formation", document)
+    yield from _lake_formation_gaps()
+
+
+def _lake_formation_gaps() -> Iterator[None]:
     from moto.lakeformation import models, responses
 
     patch = pytest.MonkeyPatch()
