@@ -221,7 +221,8 @@ def permissions_link(seat: Seat, database: str, table: str, columns: Sequence[st
     unseen = _unseen(lake, own, listed, seat, database, table, known)
     if unseen:
         errors = [o.error.brief() for o in (lake.tag_grants, lake.filters, *lake.filter_grants) if o.error]
-        return link(SELECT, resource, "unknown", evidence | {"unseen": unseen, "errors": errors}, governed_by="lake_formation",
+        return link(SELECT, resource, "unknown", evidence | {"unseen": unseen, "errors": errors},
+                    governed_by="lake_formation",
                     settle="The caller holds no grant it can see, but " + "; ".join(unseen) + ". "
                     + _list_command(database, table)), None, True
     return link(SELECT, resource, "denied", evidence, governed_by="lake_formation",
