@@ -65,7 +65,8 @@ def _without(*dropped: str) -> list[dict[str, Any]]:
 NO_GLUE = _without("glue:GetDatabase", "glue:GetTable", "glue:GetPartitions")
 USERS = {"analyst": FULL, "no-glue": NO_GLUE, "refused": NO_GLUE,
          "no-lake-formation": _without("lakeformation:ListResources", "lakeformation:ListPermissions"),
-         "no-kms": _without("kms:Decrypt"), "no-results": _without("s3:PutObject"),
+         "no-kms": _without("kms:Decrypt"),
+         "no-data-access": _without("lakeformation:GetDataAccess"), "no-results": _without("s3:PutObject"),
          "no-policy-read": [*FULL, {"Effect": "Deny", "Action": "s3:GetBucketPolicy",
                                     "Resource": "arn:aws:s3:::results"}],
          "admin": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
@@ -102,12 +103,15 @@ def lake() -> Iterator[dict[str, dict[str, str]]]:
     session.client("athena").create_work_group(Name=WORKGROUP, Configuration={
         "ResultConfiguration": {"OutputLocation": f"s3://results/{WORKGROUP}/"},
         "EnforceWorkGroupConfiguration": True, "BytesScannedCutoffPerQuery": 10 * 1024 ** 3})
+    session.client("athena").create_work_group(Name="unguarded", Configuration={
+        "ResultConfiguration": {"OutputLocation": "s3://results/unguarded/"}})
     lakeformation = session.client("lakeformation")
     lakeformation.register_resource(ResourceArn="arn:aws:s3:::lake-governed", UseServiceLinkedRole=True)
-    lakeformation.grant_permissions(
-        Principal={"DataLakePrincipalIdentifier": f"arn:aws:iam::{ACCOUNT}:user/analyst"},
-        Resource={"TableWithColumns": {"DatabaseName": "governed", "Name": "customers",
-                                       "ColumnNames": ["id", "region"]}}, Permissions=["SELECT"])
+    for user in ("analyst", "no-data-access"):
+        lakeformation.grant_permissions(
+            Principal={"DataLakePrincipalIdentifier": f"arn:aws:iam::{ACCOUNT}:user/{user}"},
+            Resource={"TableWithColumns": {"DatabaseName": "governed", "Name": "customers",
+                                           "ColumnNames": ["id", "region"]}}, Permissions=["SELECT"])
     keys = {}
     for user, statements in USERS.items():
         iam.create_user(UserName=user)
@@ -245,6 +249,35 @@ def test_lake_formation_column_grant_reads_those_columns(lake: dict[str, dict[st
     who, _ = caller(lake, "analyst")
     found = explain("permissions://tables/governed/customers", who)
     assert found["query"] == "allowed" and found["read_columns"] == ["id", "region"]
+
+
+@pytest.mark.usefixtures("enforced")
+def test_lake_formation_needs_get_data_access_in_iam(lake: dict[str, dict[str, str]]) -> None:
+    """A column grant is not enough: Athena asks lakeformation:GetDataAccess as the caller (issue 31)."""
+    who, _ = caller(lake, "no-data-access")
+    found = explain("permissions://tables/governed/customers", who)
+    assert verdicts(found)["lakeformation:SELECT"] == "allowed" and found["query"] == "denied", verdicts(found)
+    link = by_check(found)["lakeformation:GetDataAccess"]
+    assert link["verdict"] == "denied" and link["fix"][0]["statement"]["Action"] == ["lakeformation:GetDataAccess"]
+    assert found["summary"].startswith("denied: lakeformation:GetDataAccess on * (identity policy) — fix by an "
+                                       "administrator: add an identity-policy statement"), found["summary"]
+    after = fixed(lake, "no-data-access", "permissions://tables/governed/customers", "lakeformation:GetDataAccess")
+    assert after["query"] == "allowed" and after["read_columns"] == ["id", "region"]
+    assert after["summary"] == "allowed: SELECT on governed.customers runs in workgroup analytics (id, region)"
+
+
+@pytest.mark.usefixtures("enforced")
+def test_the_servers_cost_guard_is_its_own_link(lake: dict[str, dict[str, str]]) -> None:
+    """A workgroup without an enforced cutoff: AWS describes it; this server refuses it (refused_by: server)."""
+    who, _ = caller(lake, "analyst")
+    reader = ResourceReader(registry, Settings(mode="local", query_workgroups=("unguarded",), cache_ttl_seconds=0))
+    found = json.loads(anyio.run(reader.read, "permissions://tables/sales/orders", lambda: who).text)
+    links = {entry["check"]: entry for entry in found["workgroups"]["unguarded"]}
+    assert links["athena:GetWorkGroup"]["verdict"] == "allowed"
+    guard = links["aws-data-mcp:CostGuard"]
+    assert (guard["verdict"], guard["refused_by"], guard["fix"][0]["kind"]) == ("denied", "server", "workgroup")
+    assert "cutoff" in guard["evidence"]["reason"].lower() and found["query"] == "denied"
+    assert found["summary"].startswith("denied: aws-data-mcp:CostGuard on") and "this server's rule" in found["summary"]
 
 
 @pytest.mark.usefixtures("enforced")

@@ -36,7 +36,7 @@ def _same_table(shape: Mapping[str, Any], database: str, table: str) -> bool:
     database's tables)."""
     if "TableWildcard" in shape:
         return shape.get("DatabaseName") == database
-    return (shape.get("DatabaseName"), shape.get("Name", shape.get("TableName"))) == (database, table)
+    return (shape.get("DatabaseName"), shape.get("TableName", shape.get("Name"))) == (database, table)
 
 
 def _shape_columns(shape: Mapping[str, Any], columns: Sequence[str]) -> set[str]:
