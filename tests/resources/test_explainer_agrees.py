@@ -98,7 +98,7 @@ def _assert_direct_calls_agree(caller: str, session: boto3.Session, endpoint: st
             continue
         database, table = name.split(".")
         bucket, _, prefix = explained["location"].removeprefix("s3://").partition("/")
-        links = {entry["check"]: entry for entry in explained["links"]}
+        links = {entry["check"]: entry for entry in reversed(explained["links"])}  # the root's (partitions follow)
         obj = links["s3:GetObject"]["evidence"].get("object")
         got = {"glue:GetDatabase": _outcome(glue.get_database, Name=database),
                "glue:GetTable": _outcome(glue.get_table, DatabaseName=database, Name=table),

@@ -103,6 +103,7 @@ def lake() -> Iterator[dict[str, dict[str, str]]]:
     session.client("athena").create_work_group(Name=WORKGROUP, Configuration={
         "ResultConfiguration": {"OutputLocation": f"s3://results/{WORKGROUP}/"},
         "EnforceWorkGroupConfiguration": True, "BytesScannedCutoffPerQuery": 10 * 1024 ** 3})
+    _partitioned(session, key)
     session.client("athena").create_work_group(Name="unguarded", Configuration={
         "ResultConfiguration": {"OutputLocation": "s3://results/unguarded/"}})
     lakeformation = session.client("lakeformation")
@@ -120,6 +121,32 @@ def lake() -> Iterator[dict[str, dict[str, str]]]:
         keys[user] = {"aws_access_key_id": created["AccessKeyId"], "aws_secret_access_key": created["SecretAccessKey"]}
     yield keys
     reset_moto()
+
+
+def _partitioned(session: boto3.Session, readable_key: str) -> None:
+    """sales.events: two partitions under the table's root, the second under a key whose policy denies the analyst
+    kms:Decrypt; sales.far: a partition in lake-far, whose policy denies the analyst s3:GetObject."""
+    s3, glue, kms = (session.client(name) for name in ("s3", "glue", "kms"))
+    s3.create_bucket(Bucket="lake-far")
+    s3.put_bucket_policy(Bucket="lake-far", Policy=_document([
+        {"Sid": "NoAnalyst", "Effect": "Deny", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:user/analyst"},
+         "Action": "s3:GetObject", "Resource": "arn:aws:s3:::lake-far/*"}]))
+    second = kms.create_key(Description="events, second half", Policy=_document([
+        {"Sid": "Owner", "Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"}, "Action": "kms:*",
+         "Resource": "*"},
+        {"Sid": "NotTheAnalyst", "Effect": "Deny", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:user/analyst"},
+         "Action": "kms:Decrypt", "Resource": "*"}]))["KeyMetadata"]["Arn"]
+    places = {"events": [("1", "lake-open", "events/dt=1/", readable_key), ("2", "lake-open", "events/dt=2/", second)],
+              "far": [("1", "lake-open", "far/dt=1/", None), ("2", "lake-far", "far/dt=2/", None)]}
+    for table, partitions in places.items():
+        glue.create_table(DatabaseName="sales", TableInput={
+            "Name": table, "PartitionKeys": [{"Name": "dt", "Type": "string"}], "StorageDescriptor": {
+                "Location": f"s3://lake-open/{table}/", "Columns": COLUMNS}})
+        for value, bucket, prefix, key in partitions:
+            glue.create_partition(DatabaseName="sales", TableName=table, PartitionInput={
+                "Values": [value], "StorageDescriptor": {"Location": f"s3://{bucket}/{prefix}", "Columns": COLUMNS}})
+            extra = {"ServerSideEncryption": "aws:kms", "SSEKMSKeyId": key} if key else {}
+            s3.put_object(Bucket=bucket, Key=f"{prefix}part-0.csv", Body=b"1,eu,a@example.com\n", **extra)
 
 
 def _session(keys: dict[str, str]) -> boto3.Session:
@@ -264,6 +291,25 @@ def test_lake_formation_needs_get_data_access_in_iam(lake: dict[str, dict[str, s
     after = fixed(lake, "no-data-access", "permissions://tables/governed/customers", "lakeformation:GetDataAccess")
     assert after["query"] == "allowed" and after["read_columns"] == ["id", "region"]
     assert after["summary"] == "allowed: SELECT on governed.customers runs in workgroup analytics (id, region)"
+
+
+@pytest.mark.usefixtures("enforced")
+def test_every_partition_location_is_sampled(lake: dict[str, dict[str, str]]) -> None:
+    """Files under a second key, or a partition in a bucket that denies the caller, refuse the query (issue 31):
+    never "allowed" from the first object of the root alone."""
+    who, _ = caller(lake, "analyst")
+    events = explain("permissions://tables/sales/events", who)
+    decrypts = [e for e in events["links"] if e["check"] == "kms:Decrypt"]
+    assert [e["evidence"]["location"] for e in decrypts] == ["s3://lake-open/events/", "s3://lake-open/events/dt=1/",
+                                                             "s3://lake-open/events/dt=2/"]
+    assert [e["verdict"] for e in decrypts][1:] == ["allowed", "denied"] and events["query"] == "denied"
+    assert decrypts[0]["evidence"]["objects_sampled"] == 2 and len(decrypts[0]["evidence"]["kms_keys"]) == 2
+    assert decrypts[0]["verdict"] == "denied"  # the root's sample holds both partitions' files
+    far = explain("permissions://tables/sales/far", who)
+    reads = {e["evidence"]["location"]: e["verdict"] for e in far["links"] if e["check"] == "s3:GetObject"}
+    assert reads == {"s3://lake-open/far/": "allowed", "s3://lake-open/far/dt=1/": "allowed",
+                     "s3://lake-far/far/dt=2/": "denied"}, reads
+    assert far["query"] == "denied" and far["summary"].startswith("denied: s3:GetObject on arn:aws:s3:::lake-far")
 
 
 @pytest.mark.usefixtures("enforced")

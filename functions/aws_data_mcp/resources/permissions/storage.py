@@ -155,43 +155,64 @@ class Reads:
     beside: list[Outcome[Any, Any]]
 
 
+SAMPLE = 4
+"""Objects read (one byte each, beside their heads) per location: files under several KMS keys or owners show."""
+
+
 def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, governed_by: Governor,
                beside: Sequence[Call[Any]] = ()) -> Chain[Reads]:
-    """List the prefix, read the bucket policy and default encryption (side by side, with the calls `beside`);
-    then read one byte of the first object listed, beside its key's policy: two waves."""
+    """List the prefix (up to SAMPLE objects, with their owners), read the bucket policy and default encryption
+    (side by side, with the calls `beside`); then read one byte of each object listed, beside its head and the
+    default key's policy: two waves (a third, the refusing key's policy, after a refusal only)."""
     s3 = request.client("s3")
     listing, policy, encryption, *others = yield [
-        Call("s3:ListBucket", partial(s3.list_objects_v2, Bucket=bucket, Prefix=prefix, MaxKeys=1)),
+        Call("s3:ListBucket", partial(s3.list_objects_v2, Bucket=bucket, Prefix=prefix, MaxKeys=SAMPLE,
+                                      FetchOwner=True)),
         Call("s3:GetBucketPolicy", partial(bucket_policy, s3, bucket)),
         Call("s3:GetEncryptionConfiguration", partial(default_encryption, s3, bucket)), *beside]
-    key = next((o["Key"] for o in (listing.value or {}).get("Contents", [])), None)
+    listed = [o for o in (listing.value or {}).get("Contents", []) if not o["Key"].endswith("/")][:SAMPLE]
+    keys = [o["Key"] for o in listed]
     default = encryption.value or {}
     default_key = default.get("KMSMasterKeyID") if default.get("SSEAlgorithm") == "aws:kms" else None
     second: list[Call[Any]] = []
-    if key is not None:
+    for key in keys:
         second += [Call("s3:GetObject", partial(_first_byte, s3, bucket, key)),
                    Call("s3:GetObject", partial(_encryption_of, s3, bucket, key))]
     if default_key:
         second.append(Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), default_key)))
     answers = yield second
-    read, head = (answers[0], answers[1]) if key is not None else (None, None)
+    pairs = [(answers[2 * i], answers[2 * i + 1]) for i in range(len(keys))]
     policy_of_key = answers[-1] if default_key else None
+    at_read = next((i for i, (read, _) in enumerate(pairs) if verdict_of(read) != "allowed"
+                    and not _kms_refused(read)), 0)
+    at_key = next((i for i, (read, _) in enumerate(pairs) if _kms_refused(read)), 0)
+    key, read = (keys[at_read], pairs[at_read][0]) if keys else (None, None)
+    decrypted, (kms_read, head) = (keys[at_key], pairs[at_key]) if keys else (None, (None, None))
     own_key = (head.value or {}).get("SSEKMSKeyId") if head is not None else None
     bucket_arn, objects = f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/{prefix}*"
-    if _kms_refused(read) and own_key and own_key != default_key:  # a refusal only: the refusing key's policy
+    if _kms_refused(kms_read) and own_key and own_key != default_key:  # a refusal only: the refusing key's policy
         policy_of_key = (yield [Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), own_key))])[0]
     unexplained = [(action, arn) for action, arn, outcome in (("s3:ListBucket", bucket_arn, listing),
                                                               ("s3:GetObject", objects, read))
                    if outcome is not None and verdict_of(outcome) == "denied" and not _kms_refused(outcome)
                    and not _bucket_denies(seat, policy, action, arn)]
     own = next(iter((yield own_policies(request, seat, bool(unexplained)))), None)  # a refusal only
-    evidence = {"bucket_policy": _policy_evidence(policy), "prefix": prefix}
+    evidence = {"bucket_policy": _policy_evidence(policy), "prefix": prefix, "objects_sampled": len(keys)}
     links = [_probe_link("s3:ListBucket", bucket_arn, listing, evidence | {"objects_seen": len(
         (listing.value or {}).get("Contents", []))}, _read_fix(seat, bucket, policy, "s3:ListBucket", bucket_arn,
                                                                own), governed_by)]
-    links.append(_object_link(seat, bucket, objects, key, read, policy, evidence, governed_by, own))
-    links.append(_decrypt_link(request, seat, key, read, head, default, policy_of_key, governed_by))
+    owners = sorted({(o.get("Owner") or {}).get("ID") or "unknown" for o in listed})
+    links.append(_object_link(seat, bucket, objects, key, read, policy, evidence | {"object_owners": owners},
+                              governed_by, own))
+    links.append(_decrypt_link(request, seat, decrypted, kms_read, head, default, policy_of_key, governed_by))
+    links[-1]["evidence"] |= {"objects_sampled": len(keys), "kms_keys": _keys_seen(pairs)}
     return Reads(links, policy, others)
+
+
+def _keys_seen(pairs: Sequence[tuple[Outcome[Any, Any], Outcome[Any, Any]]]) -> list[str]:
+    """The distinct KMS keys of the objects sampled (as their reads, or else their heads, name them)."""
+    found = {((read.value if read.ok else head.value) or {}).get("SSEKMSKeyId") for read, head in pairs}
+    return sorted(k for k in found if k)
 
 
 def _kms_refused(read: Outcome[Any, Any] | None) -> bool:

@@ -93,6 +93,23 @@ class TableAccess(TypedDict):
 
 
 
+PARTITIONS = 100
+"""Partitions read (one GetPartitions page): their locations, where outside the table's root or under it, are each
+listed and sampled, since files under another prefix or bucket may have another policy, key or owner."""
+LOCATIONS = 8
+"""Partition locations sampled at most beside the root (the first of the page, in Glue's order)."""
+
+
+def partition_locations(partitions: Outcome[Any, Any], root: tuple[str, str]) -> list[tuple[str, str]]:
+    """The distinct locations of the partitions read, but the table's root (bounded by LOCATIONS)."""
+    found: list[tuple[str, str]] = []
+    for partition in (partitions.value or {}).get("Partitions", []):
+        place = s3_location((partition.get("StorageDescriptor") or {}).get("Location"))
+        if place is not None and place != root and place not in found:
+            found.append(place)
+    return found[:LOCATIONS]
+
+
 def s3_location(uri: str | None) -> tuple[str, str] | None:
     if not uri or not uri.startswith("s3://"):
         return None
@@ -204,7 +221,7 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
         Call("glue:GetDatabase", partial(glue.get_database, Name=database)),
         Call("glue:GetTable", partial(glue.get_table, DatabaseName=database, Name=table)),
         Call("glue:GetPartitions", partial(glue.get_partitions, DatabaseName=database, TableName=table,
-                                           MaxResults=1)),
+                                           MaxResults=PARTITIONS, ExcludeColumnSchema=True)),
         Call("lakeformation:ListResources", partial(registered_resources, lakeformation)),
         *(lake_asked := lake_calls(lakeformation, seat.principal, database, table)),
         *(Call("athena:GetWorkGroup", partial(get_workgroup, athena, name)) for name in names)]
@@ -224,6 +241,7 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
     readable: Readable | None = None
     decided_by: Governor = "iam"
     second: list[Call[Any]] = []
+    places: list[tuple[str, str]] = []
     registered_at: tuple[str | None, bool, bool] = (None, False, registered.ok)
     if location is not None:
         registration, *place = registration_link(registered, *location)
@@ -233,7 +251,8 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
         decided_by = "lake_formation" if lake_decides and registered_at[0] else "iam"
         if decided_by == "lake_formation":
             links.append(_data_access_link(seat, simulated))
-        second.append(Call("s3:ListBucket", partial(read_chain, request, seat, *location, decided_by)))
+        places = [location, *partition_locations(glue_found[2], location)]
+        second += [Call("s3:ListBucket", partial(read_chain, request, seat, *place, decided_by)) for place in places]
     elif glue_found[1].ok:
         links.append(link("s3:GetObject", str(descriptor.get("Location")), "unknown", {
             "location": descriptor.get("Location")}, settle="The table has no S3 location (a view, or another "
@@ -260,15 +279,17 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
     chains, key_outcomes = answers[:len(second)], answers[len(second):]
     workgroup_links = {name: _workgroup_links(seat, name, arn, outcome, simulated, own)
                        for name, arn, outcome in zip(names, workgroup_arns, described, strict=True)}
-    if location is not None:
-        reads: Reads | None = chains[0].value
-        links += reads.links if reads is not None else [link("s3:ListBucket", f"arn:aws:s3:::{location[0]}",
-                                                             "unknown", answered(chains[0]),
-                                                             settle=unsettled(chains[0]))]
-        for entry in links:
-            if entry["check"].startswith(("s3:", "kms:")):
-                entry["governed_by"] = decided_by
-    for name, outcome in zip(writing, chains[1:] if location is not None else chains, strict=True):
+    for place, outcome in zip(places, chains, strict=False):  # the table's root, then each partition's location
+        reads: Reads | None = outcome.value
+        found = reads.links if reads is not None else [link("s3:ListBucket", f"arn:aws:s3:::{place[0]}", "unknown",
+                                                            answered(outcome), settle=unsettled(outcome))]
+        for entry in found:
+            entry["evidence"]["location"] = f"s3://{place[0]}/{place[1]}"
+        links += found
+    for entry in links:
+        if entry["check"].startswith(("s3:", "kms:")):
+            entry["governed_by"] = decided_by
+    for name, outcome in zip(writing, chains[len(places):], strict=True):
         workgroup_links[name] += outcome.value if outcome.ok else [link(  # type: ignore[operator]
             action, str(results[name]), "unknown", answered(outcome), settle=unsettled(outcome))
             for action in RESULT_ACTIONS]
