@@ -218,17 +218,6 @@ def test_a_caller_allowed_end_to_end(lake: dict[str, dict[str, str]]) -> None:
 
 
 @pytest.mark.usefixtures("enforced")
-def test_one_table_is_three_dependent_waves(lake: dict[str, dict[str, str]]) -> None:
-    who, faults = caller(lake, "analyst")
-    explain("permissions://tables/sales/orders", who)  # clients built
-    for service in ("glue", "s3", "kms", "iam", "athena", "lakeformation"):
-        faults.delay(service, 0.4)
-    started = time.perf_counter()
-    explain("permissions://tables/sales/orders", who)
-    assert time.perf_counter() - started < 4 * 0.4  # three waves of 0.4 s each, not four
-
-
-@pytest.mark.usefixtures("enforced")
 def test_denied_at_glue_and_fixed(lake: dict[str, dict[str, str]]) -> None:
     who, _ = caller(lake, "no-glue")
     found = explain("permissions://tables/sales/orders", who)

@@ -19,6 +19,7 @@ from aws_data_mcp.caller import Caller
 from aws_data_mcp.errors import ErrorCode
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
+from aws_data_mcp.resources.permissions.athena_context import as_athena, context_bound, simulate_as_athena
 from aws_data_mcp.resources.permissions.discover import simulation_principal
 from aws_data_mcp.resources.permissions.identity_policies import denial_fixes, identity_policies
 from aws_data_mcp.resources.permissions.links import (
@@ -175,12 +176,21 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
     default = encryption.value or {}
     default_key = default.get("KMSMasterKeyID") if default.get("SSEAlgorithm") == "aws:kms" else None
     second: list[Call[Any]] = []
+    bucket_arn, objects = f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/{prefix}*"
+    bound = {action: context_bound(policy.value, action, arn) if policy.ok else []
+             for action, arn in (("s3:ListBucket", bucket_arn), ("s3:GetObject", objects))}
+    simulating = any(bound.values()) and seat.principal is not None and ":user/" in seat.principal
     for key in keys:
         second += [Call("s3:GetObject", partial(_first_byte, s3, bucket, key)),
                    Call("s3:GetObject", partial(_encryption_of, s3, bucket, key))]
     if default_key:
         second.append(Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), default_key)))
+    if simulating:  # the bucket policy names a key of Athena's request the probe does not share: AWS decides
+        second.append(Call("iam:SimulatePrincipalPolicy", partial(
+            simulate_as_athena, request.client("iam"), seat.principal, policy.value,
+            ["s3:ListBucket", "s3:GetObject"], [bucket_arn, objects], seat.account)))
     answers = yield second
+    athena = answers.pop() if simulating else None
     pairs = [(answers[2 * i], answers[2 * i + 1]) for i in range(len(keys))]
     policy_of_key = answers[-1] if default_key else None
     at_read = next((i for i, (read, _) in enumerate(pairs) if verdict_of(read) != "allowed"
@@ -189,7 +199,6 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
     key, read = (keys[at_read], pairs[at_read][0]) if keys else (None, None)
     decrypted, (kms_read, head) = (keys[at_key], pairs[at_key]) if keys else (None, (None, None))
     own_key = (head.value or {}).get("SSEKMSKeyId") if head is not None else None
-    bucket_arn, objects = f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/{prefix}*"
     if _kms_refused(kms_read) and own_key and own_key != default_key:  # a refusal only: the refusing key's policy
         policy_of_key = (yield [Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), own_key))])[0]
     unexplained = [(action, arn) for action, arn, outcome in (("s3:ListBucket", bucket_arn, listing),
@@ -202,8 +211,9 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
         (listing.value or {}).get("Contents", []))}, _read_fix(seat, bucket, policy, "s3:ListBucket", bucket_arn,
                                                                own), governed_by)]
     owners = sorted({(o.get("Owner") or {}).get("ID") or "unknown" for o in listed})
-    links.append(_object_link(seat, bucket, objects, key, read, policy, evidence | {"object_owners": owners},
-                              governed_by, own))
+    links = [as_athena(links[0], bound["s3:ListBucket"], athena)]
+    links.append(as_athena(_object_link(seat, bucket, objects, key, read, policy, evidence | {
+        "object_owners": owners}, governed_by, own), bound["s3:GetObject"], athena))
     links.append(_decrypt_link(request, seat, decrypted, kms_read, head, default, policy_of_key, governed_by))
     links[-1]["evidence"] |= {"objects_sampled": len(keys), "kms_keys": _keys_seen(pairs)}
     return Reads(links, policy, others)
