@@ -6,9 +6,11 @@ STAMP := $(VENV)/.installed-stamp
 # mcp-proxy-for-aws (the SigV4 proxy iam-mode users run) pins its own MCP SDK: it gets a venv of its own.
 PROXY := .venv-proxy/bin/mcp-proxy-for-aws
 
-.PHONY: install demo demo-iam demo-oidc serve test lint bench build clean views views-install
+.PHONY: install demo demo-iam demo-oidc serve test lint bench build clean views views-install judge-install
 # The MCP Apps views' build tools and browser test driver (esbuild, ext-apps, playwright-core), pinned by the lockfile.
 VIEWS_STAMP := views/node_modules/.installed-stamp
+# The independent IAM judge of the tests (@cloud-copilot/iam-simulate, run through node), pinned by its lockfile.
+JUDGE_STAMP := tests/judge/node_modules/.installed-stamp
 
 # `make demo PORT=8001` (or any target that serves): another port than 8000.
 PORT ?=
@@ -49,10 +51,16 @@ $(VIEWS_STAMP): views/package-lock.json
 
 views-install: $(VIEWS_STAMP)
 
+$(JUDGE_STAMP): tests/judge/package-lock.json
+	@command -v npm >/dev/null || { echo "== npm not found: the IAM judge's tests will skip (install Node 20+)"; exit 0; }; \
+	cd tests/judge && npm ci --no-audit --no-fund --loglevel=error && touch .installed-stamp && mv .installed-stamp node_modules/
+
+judge-install: $(JUDGE_STAMP)
+
 views: views-install  ## rebuild the MCP Apps views (views/src -> functions/aws_data_mcp/views/*.html)
 	cd views && node build.mjs
 
-test: lint $(PROXY) views-install  ## lint, then the whole test suite on every core and one more worker (end-to-end through the real SigV4 proxy too)
+test: lint $(PROXY) views-install judge-install  ## lint, then the whole test suite on every core and one more worker (end-to-end through the real SigV4 proxy too)
 	@# The package's bytecode, once: where PYTHONDONTWRITEBYTECODE is set, every server process the suite starts
 	@# would compile it again (a third of a second of CPU each).
 	$(PY) -m compileall -q functions

@@ -18,6 +18,7 @@ from moto import mock_aws, settings
 from moto.athena.responses import AthenaResponse
 from moto.core.responses import BaseResponse
 
+from aws_data_mcp.demo import enterprise_lake
 from aws_data_mcp.demo.account import CONFLICTING_ENVIRONMENT, DemoAccount
 from aws_data_mcp.demo.seed_data import DEMO_CALLER_USER, DENIED_WORKGROUP
 
@@ -156,7 +157,8 @@ def test_glue_catalog(caller: ClientFactory) -> None:
         descriptor = table["StorageDescriptor"]
         location = descriptor["Location"]
         assert location.startswith("s3://") and location.endswith("/")
-        assert location.removeprefix("s3://").split("/", 1)[0] in buckets
+        bucket = location.removeprefix("s3://").split("/", 1)[0]
+        assert bucket in buckets or bucket == enterprise_lake.LAKE_BUCKET  # that one is the lake account's
         columns = descriptor["Columns"]
         assert columns and all(column["Type"] and column.get("Comment") for column in columns)
         assert descriptor["InputFormat"] and descriptor["OutputFormat"]
@@ -181,7 +183,7 @@ def test_partitions_are_registered(caller: ClientFactory) -> None:
 def test_workgroups_listed_and_one_denied(demo: DemoAccount, caller: ClientFactory) -> None:
     athena = caller("athena")
     listed = [workgroup["Name"] for workgroup in athena.list_work_groups()["WorkGroups"]]
-    assert len(listed) == 5
+    assert len(listed) == 6
     assert set(listed) == set(demo.inventory.workgroups)
     assert DENIED_WORKGROUP in listed
 

@@ -18,6 +18,7 @@ SHARED_PROCESSES = {
     "tests/demo/test_readme_clients.py": "hosted-demos",
     "tests/demo/test_sign_in.py": "hosted-demos",
     "tests/demo/test_access.py": "hosted-demos",
+    "tests/demo/test_enterprise_access.py": "hosted-demos",
 }
 """Module -> the group whose session fixture it uses: the hosted demos (`oidc_demo`, `iam_demo`)."""
 

@@ -46,8 +46,10 @@ from moto.utilities.utils import get_partition
 from . import athena_engine
 from .callers import function_keys, seed_hosted_callers
 from .emulated_endpoint import EmulatedEndpoint
+from .enterprise_lake import seed_enterprise
 from .member_accounts import REFUSE_MISSING_ROLES, seed_member_accounts
 from .moto_extensions import EXTENSIONS, install_moto_extensions
+from .moto_lake_formation import LAKE_FORMATION, add_routes
 from .seed import DemoInventory, seed_data_lake
 from .seed_data import DEMO_CALLER_USER
 
@@ -89,12 +91,13 @@ class _ProcessState:
         self._request_count: int = ActionAuthenticatorMixin.request_count
         self._log_levels = {name: logging.getLogger(name).level for name in _QUIET_LOGGERS}
         self._originals = [(e.owner, e.name, e.owner.__dict__.get(e.name, _MISSING))
-                           for e in (*EXTENSIONS, *REFUSE_MISSING_ROLES)]
+                           for e in (*EXTENSIONS, *REFUSE_MISSING_ROLES, *LAKE_FORMATION)]
 
     def apply(self) -> None:
         for name in _QUIET_LOGGERS:
             logging.getLogger(name).setLevel(logging.WARNING)
-        install_moto_extensions(REFUSE_MISSING_ROLES)
+        install_moto_extensions((*REFUSE_MISSING_ROLES, *LAKE_FORMATION))
+        add_routes()
         self.disable_enforcement()
 
     @staticmethod
@@ -197,6 +200,7 @@ class DemoAccount:
                     self.caller_roles = seed_hosted_callers(admin.client("iam"), self._inventory.account_id,
                                                             self._region)
                 seed_member_accounts(admin, self._inventory.account_id, self._region, self._hosted_callers)
+                self._inventory = seed_enterprise(admin, self._inventory, self._region)
             athena_engine.install()  # after the seed: its history keeps the states it was given
             # The caller's key is issued by moto's IAM backend directly, not through the API: botocore logs
             # response bodies at DEBUG, and CreateAccessKey's body carries the secret.

@@ -5,19 +5,24 @@ A query runs with its caller's rights: the one who signed StartQueryExecution. B
 breaks:
 
 * the result location: ``s3:PutObject`` on ``<output>/<id>.csv`` (and ``kms:GenerateDataKey`` on the workgroup's
-  SSE-KMS key for results);
+  SSE-KMS key for results), then reading them back: ``s3:GetObject`` (and ``kms:Decrypt``);
 * Glue: ``glue:GetTable`` (and ``glue:GetPartitions`` for a partitioned table) on the catalog, database and table;
-* Lake Formation, where the table's location is registered: ``lakeformation:GetDataAccess``, then the caller's
-  grants on the table (SELECT or ALL, on the table or on some columns: a query sees only the columns granted, so
-  any other is Athena's COLUMN_NOT_FOUND). LF then vends the data's credentials: the caller's S3 and KMS rights
-  do not matter there;
+* Lake Formation, where the table's location is registered (and, in hybrid access mode, the caller opted in):
+  the caller's grants on the table (SELECT or ALL, on the table, some columns, a data cells filter or an LF-tag
+  expression: a query sees only the columns granted, so any other is Athena's COLUMN_NOT_FOUND, and only the rows
+  a filter keeps), then ``lakeformation:GetDataAccess``. LF then vends the data's credentials: the caller's S3 and
+  KMS rights do not matter there;
 * elsewhere S3: ``s3:ListBucket`` on the bucket and ``s3:GetObject`` on each object read, with the bucket's policy;
   ``kms:Decrypt`` on each SSE-KMS object's key, with the key's policy.
 
 Policies are evaluated the way moto's own IAM enforcement evaluates them (``moto.iam.access_control``: the
-principal's identity policies, ``IAMPolicy``); a resource policy adds its statements that name the caller, and an
-explicit deny in any wins. A KMS key policy decides alone, except where it delegates to the account's IAM (the root
-principal), as AWS evaluates key policies. LF grants are read from moto's Lake Formation backend.
+principal's identity policies, ``IAMPolicy``) for actions and resources; which statements apply to the request (their
+Principal or NotPrincipal, their conditions in the request's context: ``request_context``) is
+``policy_conditions``'. A resource policy adds its statements that take the caller in, and an explicit deny in any
+wins; a bucket in another account must also allow the caller (or its account) itself. A KMS key policy decides
+alone, except where it delegates to the account's IAM (the root principal), as AWS evaluates key policies. Athena's
+requests are its forward access sessions (``aws:CalledVia``, no ``aws:SourceVpce``). LF grants are read from moto's
+Lake Formation backend (``lake_formation_access``).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from moto.iam.access_control import (
     AssumedRoleAccessKey,
     CreateAccessKeyFailure,
     IAMPolicy,
+    IAMPolicyStatement,
     IAMUserAccessKey,
     PermissionResult,
     create_access_key,
@@ -42,7 +48,10 @@ from moto.lakeformation.models import lakeformation_backends
 from moto.s3.models import s3_backends
 
 from .lake_files import Source
+from .lake_formation_access import governance, opted_in, readable
 from .lake_query import QueryFailure
+from .policy_conditions import UNDECIDED, Context, conditions_hold, names_caller, principal_applies
+from .request_context import athena_context, direct_context, via_s3
 
 PERMISSION_ERROR = 1500
 """AthenaError.ErrorType of an IAM permission error (Glue, Lake Formation's GetDataAccess)."""
@@ -50,8 +59,6 @@ S3_PERMISSION_ERROR = 1501
 """AthenaError.ErrorType of an Amazon S3 permission error (reading the data, writing the results, their keys)."""
 LAKE_FORMATION_ERROR = 234
 """AthenaError.ErrorType of a Lake Formation error (no grant on the table)."""
-_ALL_COLUMNS_PERMISSIONS = frozenset({"SELECT", "ALL"})
-_EVERYONE_IAM_ALLOWS = "IAM_ALLOWED_PRINCIPALS"
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,16 @@ class Caller:
     """The caller's ARN and, for a role session, the role's: a policy's Principal names either."""
     policies: tuple[IAMPolicy, ...]
     account_id: str
+    principal_arn: str = ""
+    """``aws:PrincipalArn``: the role's ARN for a role session, the user's for a user."""
+
+    def context(self, **keys: str) -> Context:
+        """The context of a request the caller sends itself (``request_context.direct_context``)."""
+        return direct_context(self.principal_arn or self.arn, self.account_id, **keys)
+
+    def through_athena(self, **keys: str) -> Context:
+        """The context of a request Athena makes as the caller (its forward access session)."""
+        return athena_context(self.principal_arn or self.arn, self.account_id, **keys)
 
 
 def caller_of(request: Any) -> Caller | None:
@@ -81,10 +98,13 @@ def caller_of(request: Any) -> Caller | None:
 def caller_of_key(key: IAMUserAccessKey | AssumedRoleAccessKey, partition: str) -> Caller:
     """The caller who signed with `key` (a user's, or a role session's)."""
     names = {key.arn}
+    principal = key.arn
     if isinstance(key, AssumedRoleAccessKey):
-        names.add(f"arn:{partition}:iam::{key.account_id}:role/{key._owner_role_name}")
+        principal = f"arn:{partition}:iam::{key.account_id}:role/{key._owner_role_name}"
+        names.add(principal)
     assert isinstance(key, IAMUserAccessKey | AssumedRoleAccessKey)
-    return Caller(key.arn, frozenset(names), tuple(IAMPolicy(p) for p in key.collect_policies()), key.account_id)
+    return Caller(key.arn, frozenset(names), tuple(IAMPolicy(p) for p in key.collect_policies()), key.account_id,
+                  principal)
 
 
 # --------------------------------------------------------------------------- policy evaluation
@@ -96,56 +116,72 @@ class Verdict:
     """AWS's reason for a denial ("because no identity-based policy allows the s3:GetObject action")."""
 
 
-def _statements(document: str | None) -> list[dict[str, Any]]:
+def _statements(document: str | Mapping[str, Any] | None) -> list[dict[str, Any]]:
     if not document:
         return []
-    statements = json.loads(document).get("Statement", [])
+    parsed = json.loads(document) if isinstance(document, str) else document
+    statements = parsed.get("Statement", [])
     return statements if isinstance(statements, list) else [statements]
 
 
-def _named(statement: Mapping[str, Any], names: Iterable[str]) -> bool:
-    """Whether a resource policy statement's Principal names one of `names` (or everyone)."""
-    principal = statement.get("Principal")
-    if principal == "*":
-        return True
-    listed = principal.get("AWS", []) if isinstance(principal, dict) else []
-    listed = [listed] if isinstance(listed, str) else listed
-    return "*" in listed or any(name in listed for name in names)
-
-
-def _evaluate(statements: list[dict[str, Any]], action: str, resource: str) -> PermissionResult:
-    if not statements:
+def _evaluate(statements: Iterable[Mapping[str, Any]], action: str, resource: str,
+              context: Context) -> PermissionResult:
+    """moto's reading of the statements that apply in `context` (an undecidable condition: a Deny applies, an Allow
+    does not), for the action and resource (``NotResource`` too, which moto does not read)."""
+    applying = []
+    for statement in statements:
+        holds = conditions_hold(statement, context)
+        if not holds and not (holds is UNDECIDED and statement.get("Effect") == "Deny"):
+            continue
+        kept = {k: v for k, v in statement.items() if k not in ("Principal", "NotPrincipal", "Condition")}
+        if "NotResource" in kept:
+            if IAMPolicyStatement({"Resource": kept.pop("NotResource")})._check_element_matches("Resource", resource):
+                continue
+            kept["Resource"] = "*"
+        applying.append(kept)
+    if not applying:
         return PermissionResult.NEUTRAL
-    without_principal = [{k: v for k, v in s.items() if k != "Principal"} for s in statements]
-    return IAMPolicy(json.dumps({"Statement": without_principal})).is_action_permitted(action, resource)
+    return IAMPolicy(json.dumps({"Statement": applying})).is_action_permitted(action, resource)
 
 
 def for_everyone(document: str | None, action: str, resource: str) -> PermissionResult:
-    """What a resource policy's statements naming everyone (``*``) say: all an unsigned request is held to."""
-    return _evaluate([s for s in _statements(document) if _named(s, ())], action, resource)
+    """What a resource policy's unconditional statements naming everyone (``*``) say: all an unsigned request is
+    held to."""
+    everyone = [s for s in _statements(document) if names_caller(s, ()) and "Condition" not in s]
+    return _evaluate(everyone, action, resource, {})
 
 
 def decide(caller: Caller, action: str, resource: str, resource_policy: str | None = None, *,
-           key_policy: bool = False) -> Verdict:
-    """Whether `caller` may do `action` on `resource`: identity policies and, if any, the resource's policy.
+           key_policy: bool = False, context: Context | None = None, owner: str | None = None) -> Verdict:
+    """Whether `caller` may do `action` on `resource`: identity policies and, if any, the resource's policy, in the
+    request's `context` (a direct request of the caller's by default).
 
     With `key_policy`, the resource policy is a KMS key's: it must allow the caller itself, or delegate to the
-    account's IAM (its root principal) where the identity policies then allow.
+    account's IAM (its root principal) where the identity policies then allow. A resource `owner` other than the
+    caller's account must allow the caller (or its account) in its policy, besides the caller's IAM.
     """
-    identity = {policy.is_action_permitted(action, resource) for policy in caller.policies}
-    statements = _statements(resource_policy)
-    named = _evaluate([s for s in statements if _named(s, caller.names)], action, resource)
+    context = caller.context() if context is None else context
+    identity = {_evaluate(_statements(policy._policy_json), action, resource, context) for policy in caller.policies}
+    statements = [s for s in _statements(resource_policy) if principal_applies(s, caller.names, caller.account_id)]
+    denies = _evaluate([s for s in statements if s.get("Effect") == "Deny"], action, resource, context)
+    allows = [s for s in statements if s.get("Effect") == "Allow"]
+    named = _evaluate([s for s in allows if names_caller(s, caller.names)], action, resource, context)
+    trusted = _evaluate(allows, action, resource, context)  # naming the caller, or its account
     if PermissionResult.DENIED in identity:
         return Verdict(False, "with an explicit deny in an identity-based policy")
-    if named is PermissionResult.DENIED:
+    if denies is PermissionResult.DENIED:
         return Verdict(False, "with an explicit deny in a resource-based policy")
     if key_policy:
-        root = f"arn:aws:iam::{caller.account_id}:root"
-        delegated = _evaluate([s for s in statements if _named(s, {root})], action, resource)
         if named is PermissionResult.PERMITTED or (
-                delegated is PermissionResult.PERMITTED and PermissionResult.PERMITTED in identity):
+                trusted is PermissionResult.PERMITTED and PermissionResult.PERMITTED in identity):
             return Verdict(True, "")
         return Verdict(False, f"because no resource-based policy allows the {action} action")
+    if owner is not None and owner != caller.account_id:
+        if trusted is not PermissionResult.PERMITTED:
+            return Verdict(False, f"because no resource-based policy allows the {action} action")
+        if PermissionResult.PERMITTED in identity:
+            return Verdict(True, "")
+        return Verdict(False, f"because no identity-based policy allows the {action} action")
     if named is PermissionResult.PERMITTED or PermissionResult.PERMITTED in identity:
         return Verdict(True, "")
     return Verdict(False, f"because no identity-based policy allows the {action} action")
@@ -167,34 +203,44 @@ def _split(location: str) -> tuple[str, str]:
 
 
 class CallerAccess:
-    """The checks of one query, as its caller (``lake_query.Access``)."""
+    """The checks of one query, as its caller (``lake_query.Access``), each request Athena's (forward access)."""
 
     def __init__(self, caller: Caller, region: str, database: str | None) -> None:
         self._caller = caller
         self._account = caller.account_id
         self._region = region
         self._database = database or "default"
-        self._s3 = s3_backends[self._account]["aws"]
+        self._row_filters: dict[tuple[str, str], str] = {}
 
     # -- the result location
 
     def results(self, output_location: str, encryption: Mapping[str, Any] | None) -> None:
-        """``s3:PutObject`` of the result file, and the results' KMS key when the workgroup encrypts with one."""
+        """``s3:PutObject`` of the result file, and the results' KMS key when the workgroup encrypts with one; then
+        reading them back (``s3:GetObject``, ``kms:Decrypt``), as GetQueryResults does."""
         bucket, key = _split(output_location)
-        verdict = self._s3_verdict("s3:PutObject", bucket, key)
-        if verdict.allowed and (encryption or {}).get("EncryptionOption") in ("SSE_KMS", "CSE_KMS"):
-            key_arn = str(encryption.get("KmsKey", "")) if encryption else ""
-            verdict = self._kms_verdict("kms:GenerateDataKey", key_arn)
-            resource = key_arn
-        else:
-            resource = _s3_arn(bucket, key)
-        if not verdict.allowed:
-            action = "kms:GenerateDataKey" if resource.startswith("arn:aws:kms") else "s3:PutObject"
+        option = (encryption or {}).get("EncryptionOption")
+        sse = {"SSE_S3": "AES256", "SSE_KMS": "aws:kms"}.get(str(option))
+        written = self._caller.through_athena(**({"s3:x-amz-server-side-encryption": sse} if sse else {}))
+        key_arn = str((encryption or {}).get("KmsKey", "")) if option in ("SSE_KMS", "CSE_KMS") else ""
+        steps = [("s3:PutObject", written, "kms:GenerateDataKey"), ("s3:GetObject", None, "kms:Decrypt")]
+        for s3_action, context, kms_action in steps:
+            verdict, action, resource = self._s3_verdict(s3_action, bucket, key, context), s3_action, \
+                _s3_arn(bucket, key)
+            if verdict.allowed and key_arn:
+                verdict = self._kms_verdict(kms_action, key_arn)
+                action, resource = kms_action, key_arn
+            if verdict.allowed:
+                continue
+            denied = not_authorized(self._caller, action, resource, verdict)
+            if s3_action == "s3:PutObject":
+                raise QueryFailure(
+                    f"Access denied when writing output to url: {output_location} . Please ensure you are allowed "
+                    "to access the S3 bucket. If you are encrypting query results with KMS key, please ensure you "
+                    f"are allowed to access your KMS key ({denied})", error_type=S3_PERMISSION_ERROR)
             raise QueryFailure(
-                f"Access denied when writing output to url: {output_location} . Please ensure you are allowed to "
-                "access the S3 bucket. If you are encrypting query results with KMS key, please ensure you are "
-                f"allowed to access your KMS key ({not_authorized(self._caller, action, resource, verdict)})",
-                error_type=S3_PERMISSION_ERROR)
+                f"Access denied when reading the query results from url: {output_location} . Please ensure you are "
+                "allowed to read the S3 bucket. If you are encrypting query results with KMS key, please ensure you "
+                f"are allowed to decrypt with your KMS key ({denied})", error_type=S3_PERMISSION_ERROR)
 
     # -- the catalog (lake_query calls these while it resolves a table)
 
@@ -204,7 +250,7 @@ class CallerAccess:
         arns = (f"{prefix}:catalog", f"{prefix}:database/{database}", f"{prefix}:table/{database}/{table}")
         for action in ("glue:GetTable", *(("glue:GetPartitions",) if partitioned else ())):
             for arn in arns:
-                verdict = decide(self._caller, action, arn)
+                verdict = decide(self._caller, action, arn, context=self._caller.through_athena())
                 if not verdict.allowed:
                     raise QueryFailure(
                         "Insufficient permissions to execute the query. "
@@ -212,39 +258,36 @@ class CallerAccess:
                         "400; Error Code: AccessDeniedException)", error_type=PERMISSION_ERROR)
 
     def columns(self, database: str, table: str, definition: Mapping[str, Any]) -> frozenset[str] | None:
-        """The columns Lake Formation lets the caller read (None: the location is not LF's, IAM and S3 decide)."""
+        """The columns Lake Formation lets the caller read (None: LF does not decide the caller's reads of this
+        location, IAM and S3 do: not registered, or hybrid and the caller did not opt in)."""
         location = definition["StorageDescriptor"]["Location"]
         backend = lakeformation_backends[self._account][self._region]
         bucket, key = _split(location)
-        arn = _s3_arn(bucket, key.rstrip("/"))
-        if not any(arn == registered or arn.startswith(f"{registered}/") for registered in backend.resources):
+        found = governance(backend, _s3_arn(bucket, key.rstrip("/")))
+        if found.registered is None:
             return None
-        verdict = decide(self._caller, "lakeformation:GetDataAccess", "*")
+        opted = found.hybrid and opted_in(backend, self._caller.names, database, table)
+        if found.hybrid and not opted:
+            return None
+        names = [c["Name"] for c in definition["StorageDescriptor"]["Columns"]]
+        names += [k["Name"] for k in definition.get("PartitionKeys") or []]
+        granted = readable(backend, self._account, self._caller.names, database, table, names, opted)
+        if not granted.columns:
+            raise QueryFailure(f"Insufficient Lake Formation permission(s) on {table} (Service: AWSGlue; Status "
+                               "Code: 400; Error Code: AccessDeniedException)", error_type=LAKE_FORMATION_ERROR)
+        verdict = decide(self._caller, "lakeformation:GetDataAccess", "*", context=self._caller.through_athena())
         if not verdict.allowed:
             raise QueryFailure(
                 "Insufficient permissions to execute the query. "
                 f"{not_authorized(self._caller, 'lakeformation:GetDataAccess', '*', verdict)}",
                 error_type=PERMISSION_ERROR)
-        names = [c["Name"] for c in definition["StorageDescriptor"]["Columns"]]
-        names += [k["Name"] for k in definition.get("PartitionKeys") or []]
-        granted = self._granted_columns(database, table, names)
-        if not granted:
-            raise QueryFailure(f"Insufficient Lake Formation permission(s) on {table} (Service: AWSGlue; Status "
-                               "Code: 400; Error Code: AccessDeniedException)", error_type=LAKE_FORMATION_ERROR)
-        return granted
+        if granted.row_filter:
+            self._row_filters[(database, table)] = granted.row_filter
+        return granted.columns
 
-    def _granted_columns(self, database: str, table: str, names: list[str]) -> frozenset[str]:
-        backend = lakeformation_backends[self._account][self._region]
-        catalog = backend.grants.get(self._account)
-        principals = {*self._caller.names, _EVERYONE_IAM_ALLOWS}
-        granted: set[str] = set()
-        for grant in catalog.permissions if catalog is not None else ():
-            if grant.principal.get("DataLakePrincipalIdentifier") not in principals:
-                continue
-            if not _ALL_COLUMNS_PERMISSIONS & {*grant.permissions, *grant.permissions_with_grant_options}:
-                continue
-            granted |= _columns_of(grant.resource, database, table, names)
-        return frozenset(granted)
+    def row_filter(self, database: str, table: str) -> str | None:
+        """The row filter Lake Formation applies to the caller's reads of the table (after ``columns``), if any."""
+        return self._row_filters.get((database, table))
 
     # -- the data (outside Lake Formation)
 
@@ -255,8 +298,9 @@ class CallerAccess:
         for _, path, key in source.objects:
             bucket, name = _split(path)
             if bucket not in listed:
-                self._require(self._s3_verdict("s3:ListBucket", bucket), "s3:ListBucket", _s3_arn(bucket),
-                              location)
+                prefix = _split(location)[1] if _split(location)[0] == bucket else name.rpartition("/")[0] + "/"
+                self._require(self._s3_verdict("s3:ListBucket", bucket, "", self._caller.through_athena(
+                    **{"s3:prefix": prefix})), "s3:ListBucket", _s3_arn(bucket), location)
                 listed.add(bucket)
             self._require(self._s3_verdict("s3:GetObject", bucket, name), "s3:GetObject", _s3_arn(bucket, name),
                           path)
@@ -273,25 +317,34 @@ class CallerAccess:
                 f"(Service: {service})). This query ran against the \"{self._database}\" database, unless "
                 "qualified by the query.", error_type=S3_PERMISSION_ERROR)
 
-    def _s3_verdict(self, action: str, bucket: str, key: str = "") -> Verdict:
-        if bucket not in self._s3.buckets:  # nothing to read or write there, as AWS answers it
+    def _s3_verdict(self, action: str, bucket: str, key: str = "", context: Context | None = None) -> Verdict:
+        if bucket_owner(bucket) is None:  # nothing to read or write there, as AWS answers it
             return Verdict(False, "because the bucket does not exist")
-        return s3_verdict(self._caller, action, bucket, key)
+        return s3_verdict(self._caller, action, bucket, key, context or self._caller.through_athena())
 
     def _key_arn(self, key_id: str) -> str:
         return key_arn(key_id, self._region, self._account)
 
     def _kms_verdict(self, action: str, key: str) -> Verdict:
-        return kms_verdict(self._caller, action, key, self._region)
+        return kms_verdict(self._caller, action, key, self._region, via_s3(self._caller.through_athena(),
+                                                                            self._region))
 
 
-def s3_verdict(caller: Caller, action: str, bucket: str, key: str = "") -> Verdict:
+def bucket_owner(bucket: str) -> str | None:
+    """The account that owns the bucket (None: no such bucket)."""
+    owned = s3_backends.bucket_accounts.get(bucket)
+    return owned[1] if owned is not None else None
+
+
+def s3_verdict(caller: Caller, action: str, bucket: str, key: str = "", context: Context | None = None) -> Verdict:
     """`action` on the bucket (or an object of it) as S3 decides it: the caller's identity policies and the bucket's
-    policy (none where the bucket does not exist: then S3 answers that)."""
-    found = s3_backends[caller.account_id]["aws"].buckets.get(bucket)
+    policy (none where the bucket does not exist: then S3 answers that), the bucket's owner's policy alone deciding
+    for another account's caller, in the request's `context` (the caller's own request by default)."""
+    owner = bucket_owner(bucket) or caller.account_id
+    found = s3_backends[owner]["aws"].buckets.get(bucket)
     policy = found.policy if found is not None else None
     document = policy.decode() if isinstance(policy, bytes) else policy
-    return decide(caller, action, _s3_arn(bucket, key), document)
+    return decide(caller, action, _s3_arn(bucket, key), document, context=context, owner=owner)
 
 
 def key_arn(key_id: str, region: str, account_id: str) -> str:
@@ -300,26 +353,11 @@ def key_arn(key_id: str, region: str, account_id: str) -> str:
     return f"arn:aws:kms:{region}:{account_id}:key/{key_id}"
 
 
-def kms_verdict(caller: Caller, action: str, arn: str, region: str) -> Verdict:
+def kms_verdict(caller: Caller, action: str, arn: str, region: str, context: Context | None = None) -> Verdict:
     """`action` on a KMS key as KMS decides it: its key policy, and IAM's where the key policy delegates to it."""
     key_id = arn.rsplit("/", 1)[-1]
     region = arn.split(":")[3] if arn.startswith("arn:") else region
     key = kms_backends[caller.account_id][region].keys.get(key_id)
     if key is None:  # a key that does not exist (or is another account's) cannot be used
         return Verdict(False, "because the key does not exist or is not accessible")
-    return decide(caller, action, key.arn, key.policy, key_policy=True)
-
-
-def _columns_of(resource: Mapping[str, Any], database: str, table: str, names: list[str]) -> set[str]:
-    """The columns of `database.table` a grant's LF resource covers (none when it is another table's)."""
-    whole = resource.get("Table")
-    if whole is not None:
-        same = whole.get("DatabaseName") == database and (whole.get("Name") == table or "TableWildcard" in whole)
-        return set(names) if same else set()
-    columns = resource.get("TableWithColumns")
-    if columns is None or columns.get("DatabaseName") != database or columns.get("Name") != table:
-        return set()
-    if "ColumnWildcard" in columns:
-        excluded = set((columns["ColumnWildcard"] or {}).get("ExcludedColumnNames") or [])
-        return {name for name in names if name not in excluded}
-    return {name for name in names if name in set(columns.get("ColumnNames") or [])}
+    return decide(caller, action, key.arn, key.policy, key_policy=True, context=context)

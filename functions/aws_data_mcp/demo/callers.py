@@ -94,11 +94,13 @@ def _contractor_policy(account_id: str, region: str) -> str:
          "Resource": [f"arn:aws:s3:::{BUCKET_CURATED}", f"arn:aws:s3:::{BUCKET_CURATED}/*"]},
         {"Sid": "ReadTheCatalog", "Effect": "Allow", "Resource": "*", "Action": [
             "glue:GetDatabase", "glue:GetDatabases", "glue:GetTable", "glue:GetTables", "glue:GetPartition",
-            "glue:GetPartitions", "lakeformation:GetDataAccess"]},
+            "glue:GetPartitions"]},  # no lakeformation:GetDataAccess: LF's grants alone cannot serve carol
         {"Sid": "QueryInTheirWorkgroups", "Effect": "Allow", "Resource": workgroups, "Action": [
             "athena:GetWorkGroup", "athena:StartQueryExecution", "athena:StopQueryExecution",
             "athena:GetQueryExecution", "athena:GetQueryResults", "athena:ListQueryExecutions"]},
         {"Sid": "WritePartnerResults", "Effect": "Allow", "Action": ["s3:PutObject", "s3:AbortMultipartUpload"],
+         "Resource": f"arn:aws:s3:::{BUCKET_RESULTS}/partners/*"},
+        {"Sid": "ReadPartnerResults", "Effect": "Allow", "Action": "s3:GetObject",
          "Resource": f"arn:aws:s3:::{BUCKET_RESULTS}/partners/*"},
         {"Sid": "ReadTheirBucketsPolicies", "Effect": "Allow",
          "Action": ["s3:GetBucketPolicy", "s3:GetEncryptionConfiguration"],

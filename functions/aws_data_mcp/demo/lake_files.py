@@ -28,6 +28,8 @@ class Source:
     none."""
     readable: frozenset[str] | None = None
     """The columns (partition keys included) the caller may read, as Lake Formation grants them; None: all."""
+    row_filter: str | None = None
+    """The rows the caller may read, as a Lake Formation data cells filter keeps them (Athena SQL); None: all."""
 
     @property
     def scanned_bytes(self) -> int:
@@ -107,6 +109,11 @@ def _readable(source: Source, column: dict[str, Any]) -> bool:
     return source.readable is None or column["Name"] in source.readable
 
 
+def _filter_sql(expression: str) -> str:
+    """A data cells filter's row filter (Athena's SQL) as DuckDB reads it."""
+    return exp.condition(expression, dialect="athena").sql("duckdb")
+
+
 def create_view(connection: duckdb.DuckDBPyConnection, source: Source, cache: Path) -> None:
     """``schema.table`` as a view: the Glue columns (cast to their types), then the partition keys."""
     definition, fmt = source.definition, _format(source.definition)
@@ -130,6 +137,8 @@ def create_view(connection: duckdb.DuckDBPyConnection, source: Source, cache: Pa
         parts = ["SELECT " + ", ".join(f"CAST(NULL AS {_duck_type(c['Type'])}) AS "
                                        f"{_quoted(c['Name'])}" for c in names)
                  + " WHERE false"]
+    if source.row_filter:  # the filter reads the columns it names, granted or not, as Lake Formation applies it
+        parts = [f"SELECT * FROM ({part}) WHERE {_filter_sql(source.row_filter)}" for part in parts]
     schema = source.view.args["db"].sql("duckdb")
     connection.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
     connection.execute(f"CREATE OR REPLACE VIEW {source.view.sql('duckdb')} AS {' UNION ALL '.join(parts)}")

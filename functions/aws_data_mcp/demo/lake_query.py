@@ -69,6 +69,9 @@ class Access(Protocol):
     def read(self, source: Source) -> None:
         """The caller's reads of the table's files (outside Lake Formation)."""
 
+    def row_filter(self, database: str, table: str) -> str | None:
+        """The rows Lake Formation lets the caller read (a data cells filter's expression); None: every row."""
+
 
 class ScanLimitExceeded(Exception):
     """The query would read more than the workgroup's BytesScannedCutoffPerQuery."""
@@ -261,8 +264,9 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
             account_id, definition["StorageDescriptor"]["Location"]))
         counts = [_row_count(definition.get("Parameters"))]
     rows = None if None in counts else sum(count or 0 for count in counts)
+    rows_kept = access.row_filter(schema, found.name) if access is not None else None
     return Source(exp.table_(exp.to_identifier(found.name, quoted=True), db=exp.to_identifier(schema, quoted=True)),
-                  definition, objects, rows, readable)
+                  definition, objects, rows, readable, rows_kept)
 
 
 def _row_count(parameters: dict[str, str] | None) -> int | None:

@@ -17,7 +17,8 @@ test. Each extension replaces one attribute of one moto class (see ``Extension``
   unknown name; ``ListQueryExecutions`` lists one workgroup's, newest first; both listings page.
 * Glue: ``GetDatabases`` and ``GetTables`` page (moto returns everything at once); ``GetTables`` honours
   ``AttributesToGet``.
-* IAM: ``SimulatePrincipalPolicy`` exists (moto lacks it), evaluated with moto's own policy engine.
+* IAM: ``SimulatePrincipalPolicy`` exists (moto lacks it), decided as the demo's Athena decides
+  (``policy_simulation``: conditions in the given context, NotPrincipal, the resource's owner).
 * Resource checks, decided by the code the demo's Athena decides with (``athena_access``), so a direct call and a
   query agree: S3 weighs the bucket policy beside the identity's (moto: identity only; and a Deny binds those it
   names, not everyone), and a GET of an SSE-KMS object needs ``kms:Decrypt`` on its key (key policy, IAM where it
@@ -52,7 +53,7 @@ from moto.core.responses import ActionResult, BaseResponse
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.responses import DynamoHandler
 from moto.glue.responses import GlueResponse
-from moto.iam.access_control import AssumedRoleAccessKey, IAMPolicy, IAMUserAccessKey, PermissionResult, S3IAMRequest
+from moto.iam.access_control import PermissionResult, S3IAMRequest
 from moto.iam.responses import IamResponse
 from moto.lakeformation.models import LakeFormationBackend
 from moto.lakeformation.responses import LakeFormationResponse
@@ -61,6 +62,8 @@ from moto.s3.models import FakeBucket, s3_backends
 from moto.s3.responses import S3Response
 
 from .athena_access import caller_of, caller_of_key, for_everyone, key_arn, kms_verdict, not_authorized, s3_verdict
+from .policy_simulation import simulate_principal_policy
+from .request_context import via_s3
 
 EXECUTION_DETAILS_ATTR = "aws_data_mcp_demo_details"
 """Attribute of moto's athena Execution objects holding what the seed decided for them (state reason, error,
@@ -143,7 +146,7 @@ def _s3_check_action_permitted(self: S3IAMRequest, resource: str) -> None:
     if stored is None or stored.encryption != "aws:kms" or not stored.kms_key_id:
         return
     arn = key_arn(stored.kms_key_id, self._region, caller.account_id)
-    verdict = kms_verdict(caller, "kms:Decrypt", arn, self._region)
+    verdict = kms_verdict(caller, "kms:Decrypt", arn, self._region, via_s3(caller.context(), self._region))
     if not verdict.allowed:
         raise S3ClientError("AccessDenied", not_authorized(caller, "kms:Decrypt", arn, verdict))
 
@@ -403,56 +406,6 @@ def _glue_get_tables(self: GlueResponse) -> ActionResult:
 
 # --------------------------------------------------------------------------- IAM
 
-_SIMULATION_RESULT = """<SimulatePrincipalPolicyResponse xmlns="https://iam.amazonaws.com/doc/2010-05-08/">
-<SimulatePrincipalPolicyResult><IsTruncated>false</IsTruncated><EvaluationResults>{members}</EvaluationResults>
-</SimulatePrincipalPolicyResult><ResponseMetadata><RequestId>simulated</RequestId></ResponseMetadata>
-</SimulatePrincipalPolicyResponse>"""
-_SIMULATION_MEMBER = ("<member><EvalActionName>{action}</EvalActionName><EvalResourceName>{resource}</EvalResourceName>"
-                      "<EvalDecision>{decision}</EvalDecision><MatchedStatements/><MissingContextValues/></member>")
-
-
-def _principal_policies(account_id: str, partition: str, source_arn: str) -> list[Any]:
-    """The identity policies of a user or role, gathered the way moto's own authoriser gathers them."""
-    kind, _, name = source_arn.split(":", 5)[5].partition("/")
-    holder = (IAMUserAccessKey if kind == "user" else AssumedRoleAccessKey).__new__(
-        IAMUserAccessKey if kind == "user" else AssumedRoleAccessKey)
-    holder.account_id, holder.partition = account_id, partition
-    if kind == "user":
-        holder._owner_user_name = name.rsplit("/", 1)[-1]
-    else:
-        holder._owner_role_name = name.rsplit("/", 1)[-1]
-    return holder.collect_policies()
-
-
-def _names(principal: Any, caller: str) -> bool:
-    """Whether a resource policy statement's Principal is the caller (or everyone)."""
-    if principal == "*":
-        return True
-    named = (principal or {}).get("AWS", []) if isinstance(principal, dict) else []
-    return named == "*" or caller in ([named] if isinstance(named, str) else named)
-
-
-def _iam_simulate_principal_policy(self: IamResponse) -> str:
-    """SimulatePrincipalPolicy, which moto 5.2.5 lacks: moto's own policy evaluation of the principal's identity
-    policies and of the `ResourcePolicy` statements that name the caller; an explicit deny in either wins, else
-    an allow in either allows."""
-    source = self._get_param("PolicySourceArn")
-    caller = self._get_param("CallerArn") or source
-    policies = [IAMPolicy(p) for p in _principal_policies(self.current_account, self.partition, source)]
-    if resource_policy := self._get_param("ResourcePolicy"):
-        statements = [{k: v for k, v in s.items() if k != "Principal"}
-                      for s in json.loads(resource_policy)["Statement"] if _names(s.get("Principal"), caller)]
-        policies.append(IAMPolicy(json.dumps({"Statement": statements})))
-    members = []
-    for action in self._get_param("ActionNames", []):
-        for resource in self._get_param("ResourceArns", []) or ["*"]:
-            results = {policy.is_action_permitted(action, resource) for policy in policies}
-            decision = ("explicitDeny" if PermissionResult.DENIED in results
-                        else "allowed" if PermissionResult.PERMITTED in results else "implicitDeny")
-            members.append(_SIMULATION_MEMBER.format(action=action, resource=resource, decision=decision))
-    return _SIMULATION_RESULT.format(members="".join(members))
-
-
 # --------------------------------------------------------------------------- listings in pages (opt-in)
 
 def _iam_list_users_in_pages(self: IamResponse) -> ActionResult:
@@ -507,7 +460,7 @@ GLUE: tuple[Extension, ...] = (
     Extension(GlueResponse, "get_databases", _glue_get_databases),
     Extension(GlueResponse, "get_tables", _glue_get_tables),
 )
-IAM: tuple[Extension, ...] = (Extension(IamResponse, "simulate_principal_policy", _iam_simulate_principal_policy),)
+IAM: tuple[Extension, ...] = (Extension(IamResponse, "simulate_principal_policy", simulate_principal_policy),)
 RESOURCE_CHECKS: tuple[Extension, ...] = (
     Extension(S3IAMRequest, "check_action_permitted", _s3_check_action_permitted),
     Extension(FakeBucket, "get_permission", _bucket_permission),

@@ -632,11 +632,12 @@ def workflow_table_statement(account_id: str, region: str) -> dict[str, Any]:
             "Resource": f"arn:aws:dynamodb:{region}:{account_id}:table/{DEFAULT_TABLE_NAME}"}
 
 
-QUERY_WORKGROUPS = ("analytics", "data-science", DENIED_WORKGROUP, "partners")
+QUERY_WORKGROUPS = ("analytics", "data-science", DENIED_WORKGROUP, "partners", "encrypted-results")
 """Where the demo lets athena_query run: analytics (cutoff enforced: queries run), data-science (no cutoff:
 refused with the settings to add), finance-restricted (the analysts may not describe it: refused; whoever may has
-no use of its results' KMS key: Athena fails the query) and partners (the contractors'; the analysts may not write
-its results)."""
+no use of its results' KMS key: Athena fails the query), partners (the contractors'; the analysts may not write
+its results) and encrypted-results (the enterprise lake's: results under a key the analysts may encrypt with, not
+decrypt)."""
 
 
 def explain_own_access_statement() -> dict[str, Any]:
@@ -645,7 +646,9 @@ def explain_own_access_statement() -> dict[str, Any]:
     holds), and the policies of the keys that encrypt what it reads."""
     return {"Sid": "ExplainOwnAccess", "Effect": "Allow", "Resource": "*", "Action": [
         "lakeformation:ListResources", "lakeformation:ListPermissions", "lakeformation:GetDataLakeSettings",
-        "kms:GetKeyPolicy", "kms:DescribeKey"]}
+        "lakeformation:DescribeResource", "lakeformation:ListLakeFormationOptIns", "lakeformation:ListDataCellsFilter",
+        "lakeformation:GetDataCellsFilter", "lakeformation:GetResourceLFTags", "lakeformation:ListLFTags",
+        "lakeformation:GetLFTag", "kms:GetKeyPolicy", "kms:DescribeKey"]}
 
 
 def caller_read_policy() -> str:

@@ -1,0 +1,150 @@
+"""Lake Formation as AWS answers it where moto 5.2.5 does not (demo, tests and benchmarks; never in Lambda).
+
+The demo's ``enterprise`` database (``enterprise_lake``) has what real lakes have and moto lacks:
+
+* **hybrid access mode**: ``RegisterResource`` keeps ``HybridAccessEnabled`` and ``DescribeResource`` /
+  ``ListResources`` report it; ``CreateLakeFormationOptIn`` / ``ListLakeFormationOptIns`` /
+  ``DeleteLakeFormationOptIn`` keep which principals opted in on which database or table. In a hybrid location a
+  principal that opted in is held to its Lake Formation grants; any other reads with IAM and S3 as before
+  (https://docs.aws.amazon.com/lake-formation/latest/dg/hybrid-access-mode.html);
+* **data cells filters**: ``CreateDataCellsFilter``, ``GetDataCellsFilter``, ``ListDataCellsFilter`` (moto's
+  answers an empty list) and ``DeleteDataCellsFilter``, as the API reference shapes them; a grant on a filter
+  (``Resource: {"DataCellsFilter": ...}``) is kept by moto's own ``GrantPermissions``.
+
+LF-tags, their assignment and grants on LF-tag expressions are moto's own. What the demo's Athena makes of all of
+this, as the caller, is ``athena_access``'s. State lives on moto's backend objects, so a reset forgets it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import moto.lakeformation.urls as lakeformation_urls
+from moto.core.exceptions import JsonRESTError
+from moto.lakeformation.models import LakeFormationBackend, Resource, lakeformation_backends
+from moto.lakeformation.responses import LakeFormationResponse
+
+from .lake_formation_access import data_cells_filters, hybrid_locations, opt_ins
+from .moto_extensions import Extension
+
+_ROUTES = ("CreateLakeFormationOptIn", "DeleteLakeFormationOptIn", "ListLakeFormationOptIns",
+           "CreateDataCellsFilter", "GetDataCellsFilter", "DeleteDataCellsFilter")
+
+
+# --------------------------------------------------------------------------- the API
+
+def _backend(self: LakeFormationResponse) -> LakeFormationBackend:
+    return lakeformation_backends[self.current_account][self.region]
+
+
+def _register_resource(self: LakeFormationResponse) -> str:
+    answer = _MOTO_REGISTER(self)
+    if self._get_param("HybridAccessEnabled"):
+        hybrid_locations(_backend(self)).add(self._get_param("ResourceArn"))
+    return answer
+
+
+def _resource_info(backend: LakeFormationBackend, resource: Resource) -> dict[str, Any]:
+    return {**resource.to_dict(), "HybridAccessEnabled": resource.arn in hybrid_locations(backend)}
+
+
+def _describe_resource(self: LakeFormationResponse) -> str:
+    backend = _backend(self)
+    return json.dumps({"ResourceInfo": _resource_info(backend, backend.describe_resource(
+        self._get_param("ResourceArn")))})
+
+
+def _list_resources(self: LakeFormationResponse) -> str:
+    backend = _backend(self)
+    return json.dumps({"ResourceInfoList": [_resource_info(backend, r) for r in backend.list_resources()]})
+
+
+def _create_opt_in(self: LakeFormationResponse) -> str:
+    entry = {"Principal": self._get_param("Principal"), "Resource": self._get_param("Resource")}
+    if not entry["Principal"] or not entry["Resource"]:
+        raise JsonRESTError("InvalidInputException", "Principal and Resource are required.")
+    found = opt_ins(_backend(self))
+    if entry not in found:
+        found.append(entry)
+    return "{}"
+
+
+def _delete_opt_in(self: LakeFormationResponse) -> str:
+    entry = {"Principal": self._get_param("Principal"), "Resource": self._get_param("Resource")}
+    found = opt_ins(_backend(self))
+    if entry not in found:
+        raise JsonRESTError("EntityNotFoundException", "Opt-in not found.")
+    found.remove(entry)
+    return "{}"
+
+
+def _list_opt_ins(self: LakeFormationResponse) -> str:
+    """The opt-ins, narrowed to a principal and a resource when asked (one page: the demo holds a handful)."""
+    principal, resource = self._get_param("Principal"), self._get_param("Resource")
+    listed = [{**entry, "Conditions": [], "LastModifiedBy": self.current_account}
+              for entry in opt_ins(_backend(self))
+              if (principal is None or entry["Principal"] == principal)
+              and (resource is None or entry["Resource"] == resource)]
+    return json.dumps({"LakeFormationOptInsInfoList": listed})
+
+
+def _filter_key(table: Mapping[str, Any]) -> tuple[str, str, str]:
+    return str(table.get("DatabaseName")), str(table.get("TableName")), str(table.get("Name"))
+
+
+def _create_data_cells_filter(self: LakeFormationResponse) -> str:
+    table = self._get_param("TableData") or {}
+    key = _filter_key(table)
+    found = data_cells_filters(_backend(self))
+    if key in found:
+        raise JsonRESTError("AlreadyExistsException", f"Data cells filter {key[2]} already exists.")
+    found[key] = {"TableCatalogId": table.get("TableCatalogId") or self.current_account, **table}
+    return "{}"
+
+
+def _get_data_cells_filter(self: LakeFormationResponse) -> str:
+    key = (self._get_param("DatabaseName"), self._get_param("TableName"), self._get_param("Name"))
+    found = data_cells_filters(_backend(self)).get(key)
+    if found is None:
+        raise JsonRESTError("EntityNotFoundException", "Data cells filter not found.")
+    return json.dumps({"DataCellsFilter": found})
+
+
+def _delete_data_cells_filter(self: LakeFormationResponse) -> str:
+    key = (self._get_param("DatabaseName"), self._get_param("TableName"), self._get_param("Name"))
+    if data_cells_filters(_backend(self)).pop(key, None) is None:
+        raise JsonRESTError("EntityNotFoundException", "Data cells filter not found.")
+    return "{}"
+
+
+def _list_data_cells_filter(self: LakeFormationResponse) -> str:
+    """The filters, of one table when ``Table`` names it (one page: the demo holds a handful)."""
+    table = self._get_param("Table") or {}
+    listed = [found for (database, name, _), found in sorted(data_cells_filters(_backend(self)).items())
+              if not table or (database, name) == (table.get("DatabaseName"), table.get("Name"))]
+    return json.dumps({"DataCellsFilters": listed})
+
+
+_MOTO_REGISTER: Callable[[LakeFormationResponse], str] = LakeFormationResponse.register_resource
+LAKE_FORMATION: tuple[Extension, ...] = (
+    Extension(LakeFormationResponse, "register_resource", _register_resource),
+    Extension(LakeFormationResponse, "describe_resource", _describe_resource),
+    Extension(LakeFormationResponse, "list_resources", _list_resources),
+    Extension(LakeFormationResponse, "create_lake_formation_opt_in", _create_opt_in),
+    Extension(LakeFormationResponse, "delete_lake_formation_opt_in", _delete_opt_in),
+    Extension(LakeFormationResponse, "list_lake_formation_opt_ins", _list_opt_ins),
+    Extension(LakeFormationResponse, "create_data_cells_filter", _create_data_cells_filter),
+    Extension(LakeFormationResponse, "get_data_cells_filter", _get_data_cells_filter),
+    Extension(LakeFormationResponse, "delete_data_cells_filter", _delete_data_cells_filter),
+    Extension(LakeFormationResponse, "list_data_cells_filter", _list_data_cells_filter),
+)
+"""Lake Formation's hybrid mode, opt-ins and data cells filters (installed with the other extensions)."""
+
+
+def add_routes() -> None:
+    """moto routes a Lake Formation request by its path: the operations it lacks get theirs (idempotent; moto's
+    server and its in-process mock both read the table when they route)."""
+    for operation in _ROUTES:
+        lakeformation_urls.url_paths.setdefault(f"{{0}}/{operation}$", lakeformation_urls.response.dispatch)

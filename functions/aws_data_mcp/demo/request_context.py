@@ -1,0 +1,42 @@
+"""The request context the emulated account's requests carry, which policies' conditions read (demo and tests only).
+
+Two kinds of request reach a bucket or a key in the demo, as on AWS:
+
+* **direct**, signed by the caller (the MCP server's probes, an AWS CLI profile): over TLS, from the network of
+  the demo, which reaches S3 through the VPC endpoint ``DEMO_VPC_ENDPOINT`` as a function in a VPC with an S3
+  endpoint does, so ``aws:SourceVpce`` is present;
+* **through Athena**, a forward access session made with the caller's identity
+  (https://docs.aws.amazon.com/IAM/latest/UserGuide/access_forward_access_sessions.html): ``aws:CalledVia`` names
+  athena.amazonaws.com and ``aws:ViaAWSService`` is true, and the network keys (``aws:SourceVpce``,
+  ``aws:SourceIp``, ``aws:SourceVpc``) are absent, since the request comes from Athena, not from the caller's
+  network. A KMS request S3 makes for such a read carries ``kms:ViaService`` = ``s3.<region>.amazonaws.com``.
+"""
+
+from __future__ import annotations
+
+from .policy_conditions import Context
+
+DEMO_VPC_ENDPOINT = "vpce-0a1b2c3d"
+"""The S3 VPC endpoint the demo's direct requests come through."""
+ATHENA = "athena.amazonaws.com"
+
+
+def _principal(principal_arn: str, account_id: str) -> dict[str, str]:
+    return {"aws:PrincipalArn": principal_arn, "aws:PrincipalAccount": account_id, "aws:SecureTransport": "true"}
+
+
+def direct_context(principal_arn: str, account_id: str, **keys: str) -> Context:
+    """A request the caller signs and sends from the demo's network (plus service keys such as ``s3:prefix``)."""
+    return {**_principal(principal_arn, account_id), "aws:SourceVpce": DEMO_VPC_ENDPOINT,
+            "aws:ViaAWSService": "false", **keys}
+
+
+def athena_context(principal_arn: str, account_id: str, **keys: str) -> Context:
+    """A request Athena makes with the caller's forward access session (plus service keys)."""
+    return {**_principal(principal_arn, account_id), "aws:ViaAWSService": "true", "aws:CalledVia": [ATHENA],
+            "aws:CalledViaFirst": ATHENA, "aws:CalledViaLast": ATHENA, **keys}
+
+
+def via_s3(context: Context, region: str) -> Context:
+    """The KMS request S3 makes for a request in `context` (an SSE-KMS object read or written)."""
+    return {**context, "kms:ViaService": f"s3.{region}.amazonaws.com", "aws:ViaAWSService": "true"}
