@@ -5,7 +5,6 @@ end, and one refusal per link of the chain, each fixed by applying the explainer
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
