@@ -71,12 +71,19 @@ def _lake_formation_gaps() -> Iterator[None]:
     def listing(self: Any) -> str:
         """ListPermissions by ResourceType LF_TAG_POLICY_TABLE: AWS lists the grants on LF-tag expressions of
         tables, moto rejects the type (its enum has none: a 500, retried)."""
-        if self._get_param("ResourceType") != "LF_TAG_POLICY_TABLE":
+        cells = (self._get_param("Resource") or {}).get("DataCellsFilter")
+        if self._get_param("ResourceType") != "LF_TAG_POLICY_TABLE" and not cells:
             return original(self)
         catalog = self.lakeformation_backend.grants.get(self._get_param("CatalogId") or self.current_account)
+
+        def named(grant: Any) -> bool:
+            """ListPermissions on a DataCellsFilter (moto matches none): the grants on that filter."""
+            found = grant.resource.get("DataCellsFilter") or {}
+            return all(found.get(k) == cells.get(k) for k in ("DatabaseName", "TableName", "Name"))
+
         return json.dumps({"PrincipalResourcePermissions": [
             g.to_external_form() for g in (catalog.permissions if catalog else [])
-            if (g.resource.get("LFTagPolicy") or {}).get("ResourceType") == "TABLE"]})
+            if (named(g) if cells else (g.resource.get("LFTagPolicy") or {}).get("ResourceType") == "TABLE")]})
     patch.setattr(responses.LakeFormationResponse, "list_permissions", listing)
     yield
     patch.undo()
