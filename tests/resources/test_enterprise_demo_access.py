@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from aws_data_mcp.config import Settings
+from aws_data_mcp.demo import enterprise_lake
 from aws_data_mcp.demo.account import DemoAccount
 from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
 from support.enterprise_access import ENCRYPTED_RESULTS, EXPECTED, LAKE_FORMATION, Reads
@@ -45,3 +46,45 @@ async def test_each_enterprise_table_and_the_encrypted_results_workgroup(
             assert error.get("action") is None, got
         else:
             assert error.get("action") == expected.action, (name, got)
+
+
+def test_direct_requests_meet_the_same_policies_in_their_own_context(demo_caller: DemoAccount) -> None:
+    """The caller's own S3 requests come through the demo's VPC endpoint: the VPC-endpoint-only bucket serves them,
+    though it refuses Athena's reads (forward access sessions carry no aws:SourceVpce); the other cases refuse them
+    as they refuse Athena."""
+    s3 = demo_caller.caller_client("s3")
+
+    def read(bucket: str, table: str) -> str:
+        try:
+            s3.get_object(Bucket=bucket, Key=f"{table}/part-00000.csv")
+        except s3.exceptions.ClientError as error:
+            return error.response["Error"]["Code"]
+        return "read"
+
+    assert read(enterprise_lake.VPCE_ONLY_BUCKET, "vpce_only_logs") == "read"
+    assert read(enterprise_lake.VPCE_EXEMPT_BUCKET, "vpce_exempt_logs") == "read"
+    for bucket, table in ((enterprise_lake.TLS_BUCKET, "tls_only_sessions"),
+                          (enterprise_lake.AUDIT_BUCKET, "notprincipal_audit"),
+                          (enterprise_lake.LAKE_BUCKET, "lake_owned_invoices")):
+        assert read(bucket, table) == "AccessDenied", bucket
+    listed = s3.list_objects_v2(Bucket=enterprise_lake.VPCE_ONLY_BUCKET, Prefix="vpce_only_logs/")
+    assert [o["Key"] for o in listed["Contents"]] == ["vpce_only_logs/part-00000.csv"]
+
+
+def test_lake_formation_answers_what_the_explainers_read(demo_caller: DemoAccount) -> None:
+    """Hybrid mode, opt-ins, the data cells filter and the LF-tags, as Lake Formation's API answers the caller (moto
+    lacks them: demo/moto_lake_formation.py)."""
+    lf = demo_caller.caller_client("lakeformation")
+    hybrid = {r["ResourceArn"]: r["HybridAccessEnabled"] for r in lf.list_resources()["ResourceInfoList"]}
+    assert hybrid[enterprise_lake.HYBRID_LOCATION] is True and hybrid[enterprise_lake.GOVERNED_LOCATION] is False
+    opted = {o["Principal"]["DataLakePrincipalIdentifier"]: o["Resource"]
+             for o in lf.list_lake_formation_opt_ins()["LakeFormationOptInsInfoList"]}
+    assert set(opted) == set(enterprise_lake.analysts(demo_caller.account_id))
+    found = lf.get_data_cells_filter(TableCatalogId=demo_caller.account_id, DatabaseName="enterprise",
+                                     TableName="filtered_payments", Name=enterprise_lake.FILTER_NAME)["DataCellsFilter"]
+    assert found["RowFilter"] == {"FilterExpression": "country = 'DE'"}
+    assert found["ColumnWildcard"] == {"ExcludedColumnNames": ["iban"]}
+    tagged = lf.get_resource_lf_tags(Resource={"Table": {"DatabaseName": "enterprise", "Name": "tagged_customers"}})
+    assert [(t["TagKey"], t["TagValues"]) for t in tagged["LFTagsOnTable"]] == [("domain", ["customers"])]
+    untagged = lf.get_resource_lf_tags(Resource={"Table": {"DatabaseName": "enterprise", "Name": "hybrid_orders"}})
+    assert not untagged.get("LFTagsOnTable")

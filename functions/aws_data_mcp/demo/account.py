@@ -49,6 +49,7 @@ from .emulated_endpoint import EmulatedEndpoint
 from .enterprise_lake import seed_enterprise
 from .member_accounts import REFUSE_MISSING_ROLES, seed_member_accounts
 from .moto_extensions import EXTENSIONS, install_moto_extensions
+from .moto_kms import LAZY_KEY_PAIRS
 from .moto_lake_formation import LAKE_FORMATION, add_routes
 from .seed import DemoInventory, seed_data_lake
 from .seed_data import DEMO_CALLER_USER
@@ -91,12 +92,12 @@ class _ProcessState:
         self._request_count: int = ActionAuthenticatorMixin.request_count
         self._log_levels = {name: logging.getLogger(name).level for name in _QUIET_LOGGERS}
         self._originals = [(e.owner, e.name, e.owner.__dict__.get(e.name, _MISSING))
-                           for e in (*EXTENSIONS, *REFUSE_MISSING_ROLES, *LAKE_FORMATION)]
+                           for e in (*EXTENSIONS, *REFUSE_MISSING_ROLES, *LAKE_FORMATION, *LAZY_KEY_PAIRS)]
 
     def apply(self) -> None:
         for name in _QUIET_LOGGERS:
             logging.getLogger(name).setLevel(logging.WARNING)
-        install_moto_extensions((*REFUSE_MISSING_ROLES, *LAKE_FORMATION))
+        install_moto_extensions((*REFUSE_MISSING_ROLES, *LAKE_FORMATION, *LAZY_KEY_PAIRS))
         add_routes()
         self.disable_enforcement()
 

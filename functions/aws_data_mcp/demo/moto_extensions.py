@@ -63,7 +63,7 @@ from moto.s3.responses import S3Response
 
 from .athena_access import caller_of, caller_of_key, for_everyone, key_arn, kms_verdict, not_authorized, s3_verdict
 from .policy_simulation import simulate_principal_policy
-from .request_context import via_s3
+from .request_context import s3_request_keys, via_s3
 
 EXECUTION_DETAILS_ATTR = "aws_data_mcp_demo_details"
 """Attribute of moto's athena Execution objects holding what the seed decided for them (state reason, error,
@@ -137,7 +137,8 @@ def _s3_check_action_permitted(self: S3IAMRequest, resource: str) -> None:
     """S3's decision: identity policies and the bucket policy; then, for a GET of an SSE-KMS object, its key."""
     caller = caller_of_key(self._access_key, self._access_key.partition)
     bucket, _, key = resource.split(":::", 1)[-1].partition("/")
-    if not s3_verdict(caller, self._action, bucket, key).allowed:
+    keys = s3_request_keys(self._action, self._data or {}, self._headers or {})
+    if not s3_verdict(caller, self._action, bucket, key, caller.context(**keys)).allowed:
         self._raise_access_denied()
     if self._action != "s3:GetObject" or self._method != "GET" or not key:
         return

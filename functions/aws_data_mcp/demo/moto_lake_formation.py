@@ -9,7 +9,9 @@ The demo's ``enterprise`` database (``enterprise_lake``) has what real lakes hav
   (https://docs.aws.amazon.com/lake-formation/latest/dg/hybrid-access-mode.html);
 * **data cells filters**: ``CreateDataCellsFilter``, ``GetDataCellsFilter``, ``ListDataCellsFilter`` (moto's
   answers an empty list) and ``DeleteDataCellsFilter``, as the API reference shapes them; a grant on a filter
-  (``Resource: {"DataCellsFilter": ...}``) is kept by moto's own ``GrantPermissions``.
+  (``Resource: {"DataCellsFilter": ...}``) is kept by moto's own ``GrantPermissions``;
+* ``GetResourceLFTags`` of a resource without tags answers none (moto fails with a 500), and of a table names its
+  database's tags too (what it inherits).
 
 LF-tags, their assignment and grants on LF-tag expressions are moto's own. What the demo's Athena makes of all of
 this, as the caller, is ``athena_access``'s. State lives on moto's backend objects, so a reset forgets it.
@@ -127,6 +129,28 @@ def _list_data_cells_filter(self: LakeFormationResponse) -> str:
     return json.dumps({"DataCellsFilters": listed})
 
 
+def _get_resource_lf_tags(self: LakeFormationBackend, catalog_id: str,
+                          resource: dict[str, Any]) -> tuple[list[Any], list[Any], list[Any]]:
+    """A resource's LF-tags, none where it has none (moto raises KeyError: a 500), a table's database's with its own
+    (what the table inherits)."""
+    def of(where: dict[Any, Any], key: tuple[str, ...]) -> list[Any]:
+        return list(where.get(key) or [])
+
+    catalog = catalog_id or self.account_id
+    on_database: list[Any] = []
+    on_table: list[Any] = []
+    on_columns: list[Any] = []
+    if (database := resource.get("Database")) is not None:
+        on_database = of(self.lf_database_tags, (database.get("CatalogId", catalog), database["Name"]))
+    if (table := resource.get("Table") or resource.get("TableWithColumns")) is not None:
+        key = (table.get("CatalogId", catalog), table["DatabaseName"], table["Name"])
+        on_database = of(self.lf_database_tags, key[:2])
+        on_table = of(self.lf_table_tags, key)
+        on_columns = [{"Name": column, "LFTags": of(self.lf_columns_tags, (*key, column))}
+                      for column in table.get("ColumnNames") or [] if self.lf_columns_tags.get((*key, column))]
+    return on_database, on_table, on_columns
+
+
 _MOTO_REGISTER: Callable[[LakeFormationResponse], str] = LakeFormationResponse.register_resource
 LAKE_FORMATION: tuple[Extension, ...] = (
     Extension(LakeFormationResponse, "register_resource", _register_resource),
@@ -139,6 +163,7 @@ LAKE_FORMATION: tuple[Extension, ...] = (
     Extension(LakeFormationResponse, "get_data_cells_filter", _get_data_cells_filter),
     Extension(LakeFormationResponse, "delete_data_cells_filter", _delete_data_cells_filter),
     Extension(LakeFormationResponse, "list_data_cells_filter", _list_data_cells_filter),
+    Extension(LakeFormationBackend, "get_resource_lf_tags", _get_resource_lf_tags),
 )
 """Lake Formation's hybrid mode, opt-ins and data cells filters (installed with the other extensions)."""
 

@@ -74,13 +74,13 @@ def simulate_principal_policy(self: IamResponse) -> str:
     source = self._get_param("PolicySourceArn")
     caller_arn = self._get_param("CallerArn") or source
     documents = principal_policies(self.current_account, self.partition, source)
-    caller = Caller(caller_arn, frozenset({source, caller_arn}), tuple(IAMPolicy(d) for d in documents),
-                    self.current_account, source)
+    policies = tuple(IAMPolicy(d) for d in documents)  # inline documents and managed policies alike
+    caller = Caller(caller_arn, frozenset({source, caller_arn}), policies, self.current_account, source)
     resource_policy = self._get_param("ResourcePolicy")
     owner = self._get_param("ResourceOwner")
     owner = owner.split(":")[4] if owner and owner.startswith("arn:") else owner
     context = _context(self._get_param("ContextEntries", []) or [])
-    parsed = [json.loads(d) if isinstance(d, str) else d for d in documents]
+    parsed = [policy._policy_json for policy in policies]
     parsed += [json.loads(resource_policy)] if resource_policy else []
     members = []
     for action in self._get_param("ActionNames", []):

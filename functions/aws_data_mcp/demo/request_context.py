@@ -14,6 +14,9 @@ Two kinds of request reach a bucket or a key in the demo, as on AWS:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from .policy_conditions import Context
 
 DEMO_VPC_ENDPOINT = "vpce-0a1b2c3d"
@@ -40,3 +43,16 @@ def athena_context(principal_arn: str, account_id: str, **keys: str) -> Context:
 def via_s3(context: Context, region: str) -> Context:
     """The KMS request S3 makes for a request in `context` (an SSE-KMS object read or written)."""
     return {**context, "kms:ViaService": f"s3.{region}.amazonaws.com", "aws:ViaAWSService": "true"}
+
+
+def s3_request_keys(action: str, query: Mapping[str, Any], headers: Mapping[str, str]) -> dict[str, str]:
+    """The S3 condition keys a direct request carries: ``s3:prefix`` of a listing, the encryption a write asks for."""
+    keys: dict[str, str] = {}
+    prefix = query.get("prefix")
+    if action == "s3:ListBucket" and prefix is not None:
+        keys["s3:prefix"] = str(prefix[0] if isinstance(prefix, list) else prefix)
+    lowered = {name.lower(): value for name, value in headers.items()}
+    for header in ("x-amz-server-side-encryption", "x-amz-server-side-encryption-aws-kms-key-id"):
+        if action == "s3:PutObject" and header in lowered:
+            keys[f"s3:{header}"] = lowered[header]
+    return keys
