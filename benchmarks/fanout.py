@@ -91,6 +91,8 @@ SCENARIOS = (
              f"{BUCKETS} buckets, {WORKGROUPS} workgroups, {DATABASES} databases"),
     # Glue, LF, workgroup, simulation -> listing, bucket policies, encryption -> one-byte read, head, key, simulation
     Scenario("permissions://tables/sales/orders", 3, None, "one table, one workgroup"),
+    # the same, with a partition under the root and one in another bucket: both sampled beside the root, no wave more
+    Scenario("permissions://tables/sales/far_orders", 3, None, "one table, two partitions (one in another bucket)"),
 )
 EXPLAINED_WORKGROUP = "bench-guarded"
 """The workgroup the table explainer checks: its cutoff set and enforced, as athena_query requires."""
@@ -127,6 +129,13 @@ def _seed(endpoint: str) -> dict[str, str]:
     glue.create_database(DatabaseInput={"Name": "sales"})
     glue.create_table(DatabaseName="sales", TableInput={"Name": "orders", "StorageDescriptor": {
         "Location": "s3://bench-bucket-001/data/", "Columns": [{"Name": "id", "Type": "bigint"}]}})
+    glue.create_table(DatabaseName="sales", TableInput={
+        "Name": "far_orders", "PartitionKeys": [{"Name": "dt", "Type": "string"}], "StorageDescriptor": {
+            "Location": "s3://bench-bucket-001/data/", "Columns": [{"Name": "id", "Type": "bigint"}]}})
+    for value, bucket, prefix in (("1", "bench-bucket-001", "data/dt=1/"), ("2", "bench-bucket-002", "far/dt=2/")):
+        s3.put_object(Bucket=bucket, Key=f"{prefix}part-0.csv", Body=b"id\n1\n")
+        glue.create_partition(DatabaseName="sales", TableName="far_orders", PartitionInput={
+            "Values": [value], "StorageDescriptor": {"Location": f"s3://{bucket}/{prefix}"}})
     for index in range(DATABASES):
         glue.create_database(DatabaseInput={"Name": f"bench_db_{index:02d}"})
         for table in range(TABLES):
@@ -157,6 +166,19 @@ import sys
 from aws_data_mcp.demo.moto_extensions import BUCKET_REGIONS, install_moto_extensions
 from moto.server import main
 install_moto_extensions(BUCKET_REGIONS)  # BatchGetQueryExecution, Athena's paging, ListBuckets' regions: as AWS
+from moto.lakeformation import models, responses
+_tags, _listing = models.LakeFormationBackend.get_resource_lf_tags, responses.LakeFormationResponse.list_permissions
+def _tags_or_none(self, catalog_id, resource):  # an untagged table: AWS answers no tags, moto a KeyError (a 500)
+    try:
+        return _tags(self, catalog_id, resource)
+    except KeyError:
+        return [], [], []
+def _list(self):  # grants on LF-tag expressions: AWS lists them (none here), moto rejects the type (a 500)
+    if self._get_param("ResourceType") == "LF_TAG_POLICY_TABLE":
+        return '{"PrincipalResourcePermissions": []}'
+    return _listing(self)
+models.LakeFormationBackend.get_resource_lf_tags = _tags_or_none
+responses.LakeFormationResponse.list_permissions = _list
 main(["-H", "127.0.0.1", "-p", sys.argv[1]])
 """
 

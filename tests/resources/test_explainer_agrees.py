@@ -27,7 +27,9 @@ from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
 from support.demo_access import count_query
 from support.servers import ServerThread, free_port, start_demo
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
+from .access_gaps import demo_lake_formation_gaps  # noqa: F401  (fixture)
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries", "demo_lake_formation_gaps")]
 TABLES = list(lake_files())
 
 
@@ -98,7 +100,7 @@ def _assert_direct_calls_agree(caller: str, session: boto3.Session, endpoint: st
             continue
         database, table = name.split(".")
         bucket, _, prefix = explained["location"].removeprefix("s3://").partition("/")
-        links = {entry["check"]: entry for entry in explained["links"]}
+        links = {entry["check"]: entry for entry in reversed(explained["links"])}  # the root's (partitions follow)
         obj = links["s3:GetObject"]["evidence"].get("object")
         got = {"glue:GetDatabase": _outcome(glue.get_database, Name=database),
                "glue:GetTable": _outcome(glue.get_table, DatabaseName=database, Name=table),

@@ -24,10 +24,10 @@ from support.faults import AwsFaults
 from support.fixes import apply_fix
 from support.servers import ServerThread, free_port, lambda_container
 
-from .access_gaps import enforced  # noqa: F401  (fixture)
+from .access_gaps import enforced, lake_formation_gaps  # noqa: F401  (fixtures)
 from .reading import read_everywhere, reset_moto
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("lake_formation_gaps")]
 ACCOUNT, REGION, WORKGROUP = "123456789012", "us-east-1", "analytics"
 SETTINGS = Settings(mode="local", query_workgroups=(WORKGROUP,), cache_ttl_seconds=0)
 COLUMNS = [{"Name": "id", "Type": "bigint"}, {"Name": "region", "Type": "string"}, {"Name": "email", "Type": "string"}]
@@ -44,7 +44,9 @@ FULL = [
                                    "athena:GetQueryResults"], "Resource": "*"},
     {"Effect": "Allow", "Action": ["kms:Decrypt", "kms:GetKeyPolicy"], "Resource": "*"},
     {"Effect": "Allow", "Action": ["lakeformation:ListResources", "lakeformation:ListPermissions",
-                                   "lakeformation:GetDataLakeSettings"], "Resource": "*"},
+                                   "lakeformation:GetDataLakeSettings", "lakeformation:GetDataAccess",
+                                   "lakeformation:ListDataCellsFilter", "lakeformation:GetResourceLFTags",
+                                   "lakeformation:ListLakeFormationOptIns"], "Resource": "*"},
     {"Effect": "Allow", "Action": "iam:SimulatePrincipalPolicy", "Resource": "*"}]
 """What a caller needs to query every table of the account, all of it."""
 
@@ -62,7 +64,8 @@ def _without(*dropped: str) -> list[dict[str, Any]]:
 NO_GLUE = _without("glue:GetDatabase", "glue:GetTable", "glue:GetPartitions")
 USERS = {"analyst": FULL, "no-glue": NO_GLUE, "refused": NO_GLUE,
          "no-lake-formation": _without("lakeformation:ListResources", "lakeformation:ListPermissions"),
-         "no-kms": _without("kms:Decrypt"), "no-results": _without("s3:PutObject"),
+         "no-kms": _without("kms:Decrypt"),
+         "no-data-access": _without("lakeformation:GetDataAccess"), "no-results": _without("s3:PutObject"),
          "no-policy-read": [*FULL, {"Effect": "Deny", "Action": "s3:GetBucketPolicy",
                                     "Resource": "arn:aws:s3:::results"}],
          "admin": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
@@ -99,12 +102,16 @@ def lake() -> Iterator[dict[str, dict[str, str]]]:
     session.client("athena").create_work_group(Name=WORKGROUP, Configuration={
         "ResultConfiguration": {"OutputLocation": f"s3://results/{WORKGROUP}/"},
         "EnforceWorkGroupConfiguration": True, "BytesScannedCutoffPerQuery": 10 * 1024 ** 3})
+    _partitioned(session, key)
+    session.client("athena").create_work_group(Name="unguarded", Configuration={
+        "ResultConfiguration": {"OutputLocation": "s3://results/unguarded/"}})
     lakeformation = session.client("lakeformation")
     lakeformation.register_resource(ResourceArn="arn:aws:s3:::lake-governed", UseServiceLinkedRole=True)
-    lakeformation.grant_permissions(
-        Principal={"DataLakePrincipalIdentifier": f"arn:aws:iam::{ACCOUNT}:user/analyst"},
-        Resource={"TableWithColumns": {"DatabaseName": "governed", "Name": "customers",
-                                       "ColumnNames": ["id", "region"]}}, Permissions=["SELECT"])
+    for user in ("analyst", "no-data-access"):
+        lakeformation.grant_permissions(
+            Principal={"DataLakePrincipalIdentifier": f"arn:aws:iam::{ACCOUNT}:user/{user}"},
+            Resource={"TableWithColumns": {"DatabaseName": "governed", "Name": "customers",
+                                           "ColumnNames": ["id", "region"]}}, Permissions=["SELECT"])
     keys = {}
     for user, statements in USERS.items():
         iam.create_user(UserName=user)
@@ -113,6 +120,32 @@ def lake() -> Iterator[dict[str, dict[str, str]]]:
         keys[user] = {"aws_access_key_id": created["AccessKeyId"], "aws_secret_access_key": created["SecretAccessKey"]}
     yield keys
     reset_moto()
+
+
+def _partitioned(session: boto3.Session, readable_key: str) -> None:
+    """sales.events: two partitions under the table's root, the second under a key whose policy denies the analyst
+    kms:Decrypt; sales.far: a partition in lake-far, whose policy denies the analyst s3:GetObject."""
+    s3, glue, kms = (session.client(name) for name in ("s3", "glue", "kms"))
+    s3.create_bucket(Bucket="lake-far")
+    s3.put_bucket_policy(Bucket="lake-far", Policy=_document([
+        {"Sid": "NoAnalyst", "Effect": "Deny", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:user/analyst"},
+         "Action": "s3:GetObject", "Resource": "arn:aws:s3:::lake-far/*"}]))
+    second = kms.create_key(Description="events, second half", Policy=_document([
+        {"Sid": "Owner", "Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"}, "Action": "kms:*",
+         "Resource": "*"},
+        {"Sid": "NotTheAnalyst", "Effect": "Deny", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:user/analyst"},
+         "Action": "kms:Decrypt", "Resource": "*"}]))["KeyMetadata"]["Arn"]
+    places = {"events": [("1", "lake-open", "events/dt=1/", readable_key), ("2", "lake-open", "events/dt=2/", second)],
+              "far": [("1", "lake-open", "far/dt=1/", None), ("2", "lake-far", "far/dt=2/", None)]}
+    for table, partitions in places.items():
+        glue.create_table(DatabaseName="sales", TableInput={
+            "Name": table, "PartitionKeys": [{"Name": "dt", "Type": "string"}], "StorageDescriptor": {
+                "Location": f"s3://lake-open/{table}/", "Columns": COLUMNS}})
+        for value, bucket, prefix, key in partitions:
+            glue.create_partition(DatabaseName="sales", TableName=table, PartitionInput={
+                "Values": [value], "StorageDescriptor": {"Location": f"s3://{bucket}/{prefix}", "Columns": COLUMNS}})
+            extra = {"ServerSideEncryption": "aws:kms", "SSEKMSKeyId": key} if key else {}
+            s3.put_object(Bucket=bucket, Key=f"{prefix}part-0.csv", Body=b"1,eu,a@example.com\n", **extra)
 
 
 def _session(keys: dict[str, str]) -> boto3.Session:
@@ -175,8 +208,10 @@ def test_a_caller_allowed_end_to_end(lake: dict[str, dict[str, str]]) -> None:
     # the calls one table costs: each once, but the bucket policies (the data's, the results') and the simulations
     # (Athena's actions, writing results)
     assert faults.calls == {"glue.GetDatabase": 1, "glue.GetTable": 1, "glue.GetPartitions": 1,
-                            "lakeformation.ListResources": 1, "lakeformation.ListPermissions": 1,
-                            "lakeformation.GetDataLakeSettings": 1, "athena.GetWorkGroup": 1,
+                            "lakeformation.ListResources": 1, "lakeformation.ListPermissions": 2,
+                            "lakeformation.ListDataCellsFilter": 1, "lakeformation.GetResourceLFTags": 1,
+                            "lakeformation.ListLakeFormationOptIns": 1, "lakeformation.GetDataLakeSettings": 1,
+                            "athena.GetWorkGroup": 1,
                             "iam.SimulatePrincipalPolicy": 2, "s3.ListObjectsV2": 1, "s3.GetBucketPolicy": 2,
                             "s3.GetBucketEncryption": 1, "s3.GetObject": 1, "s3.HeadObject": 1}
 
@@ -238,6 +273,54 @@ def test_lake_formation_column_grant_reads_those_columns(lake: dict[str, dict[st
     who, _ = caller(lake, "analyst")
     found = explain("permissions://tables/governed/customers", who)
     assert found["query"] == "allowed" and found["read_columns"] == ["id", "region"]
+
+
+@pytest.mark.usefixtures("enforced")
+def test_lake_formation_needs_get_data_access_in_iam(lake: dict[str, dict[str, str]]) -> None:
+    """A column grant is not enough: Athena asks lakeformation:GetDataAccess as the caller (issue 31)."""
+    who, _ = caller(lake, "no-data-access")
+    found = explain("permissions://tables/governed/customers", who)
+    assert verdicts(found)["lakeformation:SELECT"] == "allowed" and found["query"] == "denied", verdicts(found)
+    link = by_check(found)["lakeformation:GetDataAccess"]
+    assert link["verdict"] == "denied" and link["fix"][0]["statement"]["Action"] == ["lakeformation:GetDataAccess"]
+    assert found["summary"].startswith("denied: lakeformation:GetDataAccess on * (identity policy) — fix by an "
+                                       "administrator: add an identity-policy statement"), found["summary"]
+    after = fixed(lake, "no-data-access", "permissions://tables/governed/customers", "lakeformation:GetDataAccess")
+    assert after["query"] == "allowed" and after["read_columns"] == ["id", "region"]
+    assert after["summary"] == "allowed: SELECT on governed.customers runs in workgroup analytics (id, region)"
+
+
+@pytest.mark.usefixtures("enforced")
+def test_every_partition_location_is_sampled(lake: dict[str, dict[str, str]]) -> None:
+    """Files under a second key, or a partition in a bucket that denies the caller, refuse the query (issue 31):
+    never "allowed" from the first object of the root alone."""
+    who, _ = caller(lake, "analyst")
+    events = explain("permissions://tables/sales/events", who)
+    decrypts = [e for e in events["links"] if e["check"] == "kms:Decrypt"]
+    assert [e["evidence"]["location"] for e in decrypts] == ["s3://lake-open/events/", "s3://lake-open/events/dt=1/",
+                                                             "s3://lake-open/events/dt=2/"]
+    assert [e["verdict"] for e in decrypts][1:] == ["allowed", "denied"] and events["query"] == "denied"
+    assert decrypts[0]["evidence"]["objects_sampled"] == 2 and len(decrypts[0]["evidence"]["kms_keys"]) == 2
+    assert decrypts[0]["verdict"] == "denied"  # the root's sample holds both partitions' files
+    far = explain("permissions://tables/sales/far", who)
+    reads = {e["evidence"]["location"]: e["verdict"] for e in far["links"] if e["check"] == "s3:GetObject"}
+    assert reads == {"s3://lake-open/far/": "allowed", "s3://lake-open/far/dt=1/": "allowed",
+                     "s3://lake-far/far/dt=2/": "denied"}, reads
+    assert far["query"] == "denied" and far["summary"].startswith("denied: s3:GetObject on arn:aws:s3:::lake-far")
+
+
+@pytest.mark.usefixtures("enforced")
+def test_the_servers_cost_guard_is_its_own_link(lake: dict[str, dict[str, str]]) -> None:
+    """A workgroup without an enforced cutoff: AWS describes it; this server refuses it (refused_by: server)."""
+    who, _ = caller(lake, "analyst")
+    reader = ResourceReader(registry, Settings(mode="local", query_workgroups=("unguarded",), cache_ttl_seconds=0))
+    found = json.loads(anyio.run(reader.read, "permissions://tables/sales/orders", lambda: who).text)
+    links = {entry["check"]: entry for entry in found["workgroups"]["unguarded"]}
+    assert links["athena:GetWorkGroup"]["verdict"] == "allowed"
+    guard = links["aws-data-mcp:CostGuard"]
+    assert (guard["verdict"], guard["refused_by"], guard["fix"][0]["kind"]) == ("denied", "server", "workgroup")
+    assert "cutoff" in guard["evidence"]["reason"].lower() and found["query"] == "denied"
+    assert found["summary"].startswith("denied: aws-data-mcp:CostGuard on") and "this server's rule" in found["summary"]
 
 
 @pytest.mark.usefixtures("enforced")

@@ -26,9 +26,12 @@ from aws_data_mcp.resources.permissions.links import (
 )
 from aws_data_mcp.resources.permissions.registrations import locations_in, registered_locations
 from aws_data_mcp.resources.permissions.storage import Seat, denied_by_identity, own_policies, read_chain, written
+from aws_data_mcp.resources.permissions.summary import summary
 
 
 class BucketExplained(TypedDict):
+    summary: str
+    """One line: list, read and write, and the first link that refuses (or cannot be told) with its fix."""
     bucket: str
     principal_arn: str | None
     simulated_as: str | None
@@ -87,7 +90,11 @@ def _explain(request: ResourceRequest, bucket: str) -> Chain[BucketExplained]:
     links = [*found.links, write]
     decided_by: Governor = "lake_formation" if locations else "iam"
     by_check = {entry["check"]: entry for entry in links}
+    levels = (f"list {by_check['s3:ListBucket']['verdict']}, read "
+              f"{overall([by_check['s3:GetObject'], by_check['kms:Decrypt']])}, write {write['verdict']}")
+    verdict = overall(links)
     return BucketExplained(
+        summary=f"{levels}; " + summary(verdict, links, f"every link holds on s3://{bucket}/"),
         bucket=bucket, principal_arn=request.caller.principal_arn, simulated_as=seat.principal,
         list=by_check["s3:ListBucket"]["verdict"],
         read=overall([by_check["s3:GetObject"], by_check["kms:Decrypt"]]), write=write["verdict"],

@@ -20,6 +20,7 @@ Verdict = Literal["allowed", "denied", "unknown"]
 ApplyBy = Literal["caller", "administrator"]
 FixKind = Literal["identity_policy", "bucket_policy", "key_policy", "lake_formation_grant", "workgroup"]
 Governor = Literal["iam", "lake_formation"]
+RefusedBy = Literal["aws", "server"]
 BEYOND_THE_CALLER = ("Service control and resource control policies of the organization, and permission boundaries, "
                      "are not visible from the caller's seat: an administrator of the organization "
                      "(organizations:ListPoliciesForTarget) or IAM's policy simulator run by an administrator "
@@ -53,7 +54,9 @@ class Fix(TypedDict):
     policy: NotRequired[dict[str, Any]]
     """A resource policy with the fix applied: the denying statements removed, the statement added."""
     removes: NotRequired[list[dict[str, Any]]]
-    """Statements of that policy that deny the caller: an Allow cannot override them, so they must go."""
+    """Statements of that policy that deny the caller and no one else: an Allow cannot override them, so they go."""
+    narrows: NotRequired[list[dict[str, Any]]]
+    """Statements that deny the caller and others, as the fix leaves them: the caller excepted, the rest kept."""
     request: NotRequired[dict[str, Any]]
     """The API request that applies it (Lake Formation GrantPermissions)."""
     policy_name: NotRequired[str]
@@ -70,14 +73,19 @@ class Link(TypedDict):
     governed_by: Governor
     """Who decides this link: IAM (identity and resource policies), or Lake Formation for a registered location
     (then the S3 and KMS links of the data are Lake Formation's role's business, not the caller's)."""
+    refused_by: NotRequired[RefusedBy]
+    """For `denied`: "server" where this server's own rule refuses (its cost guard), not AWS."""
     fix: NotRequired[list[Fix]]
     settle: NotRequired[str]
     """For `unknown`: what would settle it."""
 
 
 def link(check: str, resource: str, verdict: Verdict, evidence: Mapping[str, Any], *,
-         fix: Sequence[Fix] = (), settle: str | None = None, governed_by: Governor = "iam") -> Link:
+         fix: Sequence[Fix] = (), settle: str | None = None, governed_by: Governor = "iam",
+         refused_by: RefusedBy | None = None) -> Link:
     found = Link(check=check, resource=resource, verdict=verdict, evidence=dict(evidence), governed_by=governed_by)
+    if refused_by and verdict == "denied":
+        found["refused_by"] = refused_by
     if fix and verdict == "denied":
         found["fix"] = list(fix)
     if settle and verdict == "unknown":
@@ -179,20 +187,58 @@ def delegates(policy: Mapping[str, Any] | None, action: str, resource: str, acco
     return bool(statements(policy, "Allow", action, resource, root, None))
 
 
+def _transport_only(statement: Mapping[str, Any]) -> bool:
+    """A Deny conditioned on aws:SecureTransport alone (TLS-only): it refuses no TLS request, the probes' and
+    Athena's included, so it never refuses this access, and the fix keeps it."""
+    keys = {key.lower() for c in (statement.get("Condition") or {}).values() if isinstance(c, Mapping) for key in c}
+    return keys == {"aws:securetransport"}
+
+
+def _narrowed(statement: dict[str, Any], principal: str, identities: Sequence[str]) -> dict[str, Any] | None:
+    """A denying statement changed to leave out the caller only: None where it names nobody but the caller (it goes);
+    the caller taken out of its Principal where it names others too; else (everyone, the account) an exception for
+    the caller's principal. Everything else it refused, to anyone, it still refuses."""
+    named = listed(statement.get("Principal", {}).get("AWS")) if isinstance(statement.get("Principal"),
+                                                                            Mapping) else []
+    if named and "*" not in named and all(entry in identities for entry in named):
+        return None
+    if named and "*" not in named and any(entry in identities for entry in named):
+        return statement | {"Principal": {"AWS": [entry for entry in named if entry not in identities]}}
+    conditions = dict(statement.get("Condition") or {})
+    exempt = dict(conditions.get("ArnNotEquals") or {})
+    exempt["aws:PrincipalArn"] = [*listed(exempt.get("aws:PrincipalArn")), principal]
+    return statement | {"Condition": conditions | {"ArnNotEquals": exempt}}
+
+
 def resource_policy_fix(kind: Literal["bucket_policy", "key_policy"], target: str, policy: Mapping[str, Any] | None,
                         principal: str, actions: Sequence[str], resource: str, denying: Sequence[dict[str, Any]],
-                        command: str) -> Fix:
-    """A bucket- or key-policy fix: the statements that deny the caller removed, an Allow for it added; the whole
+                        command: str, identities: Sequence[str] = ()) -> Fix:
+    """A bucket- or key-policy fix that grants exactly the one access: each statement that denies the caller
+    narrowed to leave it out (TLS-only is kept as is: it refuses no TLS request), an Allow for it added; the whole
     policy as it would be, and `command` (formatted with it) to put it."""
     statement = {"Sid": "AwsDataMcpAccess", "Effect": "Allow", "Principal": {"AWS": principal},
                  "Action": list(actions), "Resource": resource}
-    kept = [s for s in listed((policy or {}).get("Statement"))
-            if s not in denying and s.get("Sid") != statement["Sid"]]
+    who = [*identities, principal]
+    removed, narrowed, kept = [], [], []
+    for entry in listed((policy or {}).get("Statement")):
+        if entry.get("Sid") == statement["Sid"]:
+            continue
+        if entry not in denying or _transport_only(entry):
+            kept.append(entry)
+            continue
+        changed = _narrowed(entry, principal, who)
+        if changed is None:
+            removed.append(entry)
+        else:
+            narrowed.append(changed)
+            kept.append(changed)
     fixed = {"Version": (policy or {}).get("Version", "2012-10-17"), "Statement": [*kept, statement]}
     fix = Fix(kind=kind, apply_by="administrator", target=target, statement=statement, policy=fixed,
               command=command.format(policy=shlex.quote(json.dumps(fixed, separators=(",", ":")))))
-    if denying:
-        fix["removes"] = list(denying)
+    if removed:
+        fix["removes"] = removed
+    if narrowed:
+        fix["narrows"] = narrowed
     return fix
 
 

@@ -6,15 +6,21 @@ from collections.abc import Sequence
 from typing import Any
 
 
-def registered_locations(lakeformation: Any) -> list[str]:
-    """Every registered location's ARN (all pages of ListResources)."""
+def registered_resources(lakeformation: Any) -> list[dict[str, Any]]:
+    """Every registered location (all pages of ListResources): its ResourceArn and HybridAccessEnabled (hybrid
+    access mode: Lake Formation decides only for the principals opted in, IAM for the others)."""
     found, token = [], None
     while True:
         page = lakeformation.list_resources(**({"NextToken": token} if token else {}))
-        found += [r["ResourceArn"] for r in page.get("ResourceInfoList", [])]
+        found += page.get("ResourceInfoList", [])
         token = page.get("NextToken")
         if not token:
             return found
+
+
+def registered_locations(lakeformation: Any) -> list[str]:
+    """Every registered location's ARN."""
+    return [r["ResourceArn"] for r in registered_resources(lakeformation)]
 
 
 def locations_in(bucket: str, registered: Sequence[str]) -> list[str]:

@@ -20,6 +20,7 @@ from aws_data_mcp.caller import Caller
 from aws_data_mcp.errors import ErrorCode
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
+from aws_data_mcp.resources.permissions.athena_context import as_athena, context_bound, simulate_as_athena
 from aws_data_mcp.resources.permissions.discover import simulation_principal
 from aws_data_mcp.resources.permissions.identity_policies import denial_fixes, identity_policies
 from aws_data_mcp.resources.permissions.links import (
@@ -156,43 +157,73 @@ class Reads:
     beside: list[Outcome[Any, Any]]
 
 
+SAMPLE = 4
+"""Objects read (one byte each, beside their heads) per location: files under several KMS keys or owners show."""
+
+
 def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, governed_by: Governor,
                beside: Sequence[Call[Any]] = ()) -> Chain[Reads]:
-    """List the prefix, read the bucket policy and default encryption (side by side, with the calls `beside`);
-    then read one byte of the first object listed, beside its key's policy: two waves."""
+    """List the prefix (up to SAMPLE objects, with their owners), read the bucket policy and default encryption
+    (side by side, with the calls `beside`); then read one byte of each object listed, beside its head and the
+    default key's policy: two waves (a third, the refusing key's policy, after a refusal only)."""
     s3 = request.client("s3")
     listing, policy, encryption, *others = yield [
-        Call("s3:ListBucket", partial(s3.list_objects_v2, Bucket=bucket, Prefix=prefix, MaxKeys=1)),
+        Call("s3:ListBucket", partial(s3.list_objects_v2, Bucket=bucket, Prefix=prefix, MaxKeys=SAMPLE,
+                                      FetchOwner=True)),
         Call("s3:GetBucketPolicy", partial(bucket_policy, s3, bucket)),
         Call("s3:GetEncryptionConfiguration", partial(default_encryption, s3, bucket)), *beside]
-    key = next((o["Key"] for o in (listing.value or {}).get("Contents", [])), None)
+    listed = [o for o in (listing.value or {}).get("Contents", []) if not o["Key"].endswith("/")][:SAMPLE]
+    keys = [o["Key"] for o in listed]
     default = encryption.value or {}
     default_key = default.get("KMSMasterKeyID") if default.get("SSEAlgorithm") == "aws:kms" else None
     second: list[Call[Any]] = []
-    if key is not None:
+    bucket_arn, objects = f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/{prefix}*"
+    bound = {action: context_bound(policy.value, action, arn) if policy.ok else []
+             for action, arn in (("s3:ListBucket", bucket_arn), ("s3:GetObject", objects))}
+    simulating = any(bound.values()) and seat.principal is not None and ":user/" in seat.principal
+    for key in keys:
         second += [Call("s3:GetObject", partial(_first_byte, s3, bucket, key)),
                    Call("s3:GetObject", partial(_encryption_of, s3, bucket, key))]
     if default_key:
         second.append(Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), default_key)))
+    if simulating:  # the bucket policy names a key of Athena's request the probe does not share: AWS decides
+        second.append(Call("iam:SimulatePrincipalPolicy", partial(
+            simulate_as_athena, request.client("iam"), seat.principal, policy.value,
+            ["s3:ListBucket", "s3:GetObject"], [bucket_arn, objects], seat.account)))
     answers = yield second
-    read, head = (answers[0], answers[1]) if key is not None else (None, None)
+    athena = answers.pop() if simulating else None
+    pairs = [(answers[2 * i], answers[2 * i + 1]) for i in range(len(keys))]
     policy_of_key = answers[-1] if default_key else None
+    at_read = next((i for i, (read, _) in enumerate(pairs) if verdict_of(read) != "allowed"
+                    and not _kms_refused(read)), 0)
+    at_key = next((i for i, (read, _) in enumerate(pairs) if _kms_refused(read)), 0)
+    key, read = (keys[at_read], pairs[at_read][0]) if keys else (None, None)
+    decrypted, (kms_read, head) = (keys[at_key], pairs[at_key]) if keys else (None, (None, None))
     own_key = (head.value or {}).get("SSEKMSKeyId") if head is not None else None
-    bucket_arn, objects = f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/{prefix}*"
-    if _kms_refused(read) and own_key and own_key != default_key:  # a refusal only: the refusing key's policy
+    if _kms_refused(kms_read) and own_key and own_key != default_key:  # a refusal only: the refusing key's policy
         policy_of_key = (yield [Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), own_key))])[0]
     unexplained = [(action, arn) for action, arn, outcome in (("s3:ListBucket", bucket_arn, listing),
                                                               ("s3:GetObject", objects, read))
                    if outcome is not None and verdict_of(outcome) == "denied" and not _kms_refused(outcome)
                    and not _bucket_denies(seat, policy, action, arn)]
     own = next(iter((yield own_policies(request, seat, bool(unexplained)))), None)  # a refusal only
-    evidence = {"bucket_policy": _policy_evidence(policy), "prefix": prefix}
+    evidence = {"bucket_policy": _policy_evidence(policy), "prefix": prefix, "objects_sampled": len(keys)}
     links = [_probe_link("s3:ListBucket", bucket_arn, listing, evidence | {"objects_seen": len(
         (listing.value or {}).get("Contents", []))}, _read_fix(seat, bucket, policy, "s3:ListBucket", bucket_arn,
                                                                own), governed_by)]
-    links.append(_object_link(seat, bucket, objects, key, read, policy, evidence, governed_by, own))
-    links.append(_decrypt_link(request, seat, key, read, head, default, policy_of_key, governed_by))
+    owners = sorted({(o.get("Owner") or {}).get("ID") or "unknown" for o in listed})
+    links = [as_athena(links[0], bound["s3:ListBucket"], athena)]
+    links.append(as_athena(_object_link(seat, bucket, objects, key, read, policy, evidence | {
+        "object_owners": owners}, governed_by, own), bound["s3:GetObject"], athena))
+    links.append(_decrypt_link(request, seat, decrypted, kms_read, head, default, policy_of_key, governed_by))
+    links[-1]["evidence"] |= {"objects_sampled": len(keys), "kms_keys": _keys_seen(pairs)}
     return Reads(links, policy, others)
+
+
+def _keys_seen(pairs: Sequence[tuple[Outcome[Any, Any], Outcome[Any, Any]]]) -> list[str]:
+    """The distinct KMS keys of the objects sampled (as their reads, or else their heads, name them)."""
+    found = {((read.value if read.ok else head.value) or {}).get("SSEKMSKeyId") for read, head in pairs}
+    return sorted(k for k in found if k)
 
 
 def _kms_refused(read: Outcome[Any, Any] | None) -> bool:
@@ -256,62 +287,73 @@ def _decrypt_fix(seat: Seat, arn: str, policy_of_key: Outcome[Any, Any] | None) 
     return [identity_fix(seat.principal, ["kms:Decrypt"], [arn])]
 
 
-def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str) -> Chain[Link]:
-    """Whether the caller may write under `prefix` (a query result location): the bucket policy, then IAM's
-    simulator on the caller's identity policies; two waves."""
+RESULT_ACTIONS = ("s3:PutObject", "s3:GetObject")
+"""Athena writes a query's results as the caller, and GetQueryResults reads them back as the caller."""
+
+
+def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str) -> Chain[list[Link]]:
+    """Whether the caller may write under `prefix` (a query result location) and read the results back: the bucket
+    policy, then IAM's simulator on the caller's identity policies; two waves."""
     objects = f"arn:aws:s3:::{bucket}/{prefix}*"
     policy = yield Call("s3:GetBucketPolicy", partial(bucket_policy, request.client("s3"), bucket))
     if seat.principal is None:
-        return link("s3:PutObject", objects, "unknown", {"bucket_policy": _policy_evidence(policy)},
-                    settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}: an administrator runs "
-                           f"aws iam simulate-principal-policy for s3:PutObject on {objects}")
+        return [link(action, objects, "unknown", {"bucket_policy": _policy_evidence(policy)},
+                     settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}: an administrator runs "
+                            f"aws iam simulate-principal-policy for {action} on {objects}")
+                for action in RESULT_ACTIONS]
     simulated = yield Call("iam:SimulatePrincipalPolicy", partial(
         request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
-        ActionNames=["s3:PutObject"], ResourceArns=[objects]))
-    own = next(iter((yield own_policies(request, seat, denied_by_identity(simulated)))), None)
-    return written(seat, bucket, objects, policy, simulated, own)
+        ActionNames=list(RESULT_ACTIONS), ResourceArns=[objects]))
+    refused = any(denied_by_identity(simulated, action) for action in RESULT_ACTIONS)
+    own = next(iter((yield own_policies(request, seat, refused))), None)
+    return [written(seat, bucket, objects, policy, simulated, own, action) for action in RESULT_ACTIONS]
 
 
-def denied_by_identity(simulated: Outcome[Any, Any]) -> bool:
-    """Whether IAM's simulator found a Deny in the caller's own policies (then they are read, for the fix)."""
+def decision(simulated: Outcome[Any, Any], action: str) -> str | None:
+    """IAM's simulator's decision on `action` ("allowed", "explicitDeny", "implicitDeny"), None where it gave none."""
     results = (simulated.value or {}).get("EvaluationResults") or []
-    return bool(results) and results[0]["EvalDecision"] == "explicitDeny"
+    return next((r["EvalDecision"] for r in results if r.get("EvalActionName", action) == action), None)
+
+
+def denied_by_identity(simulated: Outcome[Any, Any], action: str = "s3:PutObject") -> bool:
+    """Whether IAM's simulator found a Deny in the caller's own policies (then they are read, for the fix)."""
+    return decision(simulated, action) == "explicitDeny"
 
 
 def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], simulated: Outcome[Any, Any],
-            own: Outcome[Any, Any] | None = None) -> Link:
-    """The write verdict: a Deny in the bucket policy or the identity's decides; else an Allow in either allows
-    (within one account, either suffices); an unreadable bucket policy leaves anything but a Deny unknown."""
-    results = (simulated.value or {}).get("EvaluationResults") or []
-    identity = results[0]["EvalDecision"] if results else None
+            own: Outcome[Any, Any] | None = None, action: str = "s3:PutObject") -> Link:
+    """The write (or read-back) verdict: a Deny in the bucket policy or the identity's decides; else an Allow in
+    either allows (within one account, either suffices); an unreadable bucket policy leaves anything but a Deny
+    unknown."""
+    identity = decision(simulated, action)
     evidence: dict[str, Any] = {"bucket_policy": _policy_evidence(policy), "simulated_identity_policies": identity}
     if simulated.error is not None:
         evidence["error"] = simulated.error.brief()
-    denying = statements(policy.value, "Deny", "s3:PutObject", objects, seat.identities, seat.account) \
+    denying = statements(policy.value, "Deny", action, objects, seat.identities, seat.account) \
         if policy.ok else []
-    allowing = statements(policy.value, "Allow", "s3:PutObject", objects, seat.identities, seat.account) \
+    allowing = statements(policy.value, "Allow", action, objects, seat.identities, seat.account) \
         if policy.ok else []
     if denying:
-        return link("s3:PutObject", objects, "denied", evidence | {"bucket_policy_denies": denying}, fix=[
-            resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", ["s3:PutObject"],
+        return link(action, objects, "denied", evidence | {"bucket_policy_denies": denying}, fix=[
+            resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", [action],
                                 objects, denying, _put_bucket_policy(bucket))])
     if identity == "explicitDeny":
-        removed = denial_fixes(own.value, "s3:PutObject", objects) if own is not None and own.ok else []
-        return link("s3:PutObject", objects, "denied", evidence,
-                    fix=[*removed, identity_fix(seat.principal, ["s3:PutObject"], [objects])])
+        removed = denial_fixes(own.value, action, objects) if own is not None and own.ok else []
+        return link(action, objects, "denied", evidence,
+                    fix=[*removed, identity_fix(seat.principal, [action], [objects])])
     if not policy.ok or identity is None:
-        return link("s3:PutObject", objects, "unknown", evidence, settle=(
+        return link(action, objects, "unknown", evidence, settle=(
             f"The bucket policy of {bucket} cannot be read by the caller: its owner reads it "
             "(aws s3api get-bucket-policy) for a Deny naming the caller" if not policy.ok else unsettled(simulated)))
     if identity == "allowed" or allowing:
-        return link("s3:PutObject", objects, "allowed", evidence | ({"bucket_policy_allows": allowing}
+        return link(action, objects, "allowed", evidence | ({"bucket_policy_allows": allowing}
                                                                       if allowing else {}))
-    return link("s3:PutObject", objects, "denied", evidence,
-                fix=[identity_fix(seat.principal, ["s3:PutObject"], [objects])])
+    return link(action, objects, "denied", evidence,
+                fix=[identity_fix(seat.principal, [action], [objects])])
 
 
-RESULTS_KEY_ACTION = "kms:GenerateDataKey"
-"""What Athena asks KMS, as the caller, to write SSE-KMS (or CSE-KMS) encrypted results."""
+RESULTS_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
+"""What Athena asks KMS, as the caller, to write SSE-KMS (or CSE-KMS) encrypted results, then to read them back."""
 
 
 def results_key(encryption: Mapping[str, Any] | None) -> str | None:
@@ -321,40 +363,56 @@ def results_key(encryption: Mapping[str, Any] | None) -> str | None:
         "KmsKey") else None
 
 
-def results_key_chain(request: ResourceRequest, seat: Seat, workgroup: str, key: str) -> Chain[Link]:
-    """Whether the caller may use the results' key: its key policy, then IAM's simulator where the key policy lets
-    the account's IAM policies grant it; two waves, beside the result location's write."""
+def _put_key_policy(arn: str) -> str:
+    return f"aws kms put-key-policy --key-id {arn.rsplit('/', 1)[-1]} --policy-name default --policy {{policy}}"
+
+
+def results_key_chain(request: ResourceRequest, seat: Seat, workgroup: str, key: str) -> Chain[list[Link]]:
+    """Whether the caller may use the results' key to write them and read them back: its key policy, then IAM's
+    simulator where the key policy lets the account's IAM policies grant it; two waves, beside the result
+    location's write."""
     arn = _key_arn(key, request.caller.region, seat.account)
     policy = yield Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), arn))
     if policy.error is not None:
         if policy.error.code is ErrorCode.NOT_FOUND:  # Athena fails every query: the key cannot be used
-            return link(RESULTS_KEY_ACTION, arn, "denied", answered(policy), fix=[_plain_results(workgroup)])
-        return link(RESULTS_KEY_ACTION, arn, "unknown", answered(policy), settle=(
+            return [link(action, arn, "denied", answered(policy), fix=[_plain_results(workgroup)])
+                    for action in RESULTS_KEY_ACTIONS]
+        return [link(action, arn, "unknown", answered(policy), settle=(
             f"The key's administrator reads its policy (aws kms get-key-policy --key-id {arn} --policy-name default) "
-            "for a statement that lets the caller use it"))
-    denying = statements(policy.value, "Deny", RESULTS_KEY_ACTION, arn, seat.identities, seat.account)
-    named = statements(policy.value, "Allow", RESULTS_KEY_ACTION, arn, seat.identities, None)
-    delegated = delegates(policy.value, RESULTS_KEY_ACTION, arn, seat.account)
+            "for a statement that lets the caller use it")) for action in RESULTS_KEY_ACTIONS]
     evidence: dict[str, Any] = {"key_policy": "read", "workgroup": workgroup}
-    if denying or not (named or delegated) or seat.principal is None:
-        verdict: Verdict = "denied" if seat.principal else "unknown"
-        return link(RESULTS_KEY_ACTION, arn, verdict, evidence | {"key_policy_denies": denying}, fix=[
-            resource_policy_fix("key_policy", arn, policy.value, seat.principal or "", [RESULTS_KEY_ACTION], "*",
-                                denying, f"aws kms put-key-policy --key-id {arn.rsplit('/', 1)[-1]} "
-                                "--policy-name default --policy {policy}")],
-                    settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}")
-    simulated = yield Call("iam:SimulatePrincipalPolicy", partial(
+    simulate = [action for action in RESULTS_KEY_ACTIONS if seat.principal and not _key_refuses(seat, policy, action,
+                                                                                                  arn)]
+    simulated = (yield Call("iam:SimulatePrincipalPolicy", partial(
         request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
-        ActionNames=[RESULTS_KEY_ACTION], ResourceArns=[arn]))
-    results = (simulated.value or {}).get("EvaluationResults") or []
-    identity = results[0]["EvalDecision"] if results else None
-    evidence["simulated_identity_policies"] = identity
+        ActionNames=simulate, ResourceArns=[arn]))) if simulate else None
+    return [_key_link(request, seat, policy, simulated, action, arn, evidence) for action in RESULTS_KEY_ACTIONS]
+
+
+def _key_refuses(seat: Seat, policy: Outcome[Any, Any], action: str, arn: str) -> bool:
+    """A Deny naming the caller, or no statement letting it (or its account's IAM policies) use the key."""
+    return bool(statements(policy.value, "Deny", action, arn, seat.identities, seat.account)) or not (
+        statements(policy.value, "Allow", action, arn, seat.identities, None)
+        or delegates(policy.value, action, arn, seat.account))
+
+
+def _key_link(request: ResourceRequest, seat: Seat, policy: Outcome[Any, Any], simulated: Outcome[Any, Any] | None,
+              action: str, arn: str, evidence: Mapping[str, Any]) -> Link:
+    denying = statements(policy.value, "Deny", action, arn, seat.identities, seat.account)
+    named = statements(policy.value, "Allow", action, arn, seat.identities, None)
+    if simulated is None:
+        verdict: Verdict = "denied" if seat.principal else "unknown"
+        return link(action, arn, verdict, {**evidence, "key_policy_denies": denying}, fix=[
+            resource_policy_fix("key_policy", arn, policy.value, seat.principal or "", [action], "*", denying,
+                                _put_key_policy(arn))],
+                    settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}")
+    identity = decision(simulated, action)
+    found = {**evidence, "simulated_identity_policies": identity}
     if identity == "explicitDeny" or (identity != "allowed" and not named and identity is not None):
-        return link(RESULTS_KEY_ACTION, arn, "denied", evidence,
-                    fix=[identity_fix(seat.principal, [RESULTS_KEY_ACTION], [arn])])
+        return link(action, arn, "denied", found, fix=[identity_fix(seat.principal, [action], [arn])])
     if identity is None:
-        return link(RESULTS_KEY_ACTION, arn, "unknown", evidence | answered(simulated), settle=unsettled(simulated))
-    return link(RESULTS_KEY_ACTION, arn, "allowed", evidence)
+        return link(action, arn, "unknown", found | answered(simulated), settle=unsettled(simulated))
+    return link(action, arn, "allowed", found)
 
 
 def _plain_results(workgroup: str) -> Fix:

@@ -10,6 +10,7 @@ one-byte read of the data (S3 and KMS), the data key's policy and the simulation
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any, TypedDict
 
@@ -17,11 +18,15 @@ from aws_data_mcp.errors import ErrorCode
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources.permissions.lake_formation import (
+    SELECT,
+    filter_calls,
     grant_fix,
+    lake_answers,
+    lake_calls,
     permissions_link,
     registration_link,
-    table_permissions,
 )
+from aws_data_mcp.resources.permissions.lf_grants import Readable
 from aws_data_mcp.resources.permissions.links import (
     Fix,
     Governor,
@@ -36,19 +41,17 @@ from aws_data_mcp.resources.permissions.links import (
     unsettled,
     verdict_of,
 )
-from aws_data_mcp.resources.permissions.registrations import registered_locations
-from aws_data_mcp.resources.permissions.storage import (
-    Reads,
-    Seat,
-    read_chain,
-    s3_location,
-)
+from aws_data_mcp.resources.permissions.registrations import registered_resources
+from aws_data_mcp.resources.permissions.storage import Reads, Seat, read_chain, s3_location
+from aws_data_mcp.resources.permissions.summary import summary
 from aws_data_mcp.resources.permissions.workgroup_checks import WorkgroupChecks, first_usable
 
 GLUE_ACTIONS = ("glue:GetDatabase", "glue:GetTable", "glue:GetPartitions")
 
 
 class TableAccess(TypedDict):
+    summary: str
+    """One line: the verdict, the link that decides it, and who fixes it how."""
     database: str
     table: str
     principal_arn: str | None
@@ -61,12 +64,31 @@ class TableAccess(TypedDict):
     decided_by: Governor
     read_columns: list[str] | None
     """The columns Lake Formation lets the caller read (all, where it does not govern); null where unknown."""
+    row_filter: str | None
+    """The rows Lake Formation lets the caller read (a data cells filter's PartiQL predicate); null: every row."""
     links: list[Link]
     workgroups: dict[str, list[Link]]
     unseen: list[Unseen]
 
 
 
+
+
+PARTITIONS = 100
+"""Partitions read (one GetPartitions page): their locations, where outside the table's root or under it, are each
+listed and sampled, since files under another prefix or bucket may have another policy, key or owner."""
+LOCATIONS = 8
+"""Partition locations sampled at most beside the root (the first of the page, in Glue's order)."""
+
+
+def partition_locations(partitions: Outcome[Any, Any], root: tuple[str, str]) -> list[tuple[str, str]]:
+    """The distinct locations of the partitions read, but the table's root (bounded by LOCATIONS)."""
+    found: list[tuple[str, str]] = []
+    for partition in (partitions.value or {}).get("Partitions", []):
+        place = s3_location((partition.get("StorageDescriptor") or {}).get("Location"))
+        if place is not None and place != root and place not in found:
+            found.append(place)
+    return found[:LOCATIONS]
 
 
 def _glue_fix(seat: Seat, outcome: Outcome[Any, Any], arns: Sequence[str], database: str, table: str) -> list[Fix]:
@@ -101,31 +123,34 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
         Call("glue:GetDatabase", partial(glue.get_database, Name=database)),
         Call("glue:GetTable", partial(glue.get_table, DatabaseName=database, Name=table)),
         Call("glue:GetPartitions", partial(glue.get_partitions, DatabaseName=database, TableName=table,
-                                           MaxResults=1)),
-        Call("lakeformation:ListResources", partial(registered_locations, lakeformation)),
-        Call("lakeformation:ListPermissions", partial(table_permissions, lakeformation, {
-            "Table": {"DatabaseName": database, "Name": table}})),
-        Call("lakeformation:GetDataLakeSettings", lakeformation.get_data_lake_settings),
+                                           MaxResults=PARTITIONS, ExcludeColumnSchema=True)),
+        Call("lakeformation:ListResources", partial(registered_resources, lakeformation)),
+        *(lake_asked := lake_calls(lakeformation, seat.principal, database, table)),
         *checks.first()]
     found = yield first
-    glue_found, (registered, grants, lake_settings) = found[:3], found[3:6]
+    glue_found, registered = found[:3], found[3]
+    lake = lake_answers(found[4:4 + len(lake_asked)])
+    workgroup_calls = checks.second(found[4 + len(lake_asked):])
     links = _glue_links(seat, glue_found, arns, database, table)
     detail = (glue_found[1].value or {}).get("Table") or {}
     descriptor = detail.get("StorageDescriptor") or {}
     columns = [c["Name"] for c in [*(descriptor.get("Columns") or []), *(detail.get("PartitionKeys") or [])]]
     location = s3_location(descriptor.get("Location"))
-    read_columns: list[str] | None = None
+    readable: Readable | None = None
     decided_by: Governor = "iam"
     second: list[Call[Any]] = []
+    places: list[tuple[str, str]] = []
+    registered_at: tuple[str | None, bool, bool] = (None, False, registered.ok)
     if location is not None:
-        registration, registered_at = registration_link(registered, *location)
-        decided_by = registration["governed_by"]
-        permissions, read_columns = permissions_link(seat, database, table, columns, registered_at, registered.ok,
-                                                     grants, lake_settings)
+        registration, *place = registration_link(registered, *location)
+        registered_at = (place[0], place[1], registered.ok)
+        permissions, readable, lake_decides = permissions_link(seat, database, table, columns, *registered_at, lake)
         links += [registration, permissions]
-        if permissions["evidence"].get("answered", "").startswith("IAM_ALLOWED_PRINCIPALS"):
-            decided_by = "iam"
-        second.append(Call("s3:ListBucket", partial(read_chain, request, seat, *location, decided_by)))
+        decided_by = "lake_formation" if lake_decides and registered_at[0] else "iam"
+        if decided_by == "lake_formation":
+            links.append(checks.data_access_link())
+        places = [location, *partition_locations(glue_found[2], location)]
+        second += [Call("s3:ListBucket", partial(read_chain, request, seat, *place, decided_by)) for place in places]
     elif glue_found[1].ok:
         links.append(link("s3:GetObject", str(descriptor.get("Location")), "unknown", {
             "location": descriptor.get("Location")}, settle="The table has no S3 location (a view, or another "
@@ -133,25 +158,31 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
     else:
         links.append(link("s3:GetObject", "unknown", "unknown", {}, settle="The table's location is unknown until "
                           "glue:GetTable is allowed: read this again then"))
-    workgroup_calls = checks.second(found[6:])
-    answers = yield second + workgroup_calls
+    filtered = filter_calls(lakeformation, lake) if decided_by == "lake_formation" else []
+    answers = yield second + filtered + workgroup_calls
     chains = answers[:len(second)]
-    workgroup_links = checks.links(answers[len(second):])
-    if location is not None:
-        reads: Reads | None = chains[0].value
-        links += reads.links if reads is not None else [link("s3:ListBucket", f"arn:aws:s3:::{location[0]}",
-                                                             "unknown", answered(chains[0]),
-                                                             settle=unsettled(chains[0]))]
-        for entry in links:
-            if entry["check"].startswith(("s3:", "kms:")):
-                entry["governed_by"] = decided_by
+    if filtered:  # the grants on the table's data cells filters: the permissions link read again with them
+        lake = replace(lake, filter_grants=tuple(answers[len(second):len(second) + len(filtered)]))
+        at = next(i for i, entry in enumerate(links) if entry["check"] == SELECT)
+        links[at], readable, _ = permissions_link(seat, database, table, columns, *registered_at, lake)
+    workgroup_links = checks.links(answers[len(second) + len(filtered):])
+    for place, outcome in zip(places, chains, strict=False):  # the table's root, then each partition's location
+        reads: Reads | None = outcome.value
+        found = reads.links if reads is not None else [link("s3:ListBucket", f"arn:aws:s3:::{place[0]}", "unknown",
+                                                            answered(outcome), settle=unsettled(outcome))]
+        for entry in found:
+            entry["evidence"]["location"] = f"s3://{place[0]}/{place[1]}"
+        links += found
+    for entry in links:
+        if entry["check"].startswith(("s3:", "kms:")):
+            entry["governed_by"] = decided_by
     return _answer(request, seat, database, table, descriptor.get("Location"), links, workgroup_links, decided_by,
-                   read_columns)
+                   readable)
 
 
 def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, location: str | None,
             links: list[Link], workgroups: dict[str, list[Link]], decided_by: Governor,
-            read_columns: list[str] | None) -> TableAccess:
+            readable: Readable | None) -> TableAccess:
     """The query verdict: the table's own links that bind the caller (not the data's S3 and KMS where Lake
     Formation reads them with its own role), with the first workgroup whose links all hold."""
     binding = [entry for entry in links if not (decided_by == "lake_formation" and entry["check"].startswith(
@@ -164,13 +195,17 @@ def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, loc
                 command="Set AWS_DATA_MCP_QUERY_WORKGROUPS (template parameter QueryWorkgroups) to a workgroup "
                         "whose bytes-scanned cutoff is set and enforced.")]))
     verdict = overall([*binding, *(workgroups[chosen] if chosen else [])])
-    if verdict == "denied" or read_columns is None:
-        read_columns = [] if verdict == "denied" else read_columns
+    read_columns = [] if verdict == "denied" else readable.columns if readable is not None else None
+    row_filter = " OR ".join(f"({f})" for f in readable.row_filters) if readable and readable.row_filters else None
     caller = request.caller
+    every = [*binding, *(workgroups[chosen] if chosen else [])]
+    columns = "every column" if read_columns is None or verdict != "allowed" else ", ".join(read_columns)
+    columns += f"; rows where {row_filter}" if row_filter and verdict != "denied" else ""
     return TableAccess(
+        summary=summary(verdict, every, f"SELECT on {database}.{table} runs in workgroup {chosen} ({columns})"),
         database=database, table=table, principal_arn=caller.principal_arn, simulated_as=seat.principal,
         location=location, query=verdict, workgroup=chosen, decided_by=decided_by, read_columns=read_columns,
-        links=links, workgroups=workgroups,
+        row_filter=row_filter if verdict != "denied" else None, links=links, workgroups=workgroups,
         unseen=unseen_from_the_callers_seat())
 
 

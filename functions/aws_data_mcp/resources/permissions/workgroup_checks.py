@@ -30,6 +30,8 @@ from aws_data_mcp.resources.permissions.links import (
     verdict_of,
 )
 from aws_data_mcp.resources.permissions.storage import (
+    RESULT_ACTIONS,
+    RESULTS_KEY_ACTIONS,
     Seat,
     own_policies,
     results_key,
@@ -39,6 +41,12 @@ from aws_data_mcp.resources.permissions.storage import (
 )
 
 ATHENA_ACTIONS = ("athena:StartQueryExecution", "athena:GetQueryExecution", "athena:GetQueryResults")
+DATA_ACCESS = "lakeformation:GetDataAccess"
+"""What Athena asks Lake Formation for, as the caller, before it reads a governed table's data: an IAM permission
+the caller's own policies must grant (on "*"), beside Lake Formation's grants. Simulated with Athena's actions: one
+simulation with every resource evaluates each action on each, two side by side would cost a call more."""
+COST_GUARD = "aws-data-mcp:CostGuard"
+"""The link of this server's own rule: a workgroup must enforce a bytes-scanned cutoff (not an AWS check)."""
 
 
 @dataclass
@@ -100,12 +108,32 @@ class WorkgroupChecks:
         found = {name: _workgroup_links(self.seat, name, arn, outcome, self.simulated, own)
                  for name, arn, outcome in zip(self.names, self.arns, self.described, strict=True)}
         for (name, (bucket, prefix)), outcome in zip(self.writing, chains, strict=True):
-            found[name].append(outcome.value if outcome.ok else link(  # type: ignore[arg-type]
-                "s3:PutObject", f"s3://{bucket}/{prefix}", "unknown", answered(outcome), settle=unsettled(outcome)))
+            found[name] += outcome.value if outcome.ok else [link(  # type: ignore[operator]
+                action, f"s3://{bucket}/{prefix}", "unknown", answered(outcome), settle=unsettled(outcome))
+                for action in RESULT_ACTIONS]
         for (name, key), outcome in zip(self.keys.items(), key_outcomes, strict=True):
-            found[name].append(outcome.value if outcome.ok else link(  # type: ignore[arg-type]
-                "kms:GenerateDataKey", key, "unknown", answered(outcome), settle=unsettled(outcome)))
+            found[name] += outcome.value if outcome.ok else [link(  # type: ignore[operator]
+                action, key, "unknown", answered(outcome), settle=unsettled(outcome)) for action in RESULTS_KEY_ACTIONS]
         return found
+
+    def data_access_link(self) -> Link:
+        """lakeformation:GetDataAccess in the caller's IAM policies, as IAM's simulator decided it in `first()`
+        (read after `second(found)`)."""
+        simulated = self.simulated
+        if simulated is None or simulated.error is not None:
+            return link(DATA_ACCESS, "*", "unknown", answered(simulated) if simulated else {"simulated": False},
+                        governed_by="lake_formation", settle=(unsettled(simulated) if simulated else
+                        "IAM's simulator cannot simulate the caller: an administrator runs aws iam "
+                        f"simulate-principal-policy --action-names {DATA_ACCESS} for the caller's role"))
+        decision = next((r["EvalDecision"] for r in simulated.value or [] if r.get("EvalActionName") == DATA_ACCESS
+                         and r.get("EvalResourceName") == "*"), None)
+        if decision is None:
+            return link(DATA_ACCESS, "*", "unknown", {"simulated_identity_policies": None},
+                        governed_by="lake_formation",
+                        settle="IAM's simulator gave no decision for it: read this explainer again")
+        return link(DATA_ACCESS, "*", "allowed" if decision == "allowed" else "denied",
+                    {"simulated_identity_policies": decision}, governed_by="lake_formation",
+                    fix=[identity_fix(self.seat.principal, [DATA_ACCESS], ["*"])])
 
 
 def workgroup_chain(request: ResourceRequest, seat: Seat) -> Chain[dict[str, list[Link]]]:
@@ -129,7 +157,7 @@ def why_not(links: Sequence[Link]) -> list[str]:
         if entry["verdict"] == "allowed":
             continue
         evidence = entry["evidence"]
-        said = (evidence.get("error") or {}).get("message") or evidence.get("answered")
+        said = (evidence.get("error") or {}).get("message") or evidence.get("answered") or evidence.get("reason")
         said = said if isinstance(said, str) else entry.get("settle") or "AWS refuses it"
         reasons.append(f"{entry['check']} on {entry['resource']} is {entry['verdict']}: {said}")
     return reasons
@@ -140,24 +168,29 @@ def _workgroup_links(seat: Seat, name: str, arn: str, described: Outcome[Any, An
     """The workgroup: describable and guarded (enabled, a cutoff Athena enforces); the caller may start queries
     in it (IAM's simulator: Athena has no resource policy)."""
     if described.ok:
+        results = ((described.value or {}).get("Configuration") or {}).get("ResultConfiguration") or {}
+        first = link("athena:GetWorkGroup", arn, "allowed", {
+            "result_location": results.get("OutputLocation"),
+            "results_encryption": results.get("EncryptionConfiguration")})
         try:
             guard = guarded(name, described.value or {})
-            results = ((described.value or {}).get("Configuration") or {}).get("ResultConfiguration") or {}
-            first = link("athena:GetWorkGroup", arn, "allowed", {
-                "cutoff_bytes": guard.cutoff_bytes, "result_location": guard.output_location,
-                "results_encryption": results.get("EncryptionConfiguration")})
-        except ResourceFailure as refusal:
-            first = link("athena:GetWorkGroup", arn, "denied", {"answered": refusal.message}, fix=[Fix(
-                kind="workgroup", apply_by="administrator", target=arn,
-                command=setup_advice(name)[0].removeprefix("CLI: "), request={
-                    "WorkGroup": name, "State": "ENABLED", "ConfigurationUpdates": {
-                        "EnforceWorkGroupConfiguration": True, "BytesScannedCutoffPerQuery": SUGGESTED_CUTOFF_BYTES}})])
+            first["evidence"]["cutoff_bytes"] = guard.cutoff_bytes
+        except ResourceFailure as refusal:  # AWS answered; this server refuses the workgroup: its own kind of link
+            return [first, _guard_link(name, arn, refusal), _start_link(seat, arn, simulated)]
     else:
         removed = denial_fixes(own.value, "athena:GetWorkGroup", arn) if own is not None and own.ok else []
         first = link("athena:GetWorkGroup", arn, verdict_of(described), answered(described),
                      fix=[*removed, identity_fix(seat.principal, ["athena:GetWorkGroup"], [arn])],
                      settle=unsettled(described))
     return [first, _start_link(seat, arn, simulated)]
+
+
+def _guard_link(name: str, arn: str, refusal: ResourceFailure) -> Link:
+    """This server's refusal of a workgroup without an enforced cutoff: not AWS's, and fixed in the workgroup."""
+    updates = {"EnforceWorkGroupConfiguration": True, "BytesScannedCutoffPerQuery": SUGGESTED_CUTOFF_BYTES}
+    return link(COST_GUARD, arn, "denied", {"reason": refusal.message}, refused_by="server", fix=[Fix(
+        kind="workgroup", apply_by="administrator", target=arn, command=setup_advice(name)[0].removeprefix("CLI: "),
+        request={"WorkGroup": name, "State": "ENABLED", "ConfigurationUpdates": updates})])
 
 
 def _start_link(seat: Seat, arn: str, simulated: Outcome[Any, Any] | None) -> Link:
@@ -177,5 +210,5 @@ def _start_link(seat: Seat, arn: str, simulated: Outcome[Any, Any] | None) -> Li
 
 def _simulate(iam: Any, principal: str, arns: Sequence[str]) -> list[dict[str, Any]]:
     pages = iam.get_paginator("simulate_principal_policy").paginate(
-        PolicySourceArn=principal, ActionNames=list(ATHENA_ACTIONS), ResourceArns=list(arns))
+        PolicySourceArn=principal, ActionNames=[*ATHENA_ACTIONS, DATA_ACCESS], ResourceArns=[*arns, "*"])
     return [result for page in pages for result in page.get("EvaluationResults", [])]
