@@ -116,7 +116,8 @@ def _query_workgroup(name: str, default: bool, outcome: Outcome[Any, dict[str, A
             f"its settings could not be read just now: {outcome.error.message}"
         return QueryWorkgroup(name=name, default=default, usable=False if denied else None, why_not=[reason])
     unsafe = unguarded(outcome.value or {})
-    checks = links[1:]  # the first is GetWorkGroup's, `unsafe` in words
+    # The first link is GetWorkGroup's; the cost guard's own link is `unsafe`, already in words.
+    checks = [entry for entry in links[1:] if entry.get("refused_by") != "server"]
     denied = [entry for entry in checks if entry["verdict"] == "denied"]
     unchecked = [entry for entry in checks if entry["verdict"] == "unknown"]
     found = QueryWorkgroup(name=name, default=default, usable=not (unsafe or denied),
