@@ -29,7 +29,8 @@ async def test_carol_reads_the_workgroups_she_may_not_list(oidc_demo: tuple[str,
     assert found["workgroups_error"]["error"] == "access_denied", found  # the list's own error, beside
     assert found["workgroups_error"]["action"] == "athena:ListWorkGroups"
     usable = {entry["name"]: entry["usable"] for entry in found["query_workgroups"]}
-    assert usable == {"analytics": False, "data-science": False, "finance-restricted": False, "partners": True}
+    assert usable == {"analytics": False, "data-science": False, "finance-restricted": False, "partners": True,
+                      "encrypted-results": False}
     reasons = {entry["name"]: " ".join(entry["why_not"]) for entry in found["query_workgroups"]}
     assert "athena:GetWorkGroup" in reasons["analytics"] and reasons["partners"] == ""
     assert "s3:PutObject" in reasons["finance-restricted"]  # describable, but its results are not hers to write

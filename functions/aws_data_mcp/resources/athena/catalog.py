@@ -320,14 +320,15 @@ def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
     "the parameters worth showing, and a view's SQL.",
     requires="auth",
     aws_calls=["glue:GetTable", "lakeformation:ListResources", "lakeformation:ListPermissions",
-               "lakeformation:GetDataLakeSettings"],
+               "lakeformation:ListDataCellsFilter", "lakeformation:GetResourceLFTags",
+               "lakeformation:ListLakeFormationOptIns", "lakeformation:GetDataLakeSettings"],
     completions={"database": complete_database, "table": complete_table},
     example="athena://databases/sales/tables/orders",
 )
 def table(request: ResourceRequest) -> Table:
     """GetTable, shaped for a reader writing SQL: Glue's bookkeeping parameters are left out, long values cut; each
     column the caller may not read is marked. The table first (a refusal or a missing table costs no other call),
-    then the caller's Lake Formation grants in one wave of three calls, as the caller."""
+    then the caller's Lake Formation grants in one wave of seven calls, as the caller."""
     database, name = request.args["database"], request.args["table"]
     found = _glue_call(lambda: request.client("glue").get_table(DatabaseName=database, Name=name)["Table"],
                        f"No table {name!r} in Glue database {database!r}")
@@ -352,15 +353,15 @@ def table(request: ResourceRequest) -> Table:
 
 
 def _lake_formation_calls(request: ResourceRequest, database: str, name: str) -> list[Call[Any]]:
-    """Where Lake Formation governs, and what it grants on the table: registrations, grants, the account default."""
-    from aws_data_mcp.resources.permissions.lake_formation import table_permissions
-    from aws_data_mcp.resources.permissions.registrations import registered_locations
+    """Where Lake Formation governs, and what it lets the caller read: registrations, then the explainer's own first
+    wave of Lake Formation calls (grants, tag grants, data cells filters, LF-tags, opt-ins, the account default)."""
+    from aws_data_mcp.resources.permissions.lake_formation import lake_calls
+    from aws_data_mcp.resources.permissions.registrations import registered_resources
+    from aws_data_mcp.resources.permissions.storage import Seat
 
     lakeformation = request.client("lakeformation")
-    resource = {"Table": {"DatabaseName": database, "Name": name}}
-    return [Call("lakeformation:ListResources", lambda: registered_locations(lakeformation)),
-            Call("lakeformation:ListPermissions", lambda: table_permissions(lakeformation, resource)),
-            Call("lakeformation:GetDataLakeSettings", lakeformation.get_data_lake_settings)]
+    return [Call("lakeformation:ListResources", lambda: registered_resources(lakeformation)),
+            *lake_calls(lakeformation, Seat.of(request.caller).principal, database, name)]
 
 
 def _column_access(request: ResourceRequest, database: str, found: Mapping[str, Any],
@@ -368,24 +369,24 @@ def _column_access(request: ResourceRequest, database: str, found: Mapping[str, 
     """The columns the caller may read, as the table's explainer decides them from the caller's grants (the same
     reading of the same calls), or that it cannot be known."""
     from aws_data_mcp.access_links import table_uri
-    from aws_data_mcp.resources.permissions.lake_formation import covering, permissions_link
-    from aws_data_mcp.resources.permissions.storage import Seat
+    from aws_data_mcp.resources.permissions.lake_formation import lake_answers, permissions_link, registration_link
+    from aws_data_mcp.resources.permissions.storage import Seat, s3_location
 
-    registered, grants, settings = lake
+    registered, answers = lake[0], lake_answers(lake[1:])
     descriptor = found.get("StorageDescriptor") or {}
     names = [c["Name"] for c in [*(descriptor.get("Columns") or []), *(found.get("PartitionKeys") or [])]]
     explain = table_uri(database, found["Name"])
-    bucket, _, prefix = str(descriptor.get("Location") or "").removeprefix("s3://").partition("/")
-    location = covering(registered.value or [], bucket, prefix) if registered.ok and bucket else None
-    link, readable = permissions_link(Seat.of(request.caller), database, found["Name"], names, location,
-                                      registered.ok, grants, settings)
+    place = s3_location(descriptor.get("Location"))
+    location, hybrid = registration_link(registered, *place)[1:] if place else (None, False)
+    link, readable, _ = permissions_link(Seat.of(request.caller), database, found["Name"], names, location, hybrid,
+                                         registered.ok, answers)
     if readable is None:
         why = link.get("settle") or "the caller's Lake Formation grants could not be read"
         return ColumnAccess(known=False, decided_by=None, hidden_columns=[], explain=explain,
                             note=f"Whether every column is readable cannot be known: {why}.")
     governed = link.get("governed_by") == "lake_formation" and link["evidence"].get("grants") is not None
-    hidden = [c for c in names if c not in readable] if governed else []
-    note = (f"Lake Formation lets you read {len(readable)} of {len(names)} columns; the others are marked "
+    hidden = [c for c in names if c not in readable.columns] if governed else []
+    note = (f"Lake Formation lets you read {len(readable.columns)} of {len(names)} columns; the others are marked "
             "readable: false (a query naming one answers COLUMN_NOT_FOUND)." if hidden else
             "Lake Formation grants you every column." if governed else
             "IAM and S3 decide who reads this table's data: every column, or none.")
