@@ -27,9 +27,7 @@ from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
 from support.demo_access import count_query
 from support.servers import ServerThread, free_port, start_demo
 
-from .access_gaps import demo_lake_formation_gaps  # noqa: F401  (fixture)
-
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries", "demo_lake_formation_gaps")]
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
 TABLES = list(lake_files())
 
 
