@@ -1,7 +1,14 @@
 """permissions://tables agrees with what AWS does, in the demo's emulated account: for every demo caller (the plain
 demo's, and alice, bob and carol of the hosted demo) and every demo table, the explainer's `query` verdict, read
 through MCP, is what athena_query then does in the workgroup it names (runs, or is refused for access); and outside
-Lake Formation each S3, Glue and KMS verdict is the outcome of the same call made directly as that caller."""
+Lake Formation each S3, Glue and KMS verdict is the outcome of the same call made directly as that caller.
+
+The `enterprise` database's tables (demo/enterprise_lake.py) too, each read whole (`SELECT *`, every partition):
+the verdict is what the query does, and where it runs, `read_columns` are the columns it returns and the rows it
+returns are the seeded rows `row_filter` lets through (all of them where there is none). Their direct calls are not
+compared: Athena's request is not the caller's (aws:CalledVia, no aws:SourceVpce), which is what those cases test.
+`unknown` is accepted only where the server cannot decide (`ATHENA_CONTEXT_UNKNOWN`).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +21,7 @@ from typing import Any
 
 import anyio
 import boto3
+import duckdb
 import httpx2
 import pytest
 from botocore.exceptions import ClientError
@@ -21,16 +29,22 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from aws_data_mcp.config import Settings
+from aws_data_mcp.demo import enterprise_lake
 from aws_data_mcp.demo.account import DemoAccount
 from aws_data_mcp.demo.lake_tables import lake_files
 from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
 from support.demo_access import count_query
 from support.servers import ServerThread, free_port, start_demo
 
-from .access_gaps import demo_lake_formation_gaps  # noqa: F401  (fixture)
-
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries", "demo_lake_formation_gaps")]
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
 TABLES = list(lake_files())
+ENTERPRISE = list(enterprise_lake.TABLES)
+ATHENA_CONTEXT_UNKNOWN = frozenset({"vpce_only_logs", "vpce_exempt_logs"})
+"""Tables whose bucket policy conditions S3 on keys Athena's forward access session carries and the server's probe
+does not (aws:SourceVpce; aws:CalledVia). AWS's own evaluator, IAM's SimulatePrincipalPolicy, weighs a bucket policy
+only for an IAM user as CallerArn ("You cannot specify the ARN of an assumed role", its API reference), so for a
+caller in a role (alice, bob) the link is `unknown` with the command that settles it, as docs/access.md says; for an
+IAM user (the plain demo's caller) the simulator decides, and must agree."""
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +95,67 @@ def _assert_agrees(caller: str, found: dict[str, tuple[str, bool, dict[str, Any]
     assert not disagreeing, f"{caller}: explainer verdict vs athena_query ran: {disagreeing}"
 
 
+async def _enterprise_agreement(client: Client) -> dict[str, tuple[str, dict[str, Any] | None, dict[str, Any]]]:
+    """Enterprise table -> (the explainer's verdict, what `SELECT *` returned where it ran, the explanation)."""
+    found: dict[str, tuple[str, dict[str, Any] | None, dict[str, Any]]] = {}
+
+    async def one(table: str) -> None:
+        database = enterprise_lake.DATABASE
+        explained = json.loads((await client.read_resource(f"permissions://tables/{database}/{table}"))
+                               .contents[0].text)
+        result = await client.call_tool("athena_query", {"sql": f"SELECT * FROM {table}", "database": database,
+                                                         "workgroup": explained["workgroup"]})
+        answer = json.loads(result.content[0].text)
+        if result.is_error:
+            assert answer["error"]["error"] == "access_denied", (table, answer)  # refused for access, nothing else
+        found[table] = (explained["query"], None if result.is_error else answer["results"], explained)
+
+    async with anyio.create_task_group() as group:
+        for table in ENTERPRISE:
+            group.start_soon(one, table)
+    return found
+
+
+def _seeded_rows(table: str, row_filter: str | None) -> int:
+    """How many of the table's seeded rows (every partition) `row_filter` lets through, DuckDB judging the
+    predicate (all of them where there is none)."""
+    definition, partitions = enterprise_lake.TABLES[table]
+    names = [name for name, _, _ in (*definition.columns, *definition.partition_keys)]
+    rows = [(*row, *(d.partition("=")[2] for d in directory.split("/") if d))
+            for directory, found in partitions.items() for row in found]
+    with duckdb.connect() as db:
+        db.execute(f"CREATE TABLE t ({', '.join(f'{n} VARCHAR' for n in names)})")
+        db.executemany(f"INSERT INTO t VALUES ({', '.join('?' * len(names))})", [list(map(str, r)) for r in rows])
+        counted = db.execute(f"SELECT count(*) FROM t WHERE {row_filter or 'true'}").fetchone()
+    assert counted is not None
+    return int(counted[0])
+
+
+def _athena_context_undecided(explained: dict[str, Any]) -> bool:
+    """Whether the explanation is `unknown` only for the documented reason: the caller is a role, and each unknown
+    link is a probe judged against bucket-policy statements that name a key of Athena's request."""
+    unknown = [entry for entry in explained["links"] if entry["verdict"] == "unknown"]
+    return ":role/" in (explained["simulated_as"] or "") and bool(unknown) and all(
+        "athena_context_statements" in entry["evidence"] and entry.get("settle") for entry in unknown)
+
+
+def _assert_enterprise_agrees(caller: str, found: dict[str, tuple[str, dict[str, Any] | None, dict[str, Any]]]
+                              ) -> None:
+    disagreeing = {}
+    for table, (verdict, results, explained) in found.items():
+        if verdict == "unknown" and table in ATHENA_CONTEXT_UNKNOWN and _athena_context_undecided(explained):
+            continue
+        if verdict != ("allowed" if results is not None else "denied"):
+            disagreeing[table] = (verdict, results is not None, explained["summary"])
+        elif results is not None:
+            columns = [column["name"] for column in results["columns"]]
+            seeded = _seeded_rows(table, explained["row_filter"])
+            if explained["read_columns"] != columns or len(results["rows"]) != seeded:
+                disagreeing[table] = (explained["read_columns"], explained["row_filter"], columns,
+                                      len(results["rows"]), seeded)
+    assert not disagreeing, f"{caller}: enterprise tables, explainer vs SELECT *: {disagreeing}"
+
+
 def _outcome(call: Any, **arguments: Any) -> str:
     try:
         call(**arguments)
@@ -120,7 +195,9 @@ def _assert_direct_calls_agree(caller: str, session: boto3.Session, endpoint: st
 async def test_the_plain_demo_caller(plain: ServerThread, demo_caller: DemoAccount) -> None:
     async with Client(plain.url, mode="2026-07-28") as client:
         found = await _agreement(client)
+        enterprise = await _enterprise_agreement(client)
     _assert_agrees("demo-analyst", found)
+    _assert_enterprise_agrees("demo-analyst", enterprise)
     _assert_direct_calls_agree("demo-analyst", demo_caller.caller_session(), None, found)
 
 
@@ -130,7 +207,9 @@ async def test_each_hosted_caller(hosted: tuple[str, dict[str, str], str], calle
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {tokens[caller]}"}, timeout=30) as http, \
             Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client:
         found = await _agreement(client)
+        enterprise = await _enterprise_agreement(client)
     _assert_agrees(caller, found)
+    _assert_enterprise_agrees(caller, enterprise)
     profile = configparser.ConfigParser()
     profile.read(Path(credentials_file))
     keys = profile[f"demo-{caller}"]

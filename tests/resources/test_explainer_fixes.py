@@ -22,9 +22,7 @@ from support.demo_access import REFUSED, count_query
 from support.fixes import apply_fix
 from support.servers import ServerThread, free_port
 
-from .access_gaps import demo_lake_formation_gaps  # noqa: F401  (fixture)
-
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries", "demo_lake_formation_gaps")]
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
 ADMINISTRATOR = "fixes-administrator"
 
 

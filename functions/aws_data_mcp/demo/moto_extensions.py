@@ -24,7 +24,8 @@ test. Each extension replaces one attribute of one moto class (see ``Extension``
   names, not everyone), and a GET of an SSE-KMS object needs ``kms:Decrypt`` on its key (key policy, IAM where it
   delegates), refused as S3 words it; Glue authorises against the database's or table's ARN, IAM's
   SimulatePrincipalPolicy against the simulated principal (moto: ``*``); Lake Formation's ``ListPermissions``
-  lists column grants (moto leaves them out) and, for a caller who is not a data lake administrator, only the
+  lists column grants (moto leaves them out), grants on LF-tag expressions and on data cells filters
+  (``moto_lake_formation``) and, for a caller who is not a data lake administrator, only the
   permissions the caller holds on the resource, as AWS filters it.
 
 ``EXTENSIONS`` are installed wherever moto serves the product (``install_moto_extensions``; ``DemoAccount``
@@ -61,6 +62,7 @@ from moto.s3.models import FakeBucket, s3_backends
 
 from .athena_access import caller_of, caller_of_key, for_everyone, key_arn, kms_verdict, not_authorized, s3_verdict
 from .moto_athena import ATHENA, EXECUTION_DETAILS_ATTR
+from .moto_lake_formation import list_permissions as every_grant_listed
 from .moto_paging import BUCKET_REGIONS, GLUE, LISTING_PAGES, PAGE_LIMITS
 from .moto_patch import Extension
 from .moto_search import SEARCH
@@ -173,7 +175,6 @@ def _glue_determine_resource(self: GlueResponse) -> str:
 
 _moto_iam_resource = IamResponse._determine_resource
 _moto_list_permissions = LakeFormationBackend.list_permissions
-_moto_list_permissions_response = LakeFormationResponse.list_permissions
 _READS = frozenset({"SELECT", "ALL"})
 
 
@@ -196,7 +197,7 @@ def _lakeformation_list_permissions(self: LakeFormationResponse) -> str:
     """ListPermissions "filtered by the permissions of the caller" (AWS's words): a caller who is not a data lake
     administrator sees, of each grant, only the permissions it holds itself on the resource (a column grant's
     SELECT counting as SELECT)."""
-    answer = _moto_list_permissions_response(self)
+    answer = every_grant_listed(self)
     caller = caller_of(self)
     if caller is None:
         return answer

@@ -11,7 +11,12 @@ The demo's ``enterprise`` database (``enterprise_lake``) has what real lakes hav
   answers an empty list) and ``DeleteDataCellsFilter``, as the API reference shapes them; a grant on a filter
   (``Resource: {"DataCellsFilter": ...}``) is kept by moto's own ``GrantPermissions``;
 * ``GetResourceLFTags`` of a resource without tags answers none (moto fails with a 500), and of a table names its
-  database's tags too (what it inherits).
+  database's tags too (what it inherits);
+* ``ListPermissions`` by ``ResourceType`` ``LF_TAG_POLICY``, ``LF_TAG_POLICY_DATABASE`` or ``LF_TAG_POLICY_TABLE``
+  lists the grants on LF-tag expressions of those resources (moto's enum lacks the types: a ValueError, a 500), and
+  on a ``Resource`` naming a ``DataCellsFilter`` the grants on that filter (moto matches none). What a caller who
+  is not a data lake administrator sees of them is ``moto_extensions``' (ListPermissions is "filtered by the
+  permissions of the caller", as every other listing).
 
 LF-tags, their assignment and grants on LF-tag expressions are moto's own. What the demo's Athena makes of all of
 this, as the caller, is ``athena_access``'s. State lives on moto's backend objects, so a reset forgets it.
@@ -29,7 +34,7 @@ from moto.lakeformation.models import LakeFormationBackend, Resource, lakeformat
 from moto.lakeformation.responses import LakeFormationResponse
 
 from .lake_formation_access import data_cells_filters, hybrid_locations, opt_ins
-from .moto_extensions import Extension
+from .moto_patch import Extension
 
 _ROUTES = ("CreateLakeFormationOptIn", "DeleteLakeFormationOptIn", "ListLakeFormationOptIns",
            "CreateDataCellsFilter", "GetDataCellsFilter", "DeleteDataCellsFilter")
@@ -151,7 +156,36 @@ def _get_resource_lf_tags(self: LakeFormationBackend, catalog_id: str,
     return on_database, on_table, on_columns
 
 
+_TAG_POLICIES = {"LF_TAG_POLICY": ("DATABASE", "TABLE"), "LF_TAG_POLICY_DATABASE": ("DATABASE",),
+                 "LF_TAG_POLICY_TABLE": ("TABLE",)}
+"""ListPermissions' ResourceType -> the LFTagPolicy ResourceTypes of the grants it lists."""
+
+
+def list_permissions(self: LakeFormationResponse) -> str:
+    """ListPermissions, whoever holds each grant, with the request shapes moto lacks answered as the API reference
+    has them: by an LF-tag policy ResourceType (`_TAG_POLICIES`), the grants on LF-tag expressions of those
+    resources; on a DataCellsFilter resource, the grants on that filter. Anything else is moto's own answer."""
+    kinds = _TAG_POLICIES.get(self._get_param("ResourceType"))
+    cells = (self._get_param("Resource") or {}).get("DataCellsFilter")
+    if kinds is None and cells is None:
+        return _MOTO_LIST_PERMISSIONS(self)
+    principal = self._get_param("Principal")
+    catalog = _backend(self).grants.get(self._get_param("CatalogId") or self.current_account)
+
+    def listed(resource: Mapping[str, Any]) -> bool:
+        if cells is not None:
+            return "DataCellsFilter" in resource and _filter_key(resource["DataCellsFilter"]) == _filter_key(cells)
+        return (resource.get("LFTagPolicy") or {}).get("ResourceType") in (kinds or ())
+
+    return json.dumps({"PrincipalResourcePermissions": [
+        grant.to_external_form() for grant in (catalog.permissions if catalog else [])
+        if listed(grant.resource) and (principal is None or grant.principal == principal)]})
+
+
+_MOTO_LIST_PERMISSIONS: Callable[[LakeFormationResponse], str] = LakeFormationResponse.list_permissions
 _MOTO_REGISTER: Callable[[LakeFormationResponse], str] = LakeFormationResponse.register_resource
+LF_TAGS: tuple[Extension, ...] = (Extension(LakeFormationBackend, "get_resource_lf_tags", _get_resource_lf_tags),)
+"""GetResourceLFTags as AWS answers it (also installed alone by tests that read a moto account's LF-tags)."""
 LAKE_FORMATION: tuple[Extension, ...] = (
     Extension(LakeFormationResponse, "register_resource", _register_resource),
     Extension(LakeFormationResponse, "describe_resource", _describe_resource),
@@ -163,7 +197,7 @@ LAKE_FORMATION: tuple[Extension, ...] = (
     Extension(LakeFormationResponse, "get_data_cells_filter", _get_data_cells_filter),
     Extension(LakeFormationResponse, "delete_data_cells_filter", _delete_data_cells_filter),
     Extension(LakeFormationResponse, "list_data_cells_filter", _list_data_cells_filter),
-    Extension(LakeFormationBackend, "get_resource_lf_tags", _get_resource_lf_tags),
+    *LF_TAGS,
 )
 """Lake Formation's hybrid mode, opt-ins and data cells filters (installed with the other extensions)."""
 
