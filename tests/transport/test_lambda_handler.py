@@ -11,6 +11,7 @@ import copy
 import dataclasses
 import json
 import logging
+import re
 import signal
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -358,7 +359,7 @@ def aws_reading_uris() -> list[str]:
             uri = spec.uri
             for name in spec.template.variable_names if spec.template else ():
                 uri = uri.replace("{" + name + "}", "example")
-            uris.append(uri)
+            uris.append(re.sub(r"\{\?([^,}]+)[^}]*\}", r"?\1=example", uri))  # a query expression: its first value
     return uris
 
 
