@@ -16,6 +16,7 @@ import pytest
 
 from aws_data_mcp.apps import VIEWS
 from aws_data_mcp.demo.account import DemoAccount
+from aws_data_mcp.demo.seed_data import BUCKET_RAW, bucket_policies
 from support.browser import demo_server, missing, node
 
 
@@ -98,20 +99,29 @@ def test_the_access_view_shows_the_matrix_and_a_denials_fix(seen: dict[str, Any]
     assert seen["drilled"]["back"] == len(seen["matrix_rows"])
 
 
-def test_the_access_view_walks_an_explainers_chain_to_the_fix_and_who_applies_it(seen: dict[str, Any]) -> None:
+def test_the_access_view_walks_an_explainers_chain_to_the_fix_and_who_applies_it(seen: dict[str, Any],
+                                                                                 demo: DemoAccount) -> None:
     explained = seen["explainer"]
     assert explained["header"].startswith("sales.raw_orders\nquery denied") and "decided by iam" in explained["header"]
     assert explained["read_columns"] == "Columns the query would see: none (the query is denied)"
     assert explained["groups"][0] == "the table" and "workgroup analytics" in explained["groups"]
     assert explained["links"][:3] == ["glue:GetDatabase", "glue:GetTable", "glue:GetPartitions"]
-    # The denied link opens by itself: its evidence, then the fix to copy, who applies it, and the Deny to remove.
+    # The denied link opens by itself: its evidence, then the fix to copy, who applies it, and the Deny it changes.
     link = "arn:aws:s3:::acme-datalake-raw/sales/orders/* \u00b7 s3:GetObject \u00b7 denied"
     assert explained["detail"].startswith(link)
     denied = "The check failed (access denied): Access denied: the caller is not allowed s3:GetObject"
     assert denied in explained["detail"]
     assert "the bucket policy, applied by the administrator on acme-datalake-raw" in explained["fix"]
     assert "aws s3api put-bucket-policy --bucket acme-datalake-raw --policy" in explained["fix"]
-    assert '"Sid": "RawOrderFeedIsTheIngestionPipelines"' in explained["fix"]
+    # The bucket policy's Deny of the read, named: removed where it names the caller only, else changed to leave
+    # the caller out, still naming everyone else it denies (the fix grants exactly the one access).
+    caller = demo.inventory.caller_arn
+    (deny,) = [s for s in json.loads(bucket_policies(demo.inventory.account_id)[BUCKET_RAW])["Statement"]
+               if s["Effect"] == "Deny" and "s3:GetObject" in s["Action"]]
+    others = [p for p in deny["Principal"]["AWS"] if p != caller]
+    change = "change these statements to leave the caller out" if others else "remove these statements"
+    assert change in explained["fix"] and f'"Sid": "{deny["Sid"]}"' in explained["fix"]
+    assert all(f'"{other}"' in explained["fix"] for other in others)
     assert explained["settle"].startswith("To settle it: Service control and resource control policies")
 
 

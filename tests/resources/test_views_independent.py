@@ -12,6 +12,8 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from datetime import datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,28 @@ def decimals(cells: list[str]) -> int:
     return max((len(m.group(1)) for cell in cells for m in re.finditer(r"\d\.(\d+)", cell)), default=0)
 
 
+def column(given: dict[str, Any], name: str) -> list[Any]:
+    """One column of the structured result the host handed the view, as Athena gave it."""
+    index = [c["name"] for c in given["columns"]].index(name)
+    return [row[index] for row in given["rows"]]
+
+
+def as_given(value: Any) -> str:
+    """A value written as Athena gave it (and as JavaScript's String() writes a number)."""
+    return value if isinstance(value, str) else repr(value)
+
+
+def assert_nice_ticks(ticks: list[str], top: float) -> None:
+    """From 0 to just past the largest bar, a step of 1, 2 or 5 times a power of ten, grouped as the table groups."""
+    values = [int(tick.replace(",", "")) for tick in ticks]
+    assert ticks == [f"{value:,}" for value in values], ticks  # the table's grouping
+    steps = {b - a for a, b in pairwise(values)}
+    assert values[0] == 0 and len(steps) == 1, ticks
+    step = steps.pop()
+    assert re.fullmatch(r"[125]0*", str(step)), ticks
+    assert values[-1] - step < top <= values[-1] and 3 <= len(values) <= 11, (ticks, top)
+
+
 def test_scrolling_to_the_end_of_two_thousand_rows_reads_the_next_page_through_the_host(seen: dict[str, Any]) -> None:
     keyed = seen["keyed"]
     assert keyed["rows"] == 1000 and keyed["count"].startswith("rows 1\u20131,000, more to read")
@@ -50,7 +74,7 @@ def test_a_result_keyed_by_order_id_draws_no_chart_and_a_grouped_one_does(seen: 
     chart = seen["grouped"]["chart"]
     assert chart["label"] == "orders by channel" and chart["bars"] == seen["grouped"]["rows"] == 3
     assert chart["titles"] == ["channel", "orders"] and chart["x_labels"] == ["mobile", "store", "web"]
-    assert chart["ticks"] == ["0", "1,000", "2,000", "3,000", "4,000", "5,000"]  # nice ticks, the table's grouping
+    assert_nice_ticks(chart["ticks"], max(float(n) for n in column(seen["grouped"]["given"], "orders")))
     assert chart["width"] == chart["table_width"]  # the full width
     # A choice of measure, and avg_price charted when chosen.
     assert seen["grouped"]["measures"] == ["orders", "total_amount", "avg_price"]
@@ -64,10 +88,14 @@ def test_a_result_keyed_by_order_id_draws_no_chart_and_a_grouped_one_does(seen: 
 def test_numbers_dates_and_money_are_written_for_people(seen: dict[str, Any]) -> None:
     for state in ("keyed", "grouped", "daily"):
         assert seen[state]["most_decimals"] <= MAX_DECIMALS
-    cells = seen["grouped"]["cells"]
-    assert cells[:5] == ["mobile", "4,864", "1,239,942.63", "254.92", "Jan 7, 2026, 23:55:42"], cells
+    cells, given = seen["grouped"]["cells"], seen["grouped"]["given"]
+    channel, orders, total, average, last = given["rows"][0]
+    placed = datetime.fromisoformat(str(last).replace(" ", "T"))
+    assert cells[:5] == [channel, f"{int(orders):,}", f"{float(total):,.2f}", f"{float(average):,.2f}",
+                         f"{placed:%b} {placed.day}, {placed.year}, {placed:%H:%M:%S}"], (cells, given["rows"][0])
+    assert float(average) != round(float(average), 2)  # so the cell above shows a value cut to be read
     # The value as Athena gave it stays on hover (and is what a click copies and the CSV holds).
-    assert "254.9224157072368" in seen["grouped"]["titles"] and "2026-01-07T23:55:42.000" in seen["grouped"]["titles"]
+    assert as_given(average) in seen["grouped"]["titles"] and as_given(last) in seen["grouped"]["titles"]
     daily = seen["daily"]["cells"]
     assert daily[0] == "Jan 1, 2026" and seen["daily"]["first_title"] == "2026-01-01"
     assert daily[3].startswith("\u20ac") and "," in daily[3]  # EUR, said by the currency column
@@ -89,12 +117,16 @@ def test_a_wide_result_keeps_its_first_column_and_cuts_long_values_whole_on_copy
     assert wide["columns"] == 13 and wide["scrolled"] > 100 and wide["charts"] == 0  # a listing by order_id
     assert wide["first_left"] - wide["box_left"] <= 2  # still at the left edge, scrolled sideways to the end
     assert wide["long"].endswith("\u2026") and len(wide["long"]) <= 61
-    assert wide["long_title"] == wide["copied"] and wide["copied"].endswith(" in USD")
+    # The whole value, as Athena gave it, ending in the row's currency (the note is "... in <currency>").
+    notes = dict(zip(column(wide["given"], "note"), column(wide["given"], "currency"), strict=True))
+    assert wide["long_title"] == wide["copied"] and wide["copied"] in notes
+    assert wide["copied"].endswith(f" in {notes[wide['copied']]}") and len(wide["copied"]) > len(wide["long"])
 
 
 def test_a_click_on_a_cell_copies_athenas_value_where_the_host_grants_the_clipboard(seen: dict[str, Any]) -> None:
     copied = seen["grouped"]["copy"]
-    assert copied == {"toast": ["Copied"], "box": 0, "clipboard": "254.9224157072368"}  # shown as 254.92
+    average = as_given(column(seen["grouped"]["given"], "avg_price")[0])  # the cell shows it to 2 decimals
+    assert copied == {"toast": ["Copied"], "box": 0, "clipboard": average}
     assert seen["explainer"]["copy_buttons"] == ["Copy"]
 
 
@@ -112,8 +144,12 @@ def test_the_views_keep_within_the_hosts_maximum_height_and_report_no_empty_size
 
 def test_the_access_view_speaks_in_sentences(seen: dict[str, Any]) -> None:
     access = seen["access"]
-    assert access["legend"].split("\n") == ["Of 6 buckets:", "you can write to 1", "you can read 3",
-                                            "you can only list 1", "you can reach none of 1"]
+    levels = access["levels"]  # discover's count of buckets per level, as the view was given it
+    sentences = {"write": "you can write to", "read": "you can read", "list": "you can only list",
+                 "none": "you can reach none of"}
+    assert levels and set(levels) <= set(sentences)
+    assert access["legend"].split("\n") == [f"Of {sum(levels.values())} buckets:"] + [
+        f"{sentence} {levels[level]}" for level, sentence in sentences.items() if levels.get(level)]
     assert "Reading an object (s3:GetObject) was denied." in access["detail"]
     assert "The write simulation weighed only the caller's IAM policies, not the bucket policy." in access["detail"]
     assert "simulated_with_bucket_policy" not in access["detail"]

@@ -148,6 +148,9 @@ function fixOf(fix: Json): Fix {
     fix.request ? { label: "request", text: json(fix.request) } : null,
     fix.removes?.length ? { label: "remove these statements (an Allow never overrides a Deny)", text: json(fix.removes) }
       : null,
+    // A Deny that names others too, or everyone, is kept and changed to leave out the caller only: say which, as changed.
+    fix.narrows?.length ? { label: "change these statements to leave the caller out (an Allow never overrides a Deny)",
+      text: json(fix.narrows) } : null,
   ].filter((part): part is { label: string; text: string } => part !== null);
   const title = `${KINDS[fix.kind] ?? fix.kind ?? "fix"}, applied by the ${fix.apply_by ?? "administrator"}`
     + (fix.target ? ` on ${fix.target}` : "");

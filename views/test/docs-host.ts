@@ -8,7 +8,7 @@
 import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
 
 type Options = { theme?: "light" | "dark"; download?: boolean; clipboard?: boolean; maxHeight?: number; result?: unknown };
-type Recorded = { calls: string[]; sizes: number[]; downloads: string[] };
+type Recorded = { calls: string[]; sizes: number[]; downloads: string[]; result?: unknown };
 
 declare global {
   interface Window {
@@ -66,5 +66,7 @@ window.show = async (tool, args, options) => {
     permissions: options.clipboard ? { clipboardWrite: {} } : {} });
   await initialized;
   await bridge.sendToolInput({ arguments: args });
-  await bridge.sendToolResult((options.result ?? await window.mcp("tools/call", { name: tool, arguments: args })) as never);
+  // Kept for the test: the figures the view was given, to check what it shows against.
+  window.record.result = options.result ?? await window.mcp("tools/call", { name: tool, arguments: args });
+  await bridge.sendToolResult(window.record.result as never);
 };

@@ -46,6 +46,8 @@ const show = async (tool, args, options = {}) => {
 };
 const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`) });
 const cellsOf = async (frame) => frame.locator("tbody td").allInnerTexts();
+// The structured result the host handed the view: what its figures are checked against.
+const given = () => page.evaluate(() => window.record.result?.structuredContent);
 const mostDecimals = (texts) => Math.max(0, ...texts.map((t) => (/\d\.(\d+)/.exec(t.replace(/,/g, ""))?.[1].length ?? 0)));
 
 try {
@@ -89,7 +91,8 @@ try {
     table_width: await frame.locator("#rows").evaluate((div) => div.getBoundingClientRect().width) });
   seen.grouped = { rows: await frame.locator("tbody tr").count(), chart: await chart(),
     measures: await frame.locator("#measure option").allInnerTexts(), cells: await cellsOf(frame),
-    titles: await frame.locator("tbody td[title]").evaluateAll((tds) => tds.map((td) => td.getAttribute("title"))) };
+    titles: await frame.locator("tbody td[title]").evaluateAll((tds) => tds.map((td) => td.getAttribute("title"))),
+    given: (await given()).results };
   await shot("query-results-grouped");
   await frame.locator("#measure").selectOption({ label: "avg_price" });
   seen.grouped.avg_chart = await chart();
@@ -136,6 +139,7 @@ try {
   });
   await frame.locator("td.long").first().click();
   seen.wide.copied = await frame.locator("#box textarea").inputValue();
+  seen.wide.given = (await given()).results;
   await shot("query-results-wide");
 
   // Stopped by the cutoff: nothing to download, no empty row count.
@@ -146,7 +150,8 @@ try {
   // The access view: discover's legend, sentences for evidence, a bucket's explainer and its fixes, wrapped.
   frame = await show("show_access", {}, { theme: "dark", clipboard: true });
   await frame.locator("table.matrix td").first().waitFor();
-  seen.access = { legend: await frame.locator("#legend").innerText(), header: await frame.locator("header").innerText() };
+  seen.access = { legend: await frame.locator("#legend").innerText(), header: await frame.locator("header").innerText(),
+    levels: (await given()).levels };
   await frame.locator("table.matrix tr", { hasText: "acme-logs-archive" }).locator("td", { hasText: "denied" }).first().click();
   seen.access.detail = await frame.locator("#detail").innerText();
   await shot("access-discover");
