@@ -257,9 +257,11 @@ def _unread(what: str, failure: ResourceFailure, uri: str, arn: str) -> Recommen
     "permissions://recommendations",
     name="permissions-recommendations",
     title="Permission recommendations",
-    description="Concrete advice from permissions://discover and the Athena set-up: result locations the caller "
-    "cannot write, workgroups it cannot describe, buckets behind tables it cannot read; each names the missing "
-    "IAM action and the resource ARN.",
+    description="Concrete advice from permissions://discover, athena://workgroups and the tables' "
+    "permissions://tables explainers (at most 25 a read): every table the caller cannot query (a bucket it cannot "
+    "read, a prefix a bucket policy denies, a KMS key, Lake Formation), each with its explainer, every query "
+    "workgroup athena_query cannot use and why, result locations it cannot write; each names the missing IAM "
+    "action and the resource ARN.",
     requires="auth",
     aws_calls=["athena:ListWorkGroups", "athena:GetWorkGroup", "glue:GetDatabases", "glue:GetTables"],
     list_field="recommendations",
