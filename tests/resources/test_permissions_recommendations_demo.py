@@ -29,19 +29,28 @@ CALLER = "demo-analyst"
 
 @pytest.fixture(scope="module")
 def server(demo: DemoAccount) -> Iterator[ServerThread]:
+    """The cache off, so each test's read makes its calls; a read's whole deadline is generous, as the tests judge
+    what the advice says, not how fast (benchmarks/fanout.py times it)."""
     settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, cache_ttl_seconds=0,
-                        response_char_budget=1_000_000)
+                        response_char_budget=1_000_000, request_timeout_seconds=300)
     with ServerThread(settings) as running:
         yield running
 
 
+READ: dict[str, dict[str, Any]] = {}
+"""The one read of the module (its tests judge the same answer)."""
+
+
 async def _advice(url: str) -> dict[str, Any]:
-    async with Client(url, mode="2026-07-28") as client:
-        return json.loads((await client.read_resource("permissions://recommendations")).contents[0].text)
+    if url not in READ:
+        async with Client(url, mode="2026-07-28") as client:
+            READ[url] = json.loads((await client.read_resource("permissions://recommendations")).contents[0].text)
+    return READ[url]
 
 
 async def test_every_refused_table_is_listed_with_its_reason_and_explainer(
         server: ServerThread, demo_caller: DemoAccount, aws_calls: Counter[str]) -> None:
+    READ.pop(server.url, None)  # read here, where the calls are counted
     advice = await _advice(server.url)
     refused = {ref["table"]: (r, ref["explain"]) for r in advice["recommendations"] if r["severity"] == "high"
                for ref in r.get("tables", [])}
