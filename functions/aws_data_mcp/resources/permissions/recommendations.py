@@ -233,10 +233,10 @@ def _query_workgroup_findings(query_workgroups: Sequence[Mapping[str, Any]],
             continue
         name, arn = entry["name"], f"arn:aws:athena:{region}:{account}:workgroup/{entry['name']}"
         refusing = deciding("denied", checked.get(name, ()))
-        action, resource = (refusing["check"], refusing["resource"]) if refusing else ("athena:GetWorkGroup", arn)
+        action, resource = (refusing["check"], refusing["resource"]) if refusing else ("unknown", arn)
         why = "; ".join(entry.get("why_not") or ["its checks refuse it"])
-        fix = (f"Read permissions://tables/{{database}}/{{table}}: its workgroups.{name} links carry the fix to "
-               "copy, and say who applies it.") if refusing else None
+        fix = f"Read permissions://tables/{{database}}/{{table}} of any table: its workgroups.{name} links " + (
+            "carry the fix to copy, and say who applies it." if refusing else "name the check that refuses it.")
         found.append(_recommend("high", f"athena_query cannot run in workgroup {name}: {why}", action, resource,
                                 fix=fix, explain="athena://workgroups") | Recommendation(  # type: ignore[operator]
                                     workgroup=name))
@@ -301,7 +301,8 @@ def recommendations(request: ResourceRequest) -> Recommendations:
     found += [_recommend("medium", f"The location of bucket {b['bucket']} could not be read, so its region is "
                          "unknown", "s3:GetBucketLocation", f"arn:aws:s3:::{b['bucket']}", explain=b["explain"])
               for b in access.values() if b["evidence"]["location"] == "denied"]
-    found = list({(r["missing_action"], r["resource_arn"]): r for r in reversed(found)}.values())  # the first kept
+    # One finding per action, resource and tables: the first kept (a query workgroup's over the workgroup list's)
+    found = list({(r["missing_action"], r["resource_arn"], str(r.get("tables"))): r for r in reversed(found)}.values())
     order = {"high": 0, "medium": 1, "info": 2}
     found.sort(key=lambda r: (order[r["severity"]], r["resource_arn"]))
     return Recommendations(principal_arn=request.caller.principal_arn, count=len(found),
