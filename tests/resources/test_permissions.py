@@ -18,6 +18,7 @@ from aws_data_mcp.identity import Caller, resolve_caller
 from aws_data_mcp.reader import ResourceReader
 from aws_data_mcp.resources import registry
 from aws_data_mcp.resources.permissions.discover import simulation_principal
+from aws_data_mcp.resources.permissions.recommendations import EXPLAINED
 from support.events import load_event
 from support.faults import AwsFaults
 from support.servers import ServerThread, free_port, lambda_container
@@ -320,3 +321,17 @@ def test_recommendations_read_discover_workgroups_and_tables_side_by_side(aws_fa
     first_calls = aws_faults.overlap("s3.ListBuckets", "athena.ListWorkGroups", "glue.GetDatabases", at_once=3)
     read("permissions://recommendations")  # a fresh reader: every cache is cold
     assert first_calls.peak == 3  # discover's, athena://workgroups' and tabulator://buckets' first calls together
+
+
+@pytest.mark.usefixtures("account")
+def test_recommendations_explain_at_most_the_bound_and_name_the_tables_beyond(aws_faults: AwsFaults) -> None:
+    """Every bucket of the lake is readable, so no bucket verdict settles its 31 tables: 25 are read through their
+    explainer (one GetTable each), the other 6 named in one finding, each with its explainer."""
+    advice = read("permissions://recommendations", WIDE)
+    assert advice["explained"] == {"tables": EXPLAINED, "of": 31}
+    assert aws_faults.calls["glue.GetTable"] == EXPLAINED
+    beyond = [r for r in advice["recommendations"] if "were not explained" in r["finding"]]
+    assert len(beyond) == 1 and beyond[0]["severity"] == "info"
+    assert [t["explain"] for t in beyond[0]["tables"]] == [f"permissions://tables/lake/{t['table'].split('.')[1]}"
+                                                           for t in beyond[0]["tables"]]
+    assert len(beyond[0]["tables"]) == 31 - EXPLAINED

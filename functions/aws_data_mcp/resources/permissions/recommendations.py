@@ -1,7 +1,15 @@
 """permissions://recommendations: what to grant where the caller's access falls short.
 
-Every finding is derived from other resources' answers (permissions://discover, athena://workgroups,
-tabulator://buckets), claiming no more than their checks established.
+Every finding is derived from other resources' answers, claiming no more than their checks established:
+
+- permissions://discover's per-bucket verdicts, for the buckets of tables (tabulator://buckets) and of result
+  locations (athena://workgroups): a bucket whose objects the caller cannot list or read refuses every table in it,
+  named with each table's explainer, at no call more;
+- permissions://tables/{database}/{table} for every other table (its objects may sit under a prefix a bucket
+  policy denies, or under a KMS key the caller may not use, which no bucket-wide check sees), at most `EXPLAINED`
+  tables a read, through the same reader and cache; the tables beyond are named in one finding, unexplained;
+- athena://workgroups' query_workgroups (usable, why_not) for each query workgroup the caller cannot use, with the
+  link that refuses it from the table explainer's workgroup checks.
 """
 
 from __future__ import annotations
@@ -12,10 +20,25 @@ from urllib.parse import urlparse
 
 from aws_data_mcp.access_links import bucket_uri, table_uri
 from aws_data_mcp.errors import ResourceFailure
+from aws_data_mcp.fanout import Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.permissions.discover import BucketAccess
+from aws_data_mcp.resources.permissions.links import Link
+from aws_data_mcp.resources.permissions.summary import deciding
+
+EXPLAINED = 25
+"""Tables read through permissions://tables at most per read, each about 60 AWS calls in the demo (its workgroup
+checks, of every query workgroup, included): the demo's 22 unsettled tables fit (1,369 calls in all, against 92
+for discover's bucket verdicts alone); beyond, the rest are named, unexplained, in one finding."""
 
 Severity = Literal["high", "medium", "info"]
+
+
+class TableRef(TypedDict):
+    table: str
+    """database.table"""
+    explain: str
+    """Its permissions://tables explainer: every link checked, with the fix to copy."""
 
 
 class Recommendation(TypedDict):
@@ -26,11 +49,23 @@ class Recommendation(TypedDict):
     fix: str
     explain: NotRequired[str]
     """The permissions:// explainer of the bucket or table concerned: each link checked, with the fix to copy."""
+    tables: NotRequired[list[TableRef]]
+    """The tables the finding refuses (or leaves unverified), each with its explainer."""
+    workgroup: NotRequired[str]
+    """The deployment's query workgroup the finding is about (athena://workgroups' query_workgroups)."""
+
+
+class Explained(TypedDict):
+    tables: int
+    """Tables read through their permissions://tables explainer."""
+    of: int
+    """Tables whose access discover's bucket verdicts did not settle (at most `EXPLAINED` are explained)."""
 
 
 class Recommendations(TypedDict):
     principal_arn: str | None
     count: int
+    explained: Explained
     recommendations: list[Recommendation]
 
 
@@ -124,17 +159,87 @@ def _tables_finding(bucket: str, tables: str, seen: BucketAccess | None, explain
                       explain=explain)
 
 
-def _table_findings(table_buckets: Sequence[Mapping[str, Any]],
-                    access: Mapping[str, BucketAccess]) -> list[Recommendation]:
+def _table_findings(table_buckets: Sequence[Mapping[str, Any]], access: Mapping[str, BucketAccess]
+                    ) -> tuple[list[Recommendation], list[tuple[str, str]]]:
+    """The findings of discover's bucket verdicts, and the tables they do not settle (to explain one by one)."""
     found: list[Recommendation] = []
+    unsettled: list[tuple[str, str]] = []
     for entry in table_buckets:
         pairs = [(d["database"], t) for d in entry["databases"] for t in d["tables"]]
         names = [f"{database}.{table}" for database, table in pairs]
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         explain = table_uri(*pairs[0]) if len(pairs) == 1 else bucket_uri(entry["bucket"])
         finding = _tables_finding(entry["bucket"], shown, access.get(entry["bucket"]), explain)
+        if finding is not None and finding["severity"] == "high":  # the bucket refuses every table in it
+            finding["tables"] = [TableRef(table=f"{database}.{table}", explain=table_uri(database, table))
+                                 for database, table in pairs]
+        else:
+            unsettled += pairs
         if finding is not None:
             found.append(finding)
+    return found, unsettled
+
+
+def _binding(answer: Mapping[str, Any]) -> list[Link]:
+    """The table's own links its query verdict rests on (as the explainer weighs them: not the data's S3 and KMS
+    where Lake Formation reads them with its own role)."""
+    governed = answer["decided_by"] == "lake_formation"
+    return [entry for entry in answer["links"] if not (governed and entry["check"].startswith(("s3:", "kms:")))]
+
+
+def _explained_finding(database: str, table: str, outcome: Outcome[str, Mapping[str, Any]]) -> Recommendation | None:
+    """What the table's explainer established: the table link that refuses the query, in its summary's words.
+    A query refused only by its workgroup is the workgroup's finding, not the table's."""
+    name, explain = f"{database}.{table}", table_uri(database, table)
+    ref = [TableRef(table=name, explain=explain)]
+    if outcome.error is not None:
+        found = _recommend("info", f"Access to {name} could not be explained: {outcome.error.message}",
+                           outcome.error.action or "glue:GetTable", f"arn:aws:glue:*:*:table/{database}/{table}",
+                           fix=f"Read {explain} again later.", explain=explain)
+        return found | Recommendation(tables=ref)  # type: ignore[typeddict-item]
+    answer = outcome.value or {}
+    verdict = answer.get("query")
+    entry = deciding(verdict, _binding(answer)) if verdict in ("denied", "unknown") else None
+    if entry is None:
+        return None
+    refused = verdict == "denied"
+    found = _recommend("high" if refused else "info",
+                       f"SELECT on {name} is {'refused' if refused else 'unverified'}: {answer['summary']}",
+                       entry["check"], entry["resource"], fix=f"Read {explain}: its {entry['check']} link "
+                       + ("carries the fix to copy, and says who applies it." if refused else
+                          "says what would settle it."), explain=explain)
+    return found | Recommendation(tables=ref)  # type: ignore[typeddict-item]
+
+
+def _unexplained(pairs: Sequence[tuple[str, str]]) -> Recommendation:
+    names = [f"{database}.{table}" for database, table in pairs]
+    found = _recommend("info", f"{len(names)} more tables were not explained (at most {EXPLAINED} a read): "
+                       f"{', '.join(names[:5])}{' ...' if len(names) > 5 else ''}", "glue:GetTable",
+                       "arn:aws:glue:*:*:table/*", fix="Read permissions://tables/{database}/{table} for each.")
+    refs = [TableRef(table=f"{database}.{table}", explain=table_uri(database, table)) for database, table in pairs]
+    return found | Recommendation(tables=refs)  # type: ignore[typeddict-item]
+
+
+def _query_workgroup_findings(query_workgroups: Sequence[Mapping[str, Any]],
+                              explained: Sequence[Outcome[str, Mapping[str, Any]]], region: str,
+                              account: str) -> list[Recommendation]:
+    """Each query workgroup athena_query cannot use (athena://workgroups' usable false), with why_not's words and
+    the link that refuses it from the table explainer's checks of the same workgroup (when a table was explained)."""
+    checked: Mapping[str, Sequence[Link]] = next(
+        (o.value["workgroups"] for o in explained if o.value is not None), {})  # type: ignore[index]
+    found: list[Recommendation] = []
+    for entry in query_workgroups:
+        if entry.get("usable") is not False:
+            continue
+        name, arn = entry["name"], f"arn:aws:athena:{region}:{account}:workgroup/{entry['name']}"
+        refusing = deciding("denied", checked.get(name, ()))
+        action, resource = (refusing["check"], refusing["resource"]) if refusing else ("unknown", arn)
+        why = "; ".join(entry.get("why_not") or ["its checks refuse it"])
+        fix = f"Read permissions://tables/{{database}}/{{table}} of any table: its workgroups.{name} links " + (
+            "carry the fix to copy, and say who applies it." if refusing else "name the check that refuses it.")
+        found.append(_recommend("high", f"athena_query cannot run in workgroup {name}: {why}", action, resource,
+                                fix=fix, explain="athena://workgroups") | Recommendation(  # type: ignore[operator]
+                                    workgroup=name))
     return found
 
 
@@ -152,9 +257,11 @@ def _unread(what: str, failure: ResourceFailure, uri: str, arn: str) -> Recommen
     "permissions://recommendations",
     name="permissions-recommendations",
     title="Permission recommendations",
-    description="Concrete advice from permissions://discover and the Athena set-up: result locations the caller "
-    "cannot write, workgroups it cannot describe, buckets behind tables it cannot read; each names the missing "
-    "IAM action and the resource ARN.",
+    description="Concrete advice from permissions://discover, athena://workgroups and the tables' "
+    "permissions://tables explainers (at most 25 a read): every table the caller cannot query (a bucket it cannot "
+    "read, a prefix a bucket policy denies, a KMS key, Lake Formation), each with its explainer, every query "
+    "workgroup athena_query cannot use and why, result locations it cannot write; each names the missing IAM "
+    "action and the resource ARN.",
     requires="auth",
     aws_calls=["athena:ListWorkGroups", "athena:GetWorkGroup", "glue:GetDatabases", "glue:GetTables"],
     list_field="recommendations",
@@ -170,20 +277,33 @@ def recommendations(request: ResourceRequest) -> Recommendations:
     access = {b["bucket"]: b for b in discovery.value["buckets"]}  # type: ignore[index]
     account = request.caller.account or "*"
     found: list[Recommendation] = []
+    unsettled: list[tuple[str, str]] = []
+    if table_buckets.error is None:
+        bucket_findings, unsettled = _table_findings(table_buckets.value["buckets"], access)  # type: ignore[index]
+        found += bucket_findings
+    else:
+        found.append(_unread("Glue tables", table_buckets.error, table_buckets.item,
+                             f"arn:aws:glue:*:{account}:catalog"))
+    explained = request.fan_out(request.read_related, [table_uri(*pair) for pair in unsettled[:EXPLAINED]],
+                                action="glue:GetTable")
+    found += [f for pair, outcome in zip(unsettled, explained, strict=False)
+              if (f := _explained_finding(*pair, outcome)) is not None]
+    if len(unsettled) > EXPLAINED:
+        found.append(_unexplained(unsettled[EXPLAINED:]))
     if workgroups.error is None:
+        found += _query_workgroup_findings(workgroups.value.get("query_workgroups") or [],  # type: ignore[union-attr]
+                                           explained, request.caller.region, account)
         found += _workgroup_findings(workgroups.value["workgroups"], access,  # type: ignore[index]
                                      request.caller.region, account)
     else:
         found.append(_unread("Athena workgroups", workgroups.error, workgroups.item,
                              f"arn:aws:athena:*:{account}:workgroup/*"))
-    if table_buckets.error is None:
-        found += _table_findings(table_buckets.value["buckets"], access)  # type: ignore[index]
-    else:
-        found.append(_unread("Glue tables", table_buckets.error, table_buckets.item,
-                             f"arn:aws:glue:*:{account}:catalog"))
     found += [_recommend("medium", f"The location of bucket {b['bucket']} could not be read, so its region is "
                          "unknown", "s3:GetBucketLocation", f"arn:aws:s3:::{b['bucket']}", explain=b["explain"])
               for b in access.values() if b["evidence"]["location"] == "denied"]
+    # One finding per action, resource and tables: the first kept (a query workgroup's over the workgroup list's)
+    found = list({(r["missing_action"], r["resource_arn"], str(r.get("tables"))): r for r in reversed(found)}.values())
     order = {"high": 0, "medium": 1, "info": 2}
     found.sort(key=lambda r: (order[r["severity"]], r["resource_arn"]))
-    return Recommendations(principal_arn=request.caller.principal_arn, count=len(found), recommendations=found)
+    return Recommendations(principal_arn=request.caller.principal_arn, count=len(found),
+                           explained=Explained(tables=len(explained), of=len(unsettled)), recommendations=found)
