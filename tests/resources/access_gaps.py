@@ -10,7 +10,7 @@ import pytest
 from moto import settings
 from moto.core.authorization import ActionAuthenticatorMixin
 
-from aws_data_mcp.demo.moto_lake_formation import LF_TAGS
+from aws_data_mcp.demo.moto_lake_formation import LAKE_FORMATION, add_routes
 
 
 @pytest.fixture
@@ -29,10 +29,14 @@ def lake_formation_gaps() -> Iterator[None]:
 
 
 def _lake_formation_gaps() -> Iterator[None]:
-    """GetResourceLFTags as the demo answers it (``moto_lake_formation.LF_TAGS``); ListPermissions by LF-tag policy
-    type and on data cells filters is filled wherever moto's extensions are (``moto_extensions.RESOURCE_CHECKS``)."""
+    """Lake Formation as the demo answers it (``moto_lake_formation.LAKE_FORMATION``: hybrid mode, opt-ins, data
+    cells filters, GetResourceLFTags), routes included: the same answers whether or not a demo ran earlier in this
+    process (its routes stay; without its handlers moto would answer them 500 and botocore retry). ListPermissions
+    by LF-tag policy type and on data cells filters is filled wherever moto's extensions are
+    (``moto_extensions.RESOURCE_CHECKS``)."""
+    add_routes()
     patch = pytest.MonkeyPatch()
-    for extension in LF_TAGS:
-        patch.setattr(extension.owner, extension.name, extension.replacement)
+    for extension in LAKE_FORMATION:
+        patch.setattr(extension.owner, extension.name, extension.replacement, raising=False)
     yield
     patch.undo()

@@ -21,9 +21,7 @@ from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
 from support.demo_access import LAKE_FORMATION, REFUSED, RESULTS_REFUSED
 from support.servers import ServerThread, free_port
 
-from .access_gaps import demo_lake_formation_gaps  # noqa: F401  (fixture)
-
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("demo_lake_formation_gaps")]
+pytestmark = [pytest.mark.anyio]  # the demo account installs its own Lake Formation extensions
 CALLER = "demo-analyst"
 
 
