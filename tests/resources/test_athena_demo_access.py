@@ -10,21 +10,19 @@ from collections.abc import Iterator
 
 import pytest
 
-from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.account import DemoAccount
 from aws_data_mcp.demo.lake_tables import lake_files
-from aws_data_mcp.demo.seed_data import CUSTOMER_FEATURE_COLUMNS, QUERY_WORKGROUPS
+from aws_data_mcp.demo.seed_data import CUSTOMER_FEATURE_COLUMNS
 from support.demo_access import LAKE_FORMATION, REFUSED, RESULTS_REFUSED, count_query
 from support.queries import answer, query
-from support.servers import ServerThread, free_port
+from support.servers import ServerThread, demo_query_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
 
 
 @pytest.fixture(scope="module")
 def query_server(demo: DemoAccount) -> Iterator[ServerThread]:
-    settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=20)
-    with ServerThread(settings) as server:
+    with demo_query_server(20) as server:
         yield server
 
 

@@ -14,19 +14,17 @@ import pytest
 from mcp import Client
 
 from aws_data_mcp.access_links import table_uri
-from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.seed_data import CUSTOMER_FEATURE_COLUMNS, QUERY_WORKGROUPS
+from aws_data_mcp.demo.seed_data import CUSTOMER_FEATURE_COLUMNS
 from support.queries import answer, query
-from support.servers import ServerThread, free_port
+from support.servers import ServerThread, demo_query_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
 
 
 @pytest.fixture(scope="module")
 def server(demo: DemoAccount) -> Iterator[ServerThread]:
-    settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=10)
-    with ServerThread(settings) as running:
+    with demo_query_server(10) as running:
         yield running
 
 

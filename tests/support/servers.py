@@ -109,3 +109,12 @@ def start_demo(auth: str, state: Path, access_token_lifetime: int | None = None)
         time.sleep(0.2)
     process.kill()
     raise RuntimeError("the hosted demo did not start")
+
+
+def demo_query_server(query_wait_seconds: float) -> ServerThread:
+    """A server in demo mode whose query tool uses the demo's workgroups, waiting at most `query_wait_seconds` for a
+    query (use it as a context manager, over a running DemoAccount)."""
+    from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
+
+    return ServerThread(Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS,
+                                 query_wait_seconds=query_wait_seconds))
