@@ -360,4 +360,6 @@ def kms_verdict(caller: Caller, action: str, arn: str, region: str, context: Con
     key = kms_backends[caller.account_id][region].keys.get(key_id)
     if key is None:  # a key that does not exist (or is another account's) cannot be used
         return Verdict(False, "because the key does not exist or is not accessible")
+    # KMS puts the caller's account in every request's context (AWS managed keys' policies test it)
+    context = {**(caller.context() if context is None else context), "kms:CallerAccount": caller.account_id}
     return decide(caller, action, key.arn, key.policy, key_policy=True, context=context)
