@@ -329,7 +329,7 @@ def test_a_throttled_list_is_a_retryable_error_beside_the_query_workgroups(estat
     error = result["workgroups_error"]
     assert error["error"] == "throttled" and error["retryable"] and "athena:ListWorkGroups" in error["message"]
     assert result["workgroups"] == [] and [(w["name"], w["usable"]) for w in result["query_workgroups"]] == [
-        ("team-00", True)]
+        ("team-00", None)]  # nothing denies it; moto has no IAM simulator, so not every check could be told
     assert aws_faults.calls["athena.ListWorkGroups"] == 2, "max_attempts counts every attempt, the first included"
 
 
@@ -525,9 +525,10 @@ def test_query_workgroups_say_which_are_usable_for_the_caller_and_why_not(estate
     settings = Settings(mode="local", query_workgroups=("team-00", "team-01", "team-03", "no-such-group"))
     found = direct_read("athena://workgroups", settings)["query_workgroups"]
     assert [(w["name"], w["default"], w["usable"]) for w in found] == [
-        ("team-00", True, True), ("team-01", False, False), ("team-03", False, False),
+        ("team-00", True, None), ("team-01", False, False), ("team-03", False, False),
         ("no-such-group", False, False)]
-    assert found[0]["why_not"] == [] and len(found[1]["why_not"]) == 2
+    # team-00: nothing denies it, and what moto cannot tell (it has no IAM simulator) is said, not assumed
+    assert found[0]["why_not"] == [] and found[0]["unchecked"] and len(found[1]["why_not"]) == 2
     assert "not enforced" in found[2]["why_not"][0] and "cannot list" in found[3]["why_not"][0]
 
 
@@ -697,7 +698,7 @@ def test_access_denied_keeps_aws_reason_naming_the_caller_and_the_resource(estat
     error = result["workgroups_error"]
     assert error["error"] == "access_denied" and error["action"] == "athena:ListWorkGroups"
     assert reason in error["details"] and result["count"] == 0
-    assert [(w["name"], w["usable"]) for w in result["query_workgroups"]] == [("team-00", True)]
+    assert [(w["name"], w["usable"]) for w in result["query_workgroups"]] == [("team-00", None)]
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])

@@ -7,7 +7,8 @@ The `enterprise` database's tables (demo/enterprise_lake.py) too, each read whol
 the verdict is what the query does, and where it runs, `read_columns` are the columns it returns and the rows it
 returns are the seeded rows `row_filter` lets through (all of them where there is none). Their direct calls are not
 compared: Athena's request is not the caller's (aws:CalledVia, no aws:SourceVpce), which is what those cases test.
-`unknown` is accepted only where the server cannot decide (`ATHENA_CONTEXT_UNKNOWN`).
+`unknown` is accepted only where the server cannot decide (`ATHENA_CONTEXT_UNKNOWN`). And for every query workgroup,
+athena://workgroups says it is usable exactly where `SELECT 1` runs there.
 """
 
 from __future__ import annotations
@@ -119,6 +120,24 @@ async def _enterprise_agreement(client: Client) -> dict[str, tuple[str, dict[str
     return found
 
 
+async def _workgroup_agreement(client: Client) -> dict[str, tuple[bool, bool, Any]]:
+    """Query workgroup -> (athena://workgroups says it is usable, `SELECT 1` ran there, why it did not)."""
+    listed = json.loads((await client.read_resource("athena://workgroups")).contents[0].text)["query_workgroups"]
+    found = {}
+    for entry in listed:
+        result = await client.call_tool("athena_query", {"sql": "SELECT 1", "database": enterprise_lake.DATABASE,
+                                                         "workgroup": entry["name"]})
+        answer = json.loads(result.content[0].text)
+        found[entry["name"]] = (entry["usable"], not result.is_error, answer.get("error"))
+    return found
+
+
+def _assert_workgroups_agree(caller: str, found: dict[str, tuple[bool, bool, Any]]) -> None:
+    disagreeing = {name: (usable, error) for name, (usable, ran, error) in found.items() if usable != ran}
+    assert set(found) == set(QUERY_WORKGROUPS), found
+    assert not disagreeing, f"{caller}: athena://workgroups usable vs SELECT 1 ran: {disagreeing}"
+
+
 def _seeded_rows(table: str, row_filter: str | None) -> int:
     """How many of the table's seeded rows (every partition) `row_filter` lets through, DuckDB judging the
     predicate (all of them where there is none)."""
@@ -199,8 +218,10 @@ async def test_the_plain_demo_caller(plain: ServerThread, demo_caller: DemoAccou
     async with Client(plain.url, mode="2026-07-28") as client:
         found = await _agreement(client)
         enterprise = await _enterprise_agreement(client)
+        workgroups = await _workgroup_agreement(client)
     _assert_agrees("demo-analyst", found)
     _assert_enterprise_agrees("demo-analyst", enterprise)
+    _assert_workgroups_agree("demo-analyst", workgroups)
     _assert_direct_calls_agree("demo-analyst", demo_caller.caller_session(), None, found)
 
 
@@ -211,8 +232,10 @@ async def test_each_hosted_caller(hosted: tuple[str, dict[str, str], str], calle
             Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client:
         found = await _agreement(client)
         enterprise = await _enterprise_agreement(client)
+        workgroups = await _workgroup_agreement(client)
     _assert_agrees(caller, found)
     _assert_enterprise_agrees(caller, enterprise)
+    _assert_workgroups_agree(caller, workgroups)
     profile = configparser.ConfigParser()
     profile.read(Path(credentials_file))
     keys = profile[f"demo-{caller}"]

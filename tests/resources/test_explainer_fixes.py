@@ -88,8 +88,9 @@ async def test_each_denied_links_fix_applied_by_an_administrator_lets_the_query_
 async def test_each_denied_workgroup_links_fix_lets_the_query_run_there(
         server: ServerThread, demo_caller: DemoAccount, administrator: Callable[[str], Any]) -> None:
     """sales.orders in each workgroup the explainer refuses demo-analyst, but data-science (its fix, Athena's
-    UpdateWorkGroup, is not in moto). Once finance-restricted can be described, its results key shows: one that does
-    not exist, whose fix (the same UpdateWorkGroup) is the one left, and the query is refused as the explainer says."""
+    UpdateWorkGroup, is not in moto); encrypted-results' fix lets the caller decrypt the results it may write. Once
+    finance-restricted can be described, its results key shows: one that does not exist, whose fix (the same
+    UpdateWorkGroup) is the one left, and the query is refused as the explainer says."""
     name = "sales.orders"
     sql, rows = count_query(name)
     async with Client(server.url, mode="2026-07-28") as client:
@@ -97,7 +98,7 @@ async def test_each_denied_workgroup_links_fix_lets_the_query_run_there(
         refused = {workgroup: [entry for entry in links if entry["verdict"] == "denied"]
                    for workgroup, links in before["workgroups"].items() if workgroup != "data-science"}
         refused = {workgroup: denied for workgroup, denied in refused.items() if denied}
-        assert set(refused) == {"finance-restricted", "partners"}, refused
+        assert set(refused) == {"encrypted-results", "finance-restricted", "partners"}, refused
         for workgroup, denied in refused.items():
             for entry in denied:
                 for fix in entry["fix"]:
@@ -108,7 +109,7 @@ async def test_each_denied_workgroup_links_fix_lets_the_query_run_there(
             left = {check: entry for check, entry in after.items() if entry["verdict"] != "allowed"}
             result = await client.call_tool("athena_query", {"sql": sql, "database": "sales", "workgroup": workgroup})
             answer = json.loads(result.content[0].text)
-            if workgroup == "partners":
+            if workgroup in ("encrypted-results", "partners"):
                 assert not left and not result.is_error and answer["results"]["rows"] == [[rows]], (left, answer)
                 continue
             kinds = [(check, entry["verdict"], [fix["kind"] for fix in entry.get("fix", [])])

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import duckdb
 from sqlglot import exp
+from sqlglot.dialects import Athena
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
@@ -55,7 +56,7 @@ def columns_read(tree: exp.Expression, sources: Sequence[Source], database: str 
     """The columns each read of `tree` needs, by read position (its lake tables carry ``READ_INDEX``); None for a
     read whose columns cannot be traced: it is charged every column."""
     try:
-        qualified = qualify(tree.copy(), schema=_schema(sources), db=database or "default", dialect="athena",
+        qualified = qualify(tree.copy(), schema=_schema(sources), db=database or "default", dialect=Athena,
                             validate_qualify_columns=False, quote_identifiers=False, identify=False)
         scopes = list(traverse_scope(qualified))
     except SqlglotError:

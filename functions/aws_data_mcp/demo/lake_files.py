@@ -14,6 +14,7 @@ from typing import Any
 import duckdb
 from moto.s3.models import FakeKey, s3_backends
 from sqlglot import exp
+from sqlglot.dialects import Athena, DuckDB, Hive
 
 
 @dataclass(frozen=True)
@@ -68,15 +69,15 @@ def local_copy(cache: Path, path: str, key: FakeKey) -> str:
 
 
 def _quoted(name: str) -> str:
-    return exp.to_identifier(name, quoted=True).sql("duckdb")
+    return exp.to_identifier(name, quoted=True).sql(DuckDB)
 
 
 def sql_string(value: str) -> str:
-    return exp.Literal.string(value).sql("duckdb")
+    return exp.Literal.string(value).sql(DuckDB)
 
 
 def _duck_type(hive_type: str) -> str:
-    return exp.DataType.build(hive_type, dialect="hive").sql("duckdb")
+    return exp.DataType.build(hive_type, dialect=Hive).sql(DuckDB)
 
 
 def _scan(fmt: str, files: list[str], definition: dict[str, Any]) -> str:
@@ -116,7 +117,7 @@ def _readable(source: Source, column: dict[str, Any]) -> bool:
 
 def _filter_sql(expression: str) -> str:
     """A data cells filter's row filter (Athena's SQL) as DuckDB reads it."""
-    return exp.condition(expression, dialect="athena").sql("duckdb")
+    return exp.condition(expression, dialect=Athena).sql(DuckDB)
 
 
 def create_view(connection: duckdb.DuckDBPyConnection, source: Source, cache: Path, view: exp.Table) -> None:
@@ -146,6 +147,6 @@ def create_view(connection: duckdb.DuckDBPyConnection, source: Source, cache: Pa
                  + " WHERE false"]
     if source.row_filter:  # the filter reads the columns it names, granted or not, as Lake Formation applies it
         parts = [f"SELECT * FROM ({part}) WHERE {_filter_sql(source.row_filter)}" for part in parts]
-    schema = view.args["db"].sql("duckdb")
+    schema = view.args["db"].sql(DuckDB)
     connection.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-    connection.execute(f"CREATE OR REPLACE VIEW {view.sql('duckdb')} AS {' UNION ALL '.join(parts)}")
+    connection.execute(f"CREATE OR REPLACE VIEW {view.sql(DuckDB)} AS {' UNION ALL '.join(parts)}")

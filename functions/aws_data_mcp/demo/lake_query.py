@@ -18,6 +18,10 @@ table the query reads with its estimate as Athena makes it from table statistics
 (``numRows``) of the partitions that survive pruning (of the table, unpartitioned), the bytes are what the query
 would scan of them (the same count as a run's). A table with a partition read that has no statistics is
 estimated ``"NaN"``, as Athena answers without statistics. Nothing is read, so nothing is scanned.
+
+sqlglot's dialects are named by class here (and in lake_files, lake_columns), never by string: a dialect named by a
+string is imported on its first use, and two threads' first uses race on the half-imported module (a query failed
+with "name '_TrinoTokenizer' is not defined").
 """
 
 import json
@@ -34,6 +38,7 @@ import sqlglot
 from duckdb.sqltypes import DuckDBPyType
 from moto.glue.models import FakeTable, glue_backends
 from sqlglot import exp
+from sqlglot.dialects import Athena, DuckDB
 from sqlglot.errors import ParseError
 
 from .lake_columns import READ_INDEX, columns_read, scanned_bytes
@@ -333,7 +338,7 @@ def _athena_names(tree: exp.Expression) -> None:
 
 def _parsed_query(sql: str) -> exp.Query:
     try:
-        tree = sqlglot.parse_one(sql, read="athena")
+        tree = sqlglot.parse_one(sql, read=Athena)
     except ParseError as error:
         raise _syntax_failure(error) from None
     if not isinstance(tree, exp.Query):
@@ -447,7 +452,7 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
             column.set("db", None)
             column.set("catalog", None)
     _athena_names(tree)
-    transpiled = tree.sql(dialect="duckdb")
+    transpiled = tree.sql(dialect=DuckDB)
     with duckdb.connect() as connection:
         connection.execute("SET enable_progress_bar = false")
         on_connection(connection)

@@ -39,8 +39,8 @@ class QueryWorkgroup(TypedDict):
     name: str
     default: bool
     usable: bool | None
-    """Whether athena_query can run here for you: no check denies it (null: its settings could not be read just
-    now)."""
+    """Whether athena_query can run here for you: every check holds (false: one denies it; null: none denies it
+    but one could not be told, `unchecked`, or its settings could not be read just now). Never true on a guess."""
     why_not: list[str]
     unchecked: NotRequired[list[str]]
     """What could not be told here (IAM's simulator cannot simulate every caller): AWS decides it when a query
@@ -120,7 +120,8 @@ def _query_workgroup(name: str, default: bool, outcome: Outcome[Any, dict[str, A
     checks = [entry for entry in links[1:] if entry.get("refused_by") != "server"]
     denied = [entry for entry in checks if entry["verdict"] == "denied"]
     unchecked = [entry for entry in checks if entry["verdict"] == "unknown"]
-    found = QueryWorkgroup(name=name, default=default, usable=not (unsafe or denied),
+    usable = False if unsafe or denied else None if unchecked else True
+    found = QueryWorkgroup(name=name, default=default, usable=usable,
                            why_not=[*unsafe, *why_not(denied)])  # type: ignore[arg-type]
     if unchecked:
         found["unchecked"] = why_not(unchecked)  # type: ignore[arg-type]

@@ -400,7 +400,7 @@ def _key_link(request: ResourceRequest, seat: Seat, policy: Outcome[Any, Any], s
               action: str, arn: str, evidence: Mapping[str, Any]) -> Link:
     denying = statements(policy.value, "Deny", action, arn, seat.identities, seat.account)
     named = statements(policy.value, "Allow", action, arn, seat.identities, None)
-    if simulated is None:
+    if simulated is None or _key_refuses(seat, policy, action, arn):  # the key policy alone refuses: not simulated
         verdict: Verdict = "denied" if seat.principal else "unknown"
         return link(action, arn, verdict, {**evidence, "key_policy_denies": denying}, fix=[
             resource_policy_fix("key_policy", arn, policy.value, seat.principal or "", [action], "*", denying,
