@@ -18,7 +18,7 @@ from xml.sax.saxutils import escape
 from moto.iam.access_control import AssumedRoleAccessKey, IAMPolicy, IAMPolicyStatement, IAMUserAccessKey
 from moto.iam.responses import IamResponse
 
-from .athena_access import Caller, decide
+from .athena_access import Caller, decide, permissions_boundary
 from .policy_conditions import Context
 
 _RESULT = """<SimulatePrincipalPolicyResponse xmlns="https://iam.amazonaws.com/doc/2010-05-08/">
@@ -75,7 +75,8 @@ def simulate_principal_policy(self: IamResponse) -> str:
     caller_arn = self._get_param("CallerArn") or source
     documents = principal_policies(self.current_account, self.partition, source)
     policies = tuple(IAMPolicy(d) for d in documents)  # inline documents and managed policies alike
-    caller = Caller(caller_arn, frozenset({source, caller_arn}), policies, self.current_account, source)
+    caller = Caller(caller_arn, frozenset({source, caller_arn}), policies, self.current_account, source,
+                    permissions_boundary(self.backend, source))
     resource_policy = self._get_param("ResourcePolicy")
     owner = self._get_param("ResourceOwner")
     owner = owner.split(":")[4] if owner and owner.startswith("arn:") else owner
