@@ -24,6 +24,7 @@ from mcp import Client
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.identity import local_chain
+from aws_data_mcp.resources.permissions.identity_policies import denial_fixes, identity_policies
 from support.fixes import apply_fix
 from support.servers import ServerThread, free_port
 
@@ -212,3 +213,37 @@ async def test_a_boundary_deny_is_named_and_narrowed_for_the_caller_only(
     assert after["query"] == "allowed", json.dumps(after, indent=1)
     assert reads(walled) and not reads(walled_too)  # the other role under the same boundary: still refused
     assert (await explained(server, walled_too, TABLE))["query"] == "denied"
+
+
+def test_iams_simulator_names_the_group_policy_and_the_boundary(account: dict[str, dict[str, str]]) -> None:
+    """The demo's SimulatePrincipalPolicy answers as IAM documents it (MatchedStatements' SourcePolicyId and
+    SourcePolicyType, PermissionsBoundaryDecisionDetail), asked with boto3 as an administrator; the fixes follow
+    AWS's word where it is given: the policy it names, the boundary it says does not allow."""
+    iam = administrator(account)("iam")
+    objects = f"arn:aws:s3:::{BUCKET}/orders/*"
+
+    def simulated(principal: str) -> dict[str, Any]:
+        return iam.simulate_principal_policy(PolicySourceArn=principal, ActionNames=["s3:GetObject"],
+                                             ResourceArns=[objects])["EvaluationResults"][0]
+
+    other = simulated(f"arn:aws:iam::{ACCOUNT}:user/other-member")  # the group's Deny, never narrowed for this one
+    assert other["EvalDecision"] == "explicitDeny"
+    assert [(m["SourcePolicyId"], m["SourcePolicyType"]) for m in other["MatchedStatements"]] == [
+        ("no-lake", "group")]
+    assert "PermissionsBoundaryDecisionDetail" not in other
+    held = identity_policies(iam, f"arn:aws:iam::{ACCOUNT}:user/other-member")
+    assert [fix["kind"] for fix in denial_fixes(held, "s3:GetObject", objects, other)] == ["group_policy"]
+    walled = simulated(f"arn:aws:iam::{ACCOUNT}:role/walled-too")
+    assert walled["EvalDecision"] == "explicitDeny"
+    assert walled["PermissionsBoundaryDecisionDetail"] == {"AllowedByPermissionsBoundary": False}
+    assert [(m["SourcePolicyId"], m["SourcePolicyType"]) for m in walled["MatchedStatements"]] == [
+        ("walled-boundary", "user-managed")]
+    held = identity_policies(iam, f"arn:aws:iam::{ACCOUNT}:role/walled-too")
+    assert [(f["kind"], f["target"]) for f in denial_fixes(held, "s3:GetObject", objects, walled)] == [
+        ("permissions_boundary", f"arn:aws:iam::{ACCOUNT}:policy/walled-boundary")]
+    allowed = iam.simulate_principal_policy(PolicySourceArn=f"arn:aws:iam::{ACCOUNT}:role/walled-too",
+                                            ActionNames=["s3:GetObject"], ResourceArns=["arn:aws:s3:::results/x"])
+    answer = allowed["EvaluationResults"][0]
+    assert answer["EvalDecision"] == "allowed" and answer["PermissionsBoundaryDecisionDetail"] == {
+        "AllowedByPermissionsBoundary": True}
+    assert [(m["SourcePolicyId"], m["SourcePolicyType"]) for m in answer["MatchedStatements"]] == [("access", "role")]

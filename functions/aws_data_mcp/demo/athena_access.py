@@ -109,12 +109,17 @@ def caller_of_key(key: IAMUserAccessKey | AssumedRoleAccessKey, partition: str) 
                   principal, permissions_boundary(key.backend, principal))
 
 
-def permissions_boundary(iam: Any, principal: str) -> IAMPolicy | None:
-    """A role's permissions boundary, as IAM keeps it (moto stores a role's, not a user's: GetUser names none)."""
+def permissions_boundary_arn(iam: Any, principal: str) -> str | None:
+    """A role's permissions boundary's ARN, as IAM keeps it (moto stores a role's, not a user's)."""
     kind, _, name = principal.split(":", 5)[5].partition("/")
     found = next((r for r in iam.roles.values() if r.name == name.rsplit("/", 1)[-1]), None) if kind == "role" \
         else None
-    arn = getattr(found, "permissions_boundary_arn", None)
+    return getattr(found, "permissions_boundary_arn", None)
+
+
+def permissions_boundary(iam: Any, principal: str) -> IAMPolicy | None:
+    """A role's permissions boundary (its managed policy's default version), if it has one."""
+    arn = permissions_boundary_arn(iam, principal)
     return IAMPolicy(iam.get_policy(arn)) if arn else None
 
 
@@ -153,6 +158,12 @@ def _evaluate(statements: Iterable[Mapping[str, Any]], action: str, resource: st
     if not applying:
         return PermissionResult.NEUTRAL
     return IAMPolicy(json.dumps({"Statement": applying})).is_action_permitted(action, resource)
+
+
+def policy_says(document: str | Mapping[str, Any] | None, action: str, resource: str,
+                context: Context) -> PermissionResult:
+    """What one policy's statements say of the request, alone: DENIED, PERMITTED or NEUTRAL."""
+    return _evaluate(_statements(document), action, resource, context)
 
 
 def for_everyone(document: str | None, action: str, resource: str) -> PermissionResult:
