@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 import boto3
@@ -23,8 +24,9 @@ from botocore.exceptions import ClientError
 from mcp import Client
 
 from aws_data_mcp.config import Settings
+from aws_data_mcp.fanout import Call, fan_out
 from aws_data_mcp.identity import local_chain
-from aws_data_mcp.resources.permissions.identity_policies import denial_fixes, identity_policies
+from aws_data_mcp.resources.permissions.identity_policies import IdentityPolicy, denial_fixes, identity_policies
 from support.fixes import apply_fix
 from support.servers import ServerThread, free_port
 
@@ -141,6 +143,14 @@ def reads(keys: dict[str, str]) -> bool:
     return True
 
 
+def read_policies(iam: Any, principal: str) -> list[IdentityPolicy]:
+    """The principal's identity policies, read as the explainer reads them (its chain, run by the fan-out)."""
+    [outcome] = fan_out(Call.run, [Call("iam:GetUserPolicy", partial(identity_policies, iam, principal))],
+                        action=Call.action_of, width=4)
+    assert outcome.error is None, outcome.error
+    return outcome.value
+
+
 def administrator(account: dict[str, dict[str, str]]) -> Any:
     admin = account["admin"]
     return boto3.Session(region_name=REGION, aws_access_key_id=admin["AWS_ACCESS_KEY_ID"],
@@ -231,14 +241,14 @@ def test_iams_simulator_names_the_group_policy_and_the_boundary(account: dict[st
     assert [(m["SourcePolicyId"], m["SourcePolicyType"]) for m in other["MatchedStatements"]] == [
         ("no-lake", "group")]
     assert "PermissionsBoundaryDecisionDetail" not in other
-    held = identity_policies(iam, f"arn:aws:iam::{ACCOUNT}:user/other-member")
+    held = read_policies(iam, f"arn:aws:iam::{ACCOUNT}:user/other-member")
     assert [fix["kind"] for fix in denial_fixes(held, "s3:GetObject", objects, other)] == ["group_policy"]
     walled = simulated(f"arn:aws:iam::{ACCOUNT}:role/walled-too")
     assert walled["EvalDecision"] == "explicitDeny"
     assert walled["PermissionsBoundaryDecisionDetail"] == {"AllowedByPermissionsBoundary": False}
     assert [(m["SourcePolicyId"], m["SourcePolicyType"]) for m in walled["MatchedStatements"]] == [
         ("walled-boundary", "user-managed")]
-    held = identity_policies(iam, f"arn:aws:iam::{ACCOUNT}:role/walled-too")
+    held = read_policies(iam, f"arn:aws:iam::{ACCOUNT}:role/walled-too")
     assert [(f["kind"], f["target"]) for f in denial_fixes(held, "s3:GetObject", objects, walled)] == [
         ("permissions_boundary", f"arn:aws:iam::{ACCOUNT}:policy/walled-boundary")]
     allowed = iam.simulate_principal_policy(PolicySourceArn=f"arn:aws:iam::{ACCOUNT}:role/walled-too",

@@ -9,20 +9,22 @@ Each fix grants exactly the one access it was written for, and says what holds t
   to leave out the caller only (`ArnNotEquals aws:PrincipalArn`); everyone else it refused, it still refuses;
 - a boundary that does not allow the action: an Allow of exactly that action on that resource added to it.
 
-Read only after a refusal, in one call of the explainer's (the reads inside it one after another): an allowed
-chain costs no call here, and a refusal no extra wave.
+Read only after a refusal, as one call of the explainer's (a chain of calls of its own, side by side where they can
+be: three short waves, two where the caller is in no group): an allowed chain costs no call here, and a refusal no
+extra wave of the explainer's.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
-from botocore.exceptions import ClientError
-
+from aws_data_mcp.errors import ErrorCode
+from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.resources.permissions.links import Fix, listed, principal_kind, statements
 from aws_data_mcp.resources.permissions.one_access import without_one
 
@@ -30,8 +32,6 @@ AWS_MANAGED = "arn:aws:iam::aws:policy/"
 """AWS's own managed policies cannot be edited (a Deny there is rare): attached ones are not read; a boundary that
 is one is read (it caps the caller) but is not rewritten."""
 Holder = Literal["principal", "group", "permissions_boundary"]
-UNREADABLE = ("AccessDenied", "AccessDeniedException", "NoSuchEntity")
-"""A group's or the boundary's read the caller may not make: the rest is still read (and fixed) without it."""
 
 
 @dataclass(frozen=True)
@@ -69,57 +69,87 @@ def _managed(iam: Any, arn: str) -> dict[str, Any]:
     return _document(iam.get_policy_version(PolicyArn=arn, VersionId=version)["PolicyVersion"]["Document"])
 
 
-def _held(iam: Any, kind: str, name: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
-    """A user's, role's or group's inline policies and the customer managed policies attached to it."""
+def _listed(iam: Any, operation: str, key: str, **named: str) -> list[Any]:
+    """Every page's `key` of a listing (its paginator)."""
+    return [entry for page in iam.get_paginator(operation).paginate(**named) for entry in page.get(key, [])]
+
+
+def _inline(iam: Any, kind: str, name: str, policy: str) -> dict[str, Any]:
+    answer = getattr(iam, f"get_{kind}_policy")(**{f"{kind.capitalize()}Name": name}, PolicyName=policy)
+    return _document(answer["PolicyDocument"])
+
+
+def _boundary_arn(iam: Any, kind: str, name: str) -> str | None:
+    """The user's or role's permissions boundary (GetUser / GetRole), None where it has none."""
+    entity = getattr(iam, f"get_{kind}")(**{f"{kind.capitalize()}Name": name})[kind.capitalize()]
+    return (entity.get("PermissionsBoundary") or {}).get("PermissionsBoundaryArn")
+
+
+def _held_by(iam: Any, kind: str, name: str) -> list[Call[Any]]:
+    """A user's, role's or group's listings: its inline policies' names, the policies attached to it."""
     named = {f"{kind.capitalize()}Name": name}
-    for page in iam.get_paginator(f"list_{kind}_policies").paginate(**named):
-        for policy in page.get("PolicyNames", []):
-            answer = getattr(iam, f"get_{kind}_policy")(**named, PolicyName=policy)
-            yield policy, False, _document(answer["PolicyDocument"])
-    for page in iam.get_paginator(f"list_attached_{kind}_policies").paginate(**named):
-        for attached in page.get("AttachedPolicies", []):
-            if not attached["PolicyArn"].startswith(AWS_MANAGED):
-                yield attached["PolicyArn"], True, _managed(iam, attached["PolicyArn"])
+    return [Call(f"iam:List{kind.capitalize()}Policies", partial(_listed, iam, f"list_{kind}_policies",
+                                                                 "PolicyNames", **named)),
+            Call(f"iam:ListAttached{kind.capitalize()}Policies", partial(
+                _listed, iam, f"list_attached_{kind}_policies", "AttachedPolicies", **named))]
 
 
-def _unreadable(exc: ClientError) -> bool:
-    return exc.response.get("Error", {}).get("Code") in UNREADABLE
+def _documents(iam: Any, kind: str, name: str, inline: Outcome[Any, Any], attached: Outcome[Any, Any]
+               ) -> list[tuple[str, bool, Call[Any]]]:
+    """The reads of the documents two listings named: (name, managed, the call that reads it)."""
+    reads = [(policy, False, Call(f"iam:Get{kind.capitalize()}Policy", partial(_inline, iam, kind, name, policy)))
+             for policy in inline.value or []]
+    return reads + [(entry["PolicyArn"], True, Call("iam:GetPolicyVersion", partial(_managed, iam, entry["PolicyArn"])))
+                    for entry in attached.value or [] if not entry["PolicyArn"].startswith(AWS_MANAGED)]
 
 
-def _groups(iam: Any, principal: str, user: str) -> list[IdentityPolicy]:
-    found = []
-    try:
-        for page in iam.get_paginator("list_groups_for_user").paginate(UserName=user):
-            for group in page.get("Groups", []):
-                found += [IdentityPolicy(principal, name, managed, document, "group", group["GroupName"], group["Arn"])
-                          for name, managed, document in _held(iam, "group", group["GroupName"])]
-    except ClientError as exc:
-        if not _unreadable(exc):
-            raise
-    return found
+def _seen(outcome: Outcome[Any, Any], *, required: bool) -> bool:
+    """Whether an answer may be used: a refused (or missing) read of a group's or the boundary's is left out, the
+    rest kept; any failure of the principal's own policies' reads fails them all (no fix is then read from them)."""
+    if outcome.error is None:
+        return True
+    if required or outcome.error.code not in (ErrorCode.ACCESS_DENIED, ErrorCode.NOT_FOUND):
+        raise outcome.error
+    return False
 
 
-def _boundary(iam: Any, principal: str, kind: str, name: str) -> list[IdentityPolicy]:
-    try:
-        entity = getattr(iam, f"get_{kind}")(**{f"{kind.capitalize()}Name": name})[kind.capitalize()]
-        arn = (entity.get("PermissionsBoundary") or {}).get("PermissionsBoundaryArn")
-        return [IdentityPolicy(principal, arn, True, _managed(iam, arn), "permissions_boundary")] if arn else []
-    except ClientError as exc:
-        if not _unreadable(exc):
-            raise
-        return []
-
-
-def identity_policies(iam: Any, principal: str) -> list[IdentityPolicy]:
+def identity_policies(iam: Any, principal: str) -> Chain[list[IdentityPolicy]]:
     """The principal's inline policies and the customer managed policies attached to it (their default versions);
-    for a user, each of its groups' too; and its permissions boundary, where it has one. A group's or the
-    boundary's read that IAM refuses is left out (its policies cannot be named), the rest kept."""
+    for a user, each of its groups' too; and its permissions boundary, where it has one. A chain of calls
+    (`fanout.Chain`, run as one Call of the explainer's): the listings and GetUser/GetRole side by side, then every
+    document (and each group's listings) side by side, then the groups' documents. A group's or the boundary's read
+    that IAM refuses is left out (its policies cannot be named), the rest kept."""
     kind, name = principal_kind(principal)
-    found = [IdentityPolicy(principal, policy, managed, document) for policy, managed, document
-             in _held(iam, kind, name)]
+    first = [*_held_by(iam, kind, name), Call(f"iam:Get{kind.capitalize()}", partial(_boundary_arn, iam, kind, name))]
     if kind == "user":
-        found += _groups(iam, principal, name)
-    return found + _boundary(iam, principal, kind, name)
+        first.append(Call("iam:ListGroupsForUser", partial(_listed, iam, "list_groups_for_user", "Groups",
+                                                           UserName=name)))
+    inline, attached, boundary, *groups = yield first
+    own = _documents(iam, kind, name, inline, attached) if _seen(inline, required=True) and _seen(
+        attached, required=True) else []
+    arn = boundary.value if _seen(boundary, required=False) else None
+    member_of = (groups[0].value or []) if groups and _seen(groups[0], required=False) else []
+    second = [read for _, _, read in own] + ([Call("iam:GetPolicyVersion", partial(_managed, iam, arn))] if arn else [])
+    for group in member_of:
+        second += _held_by(iam, "group", group["GroupName"])
+    answers = yield second
+    found = [IdentityPolicy(principal, policy, managed, answer.value) for (policy, managed, _), answer
+             in zip(own, answers, strict=False) if _seen(answer, required=True)]
+    if arn and _seen(answers[len(own)], required=False):
+        found.append(IdentityPolicy(principal, arn, True, answers[len(own)].value, "permissions_boundary"))
+    listings = answers[len(own) + bool(arn):]
+    third = [(group, [(policy, managed, read) for policy, managed, read in _documents(
+        iam, "group", group["GroupName"], listings[2 * i], listings[2 * i + 1])])
+        for i, group in enumerate(member_of) if _seen(listings[2 * i], required=False)
+        and _seen(listings[2 * i + 1], required=False)]
+    documents = yield [read for _, reads in third for _, _, read in reads]
+    at = iter(documents)
+    for group, reads in third:
+        for (policy, managed, _), answer in zip(reads, at, strict=False):
+            if _seen(answer, required=False):
+                found.append(IdentityPolicy(principal, policy, managed, answer.value, "group", group["GroupName"],
+                                            group["Arn"]))
+    return found
 
 
 # --------------------------------------------------------------------------- fixes
