@@ -22,8 +22,9 @@ FixKind = Literal["identity_policy", "group_policy", "permissions_boundary", "bu
                   "lake_formation_grant", "workgroup"]
 Governor = Literal["iam", "lake_formation"]
 RefusedBy = Literal["aws", "server"]
-BEYOND_THE_CALLER = ("Service control and resource control policies of the organization, and permission boundaries, "
-                     "are not visible from the caller's seat: an administrator of the organization "
+BEYOND_THE_CALLER = ("Service control and resource control policies of the organization are not visible from the "
+                     "caller's seat (its permissions boundary and group policies are read after a refusal, where "
+                     "the caller may read them): an administrator of the organization "
                      "(organizations:ListPoliciesForTarget) or IAM's policy simulator run by an administrator "
                      "settles them.")
 
@@ -37,7 +38,7 @@ class Unseen(TypedDict):
 
 
 def unseen_from_the_callers_seat() -> list[Unseen]:
-    """What every explainer names as unknown: the organization's policies and boundaries the caller cannot read."""
+    """What every explainer names as unknown: the organization's policies, which the caller cannot read."""
     return [Unseen(check="organizations:ServiceControlPolicies", verdict="unknown", settle=BEYOND_THE_CALLER)]
 
 
