@@ -1,5 +1,6 @@
 """A Deny in an IAM group's policy, and a permissions boundary, named for what they are (issue 31), read through the
-MCP protocol (the SDK client over HTTP, the server in local mode signed in as each caller) on an account whose IAM
+MCP protocol (the SDK client over HTTP, the server in local mode signed in as each caller; the group's case through
+the Lambda handler and get_resource too) on an account whose IAM
 moto enforces, with S3's decision (identity policies, group policies, the boundary, the bucket policy) the demo's
 (``moto_extensions``: ``athena_access.decide``):
 
@@ -27,11 +28,12 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp.fanout import Call, fan_out
 from aws_data_mcp.identity import local_chain
 from aws_data_mcp.resources.permissions.identity_policies import IdentityPolicy, denial_fixes, identity_policies
+from support.events import load_event
 from support.fixes import apply_fix
-from support.servers import ServerThread, free_port
+from support.servers import ServerThread, free_port, lambda_container
 
 from .access_gaps import enforced, lake_formation_gaps  # noqa: F401  (fixtures)
-from .reading import reset_moto
+from .reading import read_everywhere, reset_moto
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("lake_formation_gaps")]
 ACCOUNT, REGION, WORKGROUP, BUCKET = "123456789012", "us-east-1", "analytics", "lake-grouped"
@@ -161,7 +163,11 @@ def administrator(account: dict[str, dict[str, str]]) -> Any:
 async def test_a_group_policys_deny_is_named_and_narrowed_for_the_caller_only(
         server: ServerThread, account: dict[str, dict[str, str]]) -> None:
     member, other = account["member"], account["other-member"]
-    table = await explained(server, member, TABLE)
+    host = load_event("http-api-v2/resources-read-static.json")["headers"]["host"]
+    with signed_in(member):  # every path a client can take answers the same (Lambda's included)
+        container = lambda_container(Settings(mode="local", query_workgroups=(WORKGROUP,), cache_ttl_seconds=0,
+                                              allowed_hosts=(host,)))
+        table = await read_everywhere(server.url, container, TABLE)
     bucket = await explained(server, member, f"permissions://buckets/{BUCKET}")
     assert table["query"] == "denied" and bucket["read"] == "denied"
     for found in (table, bucket):
