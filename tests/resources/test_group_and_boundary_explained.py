@@ -177,8 +177,8 @@ async def test_a_group_policys_deny_is_named_and_narrowed_for_the_caller_only(
         assert (group["kind"], group["holder"], group["policy_name"]) == ("group_policy", "group analysts", "no-lake")
         assert group["target"] == f"arn:aws:iam::{ACCOUNT}:group/analysts"
         assert "put-group-policy --group-name analysts" in group["command"] and "removes" not in group
-        assert "group analysts denies s3:GetObject" in group["note"]
-    assert "(group policy)" in table["summary"] and "exempt the caller from group analysts's Deny" in table["summary"]
+        assert "the policy no-lake of group analysts denies s3:GetObject" in group["note"]
+    assert "(group policy)" in table["summary"] and "exempt the caller from the group policy's Deny" in table["summary"]
     for fix in read_link(table)["fix"]:
         apply_fix(fix, administrator(account))
     after = await explained(server, member, TABLE)

@@ -60,7 +60,7 @@ def test_a_group_deny_is_narrowed_for_the_caller_only(denying: dict[str, Any], m
     held = IdentityPolicy(ALICE, name, managed, group, "group", "analysts", f"arn:aws:iam::{ACCOUNT}:group/analysts")
     [fix] = denial_fixes([held], "s3:GetObject", OBJECTS)
     assert (fix["kind"], fix["holder"], fix["target"]) == ("group_policy", "group analysts", held.group_arn)
-    assert "removes" not in fix and fix["narrows"] and "group analysts denies" in fix["note"]
+    assert "removes" not in fix and fix["narrows"] and f"the policy {name} of group analysts denies" in fix["note"]
     assert ("create-policy-version" if managed else "put-group-policy --group-name analysts") in fix["command"]
     _judged([ALICE, BOB, CAROL], ([ALL_S3, group], None), ([ALL_S3, fix["policy"]], None))
 

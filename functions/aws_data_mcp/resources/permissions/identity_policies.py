@@ -7,7 +7,8 @@ Each fix grants exactly the one access it was written for, and says what holds t
 - a Deny in an inline policy of the caller's own: the denying statements taken out (they bind the caller alone);
 - a Deny in a policy others share (a group's, a customer managed policy, the boundary): narrowed, never removed,
   to leave out the caller only (`ArnNotEquals aws:PrincipalArn`); everyone else it refused, it still refuses;
-- a boundary that does not allow the action: an Allow of exactly that action on that resource added to it.
+- a boundary that does not allow the action: an Allow of exactly that action on that resource, for the caller's
+  principal only, added to it.
 
 Read only after a refusal, as one call of the explainer's (a chain of calls of its own, side by side where they can
 be: three short waves, two where the caller is in no group): an allowed chain costs no call here, and a refusal no
@@ -47,6 +48,7 @@ class IdentityPolicy:
     group: str | None = None
     """The group's name, for a group's policy."""
     group_arn: str | None = None
+    """The group's ARN (ListGroupsForUser's), the fix's target."""
 
     @property
     def held_by(self) -> str:
@@ -57,6 +59,11 @@ class IdentityPolicy:
             return f"the permissions boundary {self.name}"
         kind, name = principal_kind(self.principal)
         return f"the {kind} {name}"
+
+    @property
+    def named(self) -> str:
+        """The policy in words, with what holds it: "the policy no-lake of group analysts"."""
+        return self.held_by if self.holder == "permissions_boundary" else f"the policy {self.name} of {self.held_by}"
 
 
 def _document(value: Any) -> dict[str, Any]:
@@ -202,11 +209,11 @@ def _deny_fix(policy: IdentityPolicy, denying: Sequence[dict[str, Any]], action:
             removes.append(entry)
     fixed = {"Version": policy.document.get("Version", "2012-10-17"),
              "Statement": [*kept, statement] if allow else kept}
-    words = [f"{policy.held_by} denies {action} on {resource}: the Deny is narrowed to leave out that one access "
+    words = [f"{policy.named} denies {action} on {resource}: the Deny is narrowed to leave out that one access "
              f"of {policy.principal} only" + ("; everyone else it refused, it still refuses" if _shared(policy)
                                               else "")] if narrows else []
-    words += [f"{policy.held_by} denies {action} in its own policy {policy.name}: the denying statements bind it "
-              "alone, deny nothing else, and are taken out"] if removes else []
+    words += [f"{policy.named} denies {action} on {resource}: its denying statements bind the caller alone and "
+              "deny nothing else, and are taken out"] if removes else []
     words += [f"a wildcard leaves the caller no longer denied {', '.join(widens)}: narrow it by hand if that "
               "must stay denied"] if widens else []
     words += [f"the permissions boundary {policy.name} does not allow {action} on {resource}: a boundary caps "
@@ -265,7 +272,8 @@ def denial_fixes(policies: Sequence[IdentityPolicy], action: str, resource: str,
         denying = statements(policy.document, "Deny", action, resource, (), None, identity=True)
         denying = denying if sources is None or _named(policy, sources) else []
         capped = not statements(policy.document, "Allow", action, resource, (), None, identity=True)
-        allow = policy.holder == "permissions_boundary" and (bounded is False or (bounded is None and capped))
+        # AWS's word where it is given, unless the boundary's own Deny explains its "not allowed"
+        allow = policy.holder == "permissions_boundary" and (capped if bounded is None or denying else not bounded)
         if denying or allow:
             fixes.append(_deny_fix(policy, denying, action, resource, allow))
     return fixes

@@ -38,7 +38,7 @@ def _remedy(fix: Fix) -> str:
             return f"narrow the Deny in {fix.get('policy_name', 'the identity policy')}"
         return "add an identity-policy statement"
     if kind == "group_policy":
-        return f"exempt the caller from {fix.get('holder', 'the group')}'s Deny"
+        return "exempt the caller from the group policy's Deny"
     if kind == "permissions_boundary":
         return "exempt the caller from the boundary's Deny" if narrows else "allow it in the permissions boundary"
     if kind == "lake_formation_grant":
