@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from aws_data_mcp.resources.permissions.identity_policies import IdentityPolicy, denial_fixes
-from support.iam_judge import Request, judge, skip_without_judge
+from support.iam_judge import Request, demo_verdict, judge, skip_without_judge
 
 pytestmark = skip_without_judge()
 ACCOUNT = "123456789012"
@@ -130,3 +130,25 @@ def test_a_wildcard_the_grammar_cannot_split_is_said_and_binds_everyone_else_sti
     assert "narrow it by hand" in fix["note"]
     asked = _asked([BOB, CAROL], [ALL_S3, group], None)
     assert judge(asked) == judge(_asked([BOB, CAROL], [ALL_S3, fix["policy"]], None))  # the others: unchanged
+
+
+def test_the_demos_boundary_reads_as_the_judge_reads_it() -> None:
+    """The demo's S3 and simulator decisions weigh a permissions boundary (``athena_access.decide``) as iam-simulate
+    does: a boundary caps identity grants, its Deny wins, and a bucket policy naming the user or the role session
+    itself is not capped (naming the role is)."""
+    cap = _document({"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "*"})
+    wall = _document({"Effect": "Allow", "Action": "*", "Resource": "*"}, NO_ORDERS)
+
+    def naming(principal: str) -> dict[str, Any]:
+        return _document({"Effect": "Allow", "Principal": {"AWS": principal}, "Action": "s3:GetObject",
+                          "Resource": OBJECTS})
+
+    asked = [Request(SESSIONS.get(who, who), "s3:GetObject", OBJECT, identity, policy,
+                     context={"aws:PrincipalArn": who}, boundary=boundary)
+             for who in (ALICE, ALICE_ROLE) for identity in ([ALL_S3], []) for boundary in (None, cap, wall)
+             for policy in (None, naming(who), naming(SESSIONS.get(who, who)))]
+    judged = judge(asked)
+    demo = [demo_verdict(request) for request in asked]
+    disagree = [(r.principal, bool(r.identity), r.boundary, r.resource_policy, j, d)
+                for r, j, d in zip(asked, judged, demo, strict=True) if j != d]
+    assert disagree == [], disagree
