@@ -212,8 +212,8 @@ def _deny_fix(policy: IdentityPolicy, denying: Sequence[dict[str, Any]], action:
     words = [f"{policy.named} denies {action} on {resource}: the Deny is narrowed to leave out that one access "
              f"of {policy.principal} only" + ("; everyone else it refused, it still refuses" if _shared(policy)
                                               else "")] if narrows else []
-    words += [f"{policy.named} denies {action} on {resource}: its denying statements bind the caller alone and "
-              "deny nothing else, and are taken out"] if removes else []
+    words += [f"{policy.named} denies {action} on {resource}: its denying statements bind the caller alone"
+              + ("" if widens else " and deny nothing else") + ", and are taken out"] if removes else []
     words += [f"a wildcard leaves the caller no longer denied {', '.join(widens)}: narrow it by hand if that "
               "must stay denied"] if widens else []
     words += [f"the permissions boundary {policy.name} does not allow {action} on {resource}: a boundary caps "
