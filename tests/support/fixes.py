@@ -14,11 +14,16 @@ from aws_data_mcp.resources.permissions.links import principal_kind
 def apply_fix(fix: dict[str, Any], client: Callable[[str], Any]) -> None:
     """Apply `fix` with the administrator's clients (`client(service)`)."""
     assert fix["apply_by"] == "administrator" and fix["command"].startswith("aws "), fix
-    if fix["kind"] == "identity_policy" and "policy" in fix:  # the caller's own policy, its Deny taken out
+    if fix["kind"] in ("identity_policy", "group_policy", "permissions_boundary") and "policy" in fix:
+        # an identity policy, its Deny taken out or narrowed: the caller's own, a group's, or the boundary
         document = json.dumps(fix["policy"])
         if fix["policy_name"].startswith("arn:"):
             client("iam").create_policy_version(PolicyArn=fix["policy_name"], PolicyDocument=document,
                                                 SetAsDefault=True)
+        elif fix["kind"] == "group_policy":
+            assert "put-group-policy" in fix["command"], fix
+            client("iam").put_group_policy(GroupName=fix["target"].rsplit("/", 1)[-1], PolicyName=fix["policy_name"],
+                                           PolicyDocument=document)
         else:
             kind, name = principal_kind(fix["target"])
             put = client("iam").put_user_policy if kind == "user" else client("iam").put_role_policy

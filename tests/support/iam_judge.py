@@ -51,6 +51,8 @@ class Request:
     context: Mapping[str, str | list[str]] = field(default_factory=dict)
     key_policy: bool = False
     """The resource policy is a KMS key's (it must allow, or delegate to the account's IAM)."""
+    boundary: Mapping[str, Any] | None = None
+    """The caller's permissions boundary (a policy document), if it has one."""
 
     @property
     def account(self) -> str:
@@ -61,7 +63,9 @@ class Request:
                             "resource": {"resource": self.resource, "accountId": self.owner},
                             "contextVariables": dict(self.context)},
                 "identityPolicies": [{"name": f"p{i}", "policy": p} for i, p in enumerate(self.identity)],
-                **({"resourcePolicy": self.resource_policy} if self.resource_policy is not None else {})}
+                **({"resourcePolicy": self.resource_policy} if self.resource_policy is not None else {}),
+                **({"permissionBoundaryPolicies": [{"name": "boundary", "policy": self.boundary}]}
+                   if self.boundary is not None else {})}
 
 
 def judge(requests: Iterable[Request]) -> list[str]:
@@ -83,8 +87,9 @@ def _caller(request: Request) -> Caller:
         role = principal.split(":assumed-role/", 1)[1].split("/", 1)[0]
         principal_arn = f"arn:aws:iam::{request.account}:role/{role}"
         names.add(principal_arn)
+    boundary = IAMPolicy(json.dumps(request.boundary)) if request.boundary is not None else None
     return Caller(principal, frozenset(names), tuple(IAMPolicy(json.dumps(p)) for p in request.identity),
-                  request.account, principal_arn)
+                  request.account, principal_arn, boundary)
 
 
 def demo_verdict(request: Request, caller: Caller | None = None) -> str:

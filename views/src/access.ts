@@ -58,6 +58,7 @@ function sentence(key: string, value: unknown): string {
 
 const KINDS: Record<string, string> = {
   identity_policy: "the caller's IAM policy", bucket_policy: "the bucket policy", key_policy: "the KMS key policy",
+  group_policy: "an IAM group's policy", permissions_boundary: "the permissions boundary",
   lake_formation_grant: "a Lake Formation grant", workgroup: "the workgroup's settings",
 };
 
@@ -143,6 +144,8 @@ function fromDiscover(payload: Json): Check[] {
 
 function fixOf(fix: Json): Fix {
   const parts = [
+    // What holds the policy and what the fix changes for whom (a group's or the boundary's: shared by others).
+    fix.note ? { label: fix.holder ? `held by ${fix.holder}` : "what it changes", text: String(fix.note) } : null,
     fix.command ? { label: "command", text: String(fix.command) } : null,
     fix.statement ? { label: "statement", text: json(fix.statement) } : null,
     fix.request ? { label: "request", text: json(fix.request) } : null,
@@ -151,6 +154,8 @@ function fixOf(fix: Json): Fix {
     // A Deny that names others too, or everyone, is kept and changed to leave out the caller only: say which, as changed.
     fix.narrows?.length ? { label: "change these statements to leave the caller out (an Allow never overrides a Deny)",
       text: json(fix.narrows) } : null,
+    fix.widens?.length ? { label: "a wildcard also stops denying the caller (narrow it by hand if it must stay)",
+      text: json(fix.widens) } : null,
   ].filter((part): part is { label: string; text: string } => part !== null);
   const title = `${KINDS[fix.kind] ?? fix.kind ?? "fix"}, applied by the ${fix.apply_by ?? "administrator"}`
     + (fix.target ? ` on ${fix.target}` : "");

@@ -72,6 +72,8 @@ class Caller:
     account_id: str
     principal_arn: str = ""
     """``aws:PrincipalArn``: the role's ARN for a role session, the user's for a user."""
+    boundary: IAMPolicy | None = None
+    """The principal's permissions boundary (its managed policy's default version), if it has one."""
 
     def context(self, **keys: str) -> Context:
         """The context of a request the caller sends itself (``request_context.direct_context``)."""
@@ -104,7 +106,21 @@ def caller_of_key(key: IAMUserAccessKey | AssumedRoleAccessKey, partition: str) 
         names.add(principal)
     assert isinstance(key, IAMUserAccessKey | AssumedRoleAccessKey)
     return Caller(key.arn, frozenset(names), tuple(IAMPolicy(p) for p in key.collect_policies()), key.account_id,
-                  principal)
+                  principal, permissions_boundary(key.backend, principal))
+
+
+def permissions_boundary_arn(iam: Any, principal: str) -> str | None:
+    """A role's permissions boundary's ARN, as IAM keeps it (moto stores a role's, not a user's)."""
+    kind, _, name = principal.split(":", 5)[5].partition("/")
+    found = next((r for r in iam.roles.values() if r.name == name.rsplit("/", 1)[-1]), None) if kind == "role" \
+        else None
+    return getattr(found, "permissions_boundary_arn", None)
+
+
+def permissions_boundary(iam: Any, principal: str) -> IAMPolicy | None:
+    """A role's permissions boundary (its managed policy's default version), if it has one."""
+    arn = permissions_boundary_arn(iam, principal)
+    return IAMPolicy(iam.get_policy(arn)) if arn else None
 
 
 # --------------------------------------------------------------------------- policy evaluation
@@ -144,6 +160,12 @@ def _evaluate(statements: Iterable[Mapping[str, Any]], action: str, resource: st
     return IAMPolicy(json.dumps({"Statement": applying})).is_action_permitted(action, resource)
 
 
+def policy_says(document: str | Mapping[str, Any] | None, action: str, resource: str,
+                context: Context) -> PermissionResult:
+    """What one policy's statements say of the request, alone: DENIED, PERMITTED or NEUTRAL."""
+    return _evaluate(_statements(document), action, resource, context)
+
+
 def for_everyone(document: str | None, action: str, resource: str) -> PermissionResult:
     """What a resource policy's unconditional statements naming everyone (``*``) say: all an unsigned request is
     held to."""
@@ -167,23 +189,37 @@ def decide(caller: Caller, action: str, resource: str, resource_policy: str | No
     allows = [s for s in statements if s.get("Effect") == "Allow"]
     named = _evaluate([s for s in allows if names_caller(s, caller.names)], action, resource, context)
     trusted = _evaluate(allows, action, resource, context)  # naming the caller, or its account
+    bound = _evaluate(_statements(caller.boundary._policy_json), action, resource, context) \
+        if caller.boundary is not None else PermissionResult.PERMITTED
     if PermissionResult.DENIED in identity:
         return Verdict(False, "with an explicit deny in an identity-based policy")
+    if bound is PermissionResult.DENIED:
+        return Verdict(False, "with an explicit deny in a permissions boundary")
     if denies is PermissionResult.DENIED:
         return Verdict(False, "with an explicit deny in a resource-based policy")
+    # A boundary caps what identity policies grant, and a resource policy's grant to a role (not its session): a
+    # grant to the user or the role session itself is not capped (IAM's policy evaluation logic).
+    capped = bound is not PermissionResult.PERMITTED
+    direct = _evaluate([s for s in allows if names_caller(s, (caller.arn,))], action, resource, context)
+    by_resource = named is PermissionResult.PERMITTED and (not capped or direct is PermissionResult.PERMITTED)
+    by_identity = PermissionResult.PERMITTED in identity
+    no_boundary = Verdict(False, f"because no permissions boundary allows the {action} action")
     if key_policy:
-        if named is PermissionResult.PERMITTED or (
-                trusted is PermissionResult.PERMITTED and PermissionResult.PERMITTED in identity):
+        if by_resource or (trusted is PermissionResult.PERMITTED and by_identity and not capped):
             return Verdict(True, "")
+        if named is PermissionResult.PERMITTED or (trusted is PermissionResult.PERMITTED and by_identity):
+            return no_boundary
         return Verdict(False, f"because no resource-based policy allows the {action} action")
     if owner is not None and owner != caller.account_id:
         if trusted is not PermissionResult.PERMITTED:
             return Verdict(False, f"because no resource-based policy allows the {action} action")
-        if PermissionResult.PERMITTED in identity:
-            return Verdict(True, "")
+        if by_identity:
+            return no_boundary if capped else Verdict(True, "")
         return Verdict(False, f"because no identity-based policy allows the {action} action")
-    if named is PermissionResult.PERMITTED or PermissionResult.PERMITTED in identity:
+    if by_resource or (by_identity and not capped):
         return Verdict(True, "")
+    if by_identity or named is PermissionResult.PERMITTED:
+        return no_boundary
     return Verdict(False, f"because no identity-based policy allows the {action} action")
 
 

@@ -18,11 +18,13 @@ from aws_data_mcp.fanout import Outcome
 
 Verdict = Literal["allowed", "denied", "unknown"]
 ApplyBy = Literal["caller", "administrator"]
-FixKind = Literal["identity_policy", "bucket_policy", "key_policy", "lake_formation_grant", "workgroup"]
+FixKind = Literal["identity_policy", "group_policy", "permissions_boundary", "bucket_policy", "key_policy",
+                  "lake_formation_grant", "workgroup"]
 Governor = Literal["iam", "lake_formation"]
 RefusedBy = Literal["aws", "server"]
-BEYOND_THE_CALLER = ("Service control and resource control policies of the organization, and permission boundaries, "
-                     "are not visible from the caller's seat: an administrator of the organization "
+BEYOND_THE_CALLER = ("Service control and resource control policies of the organization are not visible from the "
+                     "caller's seat (its permissions boundary and group policies are read after a refusal, where "
+                     "the caller may read them): an administrator of the organization "
                      "(organizations:ListPoliciesForTarget) or IAM's policy simulator run by an administrator "
                      "settles them.")
 
@@ -36,7 +38,7 @@ class Unseen(TypedDict):
 
 
 def unseen_from_the_callers_seat() -> list[Unseen]:
-    """What every explainer names as unknown: the organization's policies and boundaries the caller cannot read."""
+    """What every explainer names as unknown: the organization's policies, which the caller cannot read."""
     return [Unseen(check="organizations:ServiceControlPolicies", verdict="unknown", settle=BEYOND_THE_CALLER)]
 
 
@@ -61,6 +63,14 @@ class Fix(TypedDict):
     """The API request that applies it (Lake Formation GrantPermissions)."""
     policy_name: NotRequired[str]
     """The identity policy `policy` replaces: an inline policy's name, or a customer managed policy's ARN."""
+    holder: NotRequired[str]
+    """What holds the identity policy fixed: the caller ("the role alice"), one of its groups ("group analysts"),
+    or its permissions boundary ("the permissions boundary arn:..."): a Deny others share is narrowed, not removed."""
+    note: NotRequired[str]
+    """What the fix changes and for whom, in words."""
+    widens: NotRequired[list[str]]
+    """What else an identity policy's narrowed Deny no longer denies the caller, where a wildcard (`s3:*`, a wider
+    resource pattern) leaves IAM's grammar no way to take out the one access alone."""
 
 
 class Link(TypedDict):
@@ -194,7 +204,7 @@ def _transport_only(statement: Mapping[str, Any]) -> bool:
     return keys == {"aws:securetransport"}
 
 
-def _narrowed(statement: dict[str, Any], principal: str, identities: Sequence[str]) -> dict[str, Any] | None:
+def narrowed(statement: dict[str, Any], principal: str, identities: Sequence[str]) -> dict[str, Any] | None:
     """A denying statement changed to leave out the caller only: None where it names nobody but the caller (it goes);
     the caller taken out of its Principal where it names others too; else (everyone, the account) an exception for
     the caller's principal. Everything else it refused, to anyone, it still refuses."""
@@ -205,8 +215,9 @@ def _narrowed(statement: dict[str, Any], principal: str, identities: Sequence[st
     if named and "*" not in named and any(entry in identities for entry in named):
         return statement | {"Principal": {"AWS": [entry for entry in named if entry not in identities]}}
     conditions = dict(statement.get("Condition") or {})
-    exempt = dict(conditions.get("ArnNotEquals") or {})
-    exempt["aws:PrincipalArn"] = [*listed(exempt.get("aws:PrincipalArn")), principal]
+    exempt = dict(conditions.get("ArnNotEquals") or {})  # a negated operator's values: "none of them"
+    key = next((k for k in exempt if k.lower() == "aws:principalarn"), "aws:PrincipalArn")  # keys ignore case
+    exempt[key] = [*listed(exempt.get(key)), principal]
     return statement | {"Condition": conditions | {"ArnNotEquals": exempt}}
 
 
@@ -219,26 +230,26 @@ def resource_policy_fix(kind: Literal["bucket_policy", "key_policy"], target: st
     statement = {"Sid": "AwsDataMcpAccess", "Effect": "Allow", "Principal": {"AWS": principal},
                  "Action": list(actions), "Resource": resource}
     who = [*identities, principal]
-    removed, narrowed, kept = [], [], []
+    removed, narrows, kept = [], [], []
     for entry in listed((policy or {}).get("Statement")):
         if entry.get("Sid") == statement["Sid"]:
             continue
         if entry not in denying or _transport_only(entry):
             kept.append(entry)
             continue
-        changed = _narrowed(entry, principal, who)
+        changed = narrowed(entry, principal, who)
         if changed is None:
             removed.append(entry)
         else:
-            narrowed.append(changed)
+            narrows.append(changed)
             kept.append(changed)
     fixed = {"Version": (policy or {}).get("Version", "2012-10-17"), "Statement": [*kept, statement]}
     fix = Fix(kind=kind, apply_by="administrator", target=target, statement=statement, policy=fixed,
               command=command.format(policy=shlex.quote(json.dumps(fixed, separators=(",", ":")))))
     if removed:
         fix["removes"] = removed
-    if narrowed:
-        fix["narrows"] = narrowed
+    if narrows:
+        fix["narrows"] = narrows
     return fix
 
 

@@ -14,6 +14,7 @@ SHORT = 48
 """Resources longer than this are shortened to their last path segment: the line must stay one line."""
 
 WHERE = {"key_policy": "key policy", "bucket_policy": "bucket policy", "identity_policy": "identity policy",
+         "group_policy": "group policy", "permissions_boundary": "permissions boundary",
          "lake_formation_grant": "Lake Formation", "workgroup": "workgroup"}
 
 
@@ -36,6 +37,10 @@ def _remedy(fix: Fix) -> str:
         if "policy" in fix:
             return f"narrow the Deny in {fix.get('policy_name', 'the identity policy')}"
         return "add an identity-policy statement"
+    if kind == "group_policy":
+        return "exempt the caller from the group policy's Deny"
+    if kind == "permissions_boundary":
+        return "exempt the caller from the boundary's Deny" if narrows else "allow it in the permissions boundary"
     if kind == "lake_formation_grant":
         return "grant it in Lake Formation"
     return "set the workgroup up for this server"
