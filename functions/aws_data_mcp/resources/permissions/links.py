@@ -61,6 +61,9 @@ class Fix(TypedDict):
     """The API request that applies it (Lake Formation GrantPermissions)."""
     policy_name: NotRequired[str]
     """The identity policy `policy` replaces: an inline policy's name, or a customer managed policy's ARN."""
+    account: NotRequired[str]
+    """The account whose administrator applies it, where that is not the caller's: a bucket policy of another
+    account's bucket is its owner's to change."""
 
 
 class Link(TypedDict):

@@ -63,7 +63,8 @@ def summary(verdict: Verdict, links: Sequence[Link], allowed: str) -> str:
     if verdict == "denied":
         fixes = entry.get("fix") or []
         if fixes:
-            who = "you" if fixes[0]["apply_by"] == "caller" else "an administrator"
+            who = "you" if fixes[0]["apply_by"] == "caller" else "an administrator" + (
+                f" of account {fixes[0]['account']}" if fixes[0].get("account") else "")
             line += f" — fix by {who}: {_remedy(fixes[0])}"
         elif entry.get("evidence", {}).get("reason"):
             line += f" — {entry['evidence']['reason']}"
