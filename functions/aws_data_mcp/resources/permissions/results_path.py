@@ -254,9 +254,13 @@ def _unreadable(seat: Seat, bucket: str, objects: str, owner: BucketOwner, actio
                 f"administrator there checks it (aws s3api get-bucket-policy --bucket {bucket}) for an Allow of "
                 f"{action} to the caller or its account, and adds one if there is none: "
                 f"{_statement(seat, action, objects)}")
+    if owner.callers is None:
+        return (f"Neither who owns {bucket} nor its policy can be read by the caller ({owner.learned}): "
+                "s3:ListAllMyBuckets for the caller settles the owner; the owner reads the policy (aws s3api "
+                f"get-bucket-policy) for a Deny naming the caller and, if another account owns it, for an Allow of "
+                f"{action} to the caller")
     return (f"The bucket policy of {bucket} cannot be read by the caller: its owner reads it "
-            "(aws s3api get-bucket-policy) for a Deny naming the caller"
-            + ("" if owner.callers else ", and for an Allow of it to the caller should another account own it"))
+            "(aws s3api get-bucket-policy) for a Deny naming the caller")
 
 
 def _owner_unknown(seat: Seat, bucket: str, objects: str, owner: BucketOwner, action: str) -> str:

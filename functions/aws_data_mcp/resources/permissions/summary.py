@@ -38,6 +38,8 @@ def _remedy(fix: Fix) -> str:
         return "add an identity-policy statement"
     if kind == "lake_formation_grant":
         return "grant it in Lake Formation"
+    if "ExpectedBucketOwner" in fix["command"]:
+        return "name the results bucket's owner in the workgroup (ExpectedBucketOwner)"
     return "set the workgroup up for this server"
 
 
