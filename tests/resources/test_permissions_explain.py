@@ -25,7 +25,7 @@ from support.fixes import apply_fix
 from support.servers import ServerThread, free_port, lambda_container
 
 from .access_gaps import enforced, lake_formation_gaps  # noqa: F401  (fixtures)
-from .reading import read_everywhere, reset_moto
+from .reading import iam_users, read_everywhere, reset_moto
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("lake_formation_gaps")]
 ACCOUNT, REGION, WORKGROUP = "123456789012", "us-east-1", "analytics"
@@ -112,12 +112,7 @@ def lake() -> Iterator[dict[str, dict[str, str]]]:
             Principal={"DataLakePrincipalIdentifier": f"arn:aws:iam::{ACCOUNT}:user/{user}"},
             Resource={"TableWithColumns": {"DatabaseName": "governed", "Name": "customers",
                                            "ColumnNames": ["id", "region"]}}, Permissions=["SELECT"])
-    keys = {}
-    for user, statements in USERS.items():
-        iam.create_user(UserName=user)
-        iam.put_user_policy(UserName=user, PolicyName="access", PolicyDocument=_document(statements))
-        created = iam.create_access_key(UserName=user)["AccessKey"]
-        keys[user] = {"aws_access_key_id": created["AccessKeyId"], "aws_secret_access_key": created["SecretAccessKey"]}
+    keys = iam_users(iam, USERS)
     yield keys
     reset_moto()
 

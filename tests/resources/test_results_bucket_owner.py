@@ -27,7 +27,7 @@ from support.iam_judge import Request, judge, skip_without_judge
 from support.servers import ServerThread, free_port
 
 from .access_gaps import enforced, lake_formation_gaps  # noqa: F401  (fixtures)
-from .reading import reset_moto
+from .reading import iam_users, reset_moto
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("lake_formation_gaps")]
 ACCOUNT, OWNER, REGION = "123456789012", "222222222222", "us-east-1"
@@ -79,12 +79,7 @@ def lake() -> Iterator[dict[str, dict[str, str]]]:
         athena.create_work_group(Name=name, Configuration={"ResultConfiguration": results,
                                                            "EnforceWorkGroupConfiguration": True,
                                                            "BytesScannedCutoffPerQuery": 10 * 1024 ** 3})
-    keys = {}
-    for user, statements in USERS.items():
-        iam.create_user(UserName=user)
-        iam.put_user_policy(UserName=user, PolicyName="access", PolicyDocument=_document(statements))
-        created = iam.create_access_key(UserName=user)["AccessKey"]
-        keys[user] = {"aws_access_key_id": created["AccessKeyId"], "aws_secret_access_key": created["SecretAccessKey"]}
+    keys = iam_users(iam, USERS)
     partner = iam_backends[OWNER]["aws"]
     partner.create_user(REGION, "owner-admin")
     partner.put_user_policy("owner-admin", "admin", _document(READ_ALL))
