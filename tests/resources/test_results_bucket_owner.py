@@ -33,9 +33,11 @@ pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("lake_formation_gaps")]
 ACCOUNT, OWNER, REGION = "123456789012", "222222222222", "us-east-1"
 BUCKET, HOME_RESULTS = "partner-results", "home-results"
 OBJECTS = f"arn:aws:s3:::{BUCKET}/athena/*"
-PARTNER, NAMED, STALE, HOME = "partner", "partner-named", "stale-owner", "home"
-WORKGROUPS = {PARTNER: (BUCKET, None), NAMED: (BUCKET, OWNER), STALE: (HOME_RESULTS, OWNER), HOME: (HOME_RESULTS, None)}
-"""Name -> (results bucket, ExpectedBucketOwner): STALE names the partner account for the home account's bucket."""
+PARTNER, NAMED, STALE, HOME, GONE = "partner", "partner-named", "stale-owner", "home", "gone"
+WORKGROUPS = {PARTNER: (BUCKET, None), NAMED: (BUCKET, OWNER), STALE: (HOME_RESULTS, OWNER), HOME: (HOME_RESULTS, None),
+              GONE: ("no-such-results", None)}
+"""Name -> (results bucket, ExpectedBucketOwner): STALE names the partner account for the home account's bucket; GONE's
+bucket does not exist."""
 TABLE = "permissions://tables/sales/orders"
 READ_ALL = [{"Effect": "Allow", "Action": "*", "Resource": "*"}]
 ANALYST = [
@@ -157,6 +159,15 @@ async def test_without_listbuckets_the_owner_is_what_s3_and_the_workgroup_say(
     assert listed["s3:PutObject"]["evidence"]["bucket_owner"] == {
         "account": ACCOUNT, "callers_account": True, "learned": "s3:ListBuckets lists it among the caller's "
                                                                 "account's buckets"}
+
+
+@pytest.mark.usefixtures("enforced")
+async def test_a_results_bucket_that_does_not_exist_is_denied(lake: dict[str, dict[str, str]],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nobody owns it: not "another account's", and never `unknown` waiting for an owner (Athena fails the query)."""
+    links = results_links(await explain(lake["analyst"], monkeypatch, GONE), GONE)
+    assert {e["verdict"] for e in links.values()} == {"denied"}, links
+    assert "no bucket no-such-results" in links["s3:PutObject"]["evidence"]["reason"]
 
 
 @pytest.mark.usefixtures("enforced")

@@ -203,6 +203,9 @@ def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], si
         removed = denial_fixes(own.value, action, objects) if own is not None and own.ok else []
         return link(action, objects, "denied", evidence,
                     fix=[*removed, identity_fix(seat.principal, [action], [objects])])
+    if policy.error is not None and policy.error.code is ErrorCode.NOT_FOUND:  # Athena fails every query
+        return link(action, objects, "denied", evidence | {"reason": f"S3 answers that there is no bucket {bucket}: "
+                                                                     "Athena cannot write the results there"})
     if (reason := owner.mismatch(seat)) is not None:
         return link(action, objects, "denied", evidence | {"reason": reason}, fix=_owner_fix(owner, seat))
     if identity is None:
