@@ -154,8 +154,8 @@ def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, 
         ActionNames=list(RESULT_ACTIONS), ResourceArns=[objects]))
     refused = any(denied_by_identity(simulated, action) for action in RESULT_ACTIONS)
     own = next(iter((yield own_policies(request, seat, refused))), None)
-    grant = [action for action in RESULT_ACTIONS if not _granted(seat, policy, action, objects)]
-    return [written(seat, bucket, objects, policy, simulated, owner, own, action, grant) for action in RESULT_ACTIONS]
+    return [written(seat, bucket, objects, policy, simulated, owner, own, action, RESULT_ACTIONS)
+            for action in RESULT_ACTIONS]
 
 
 def decision(simulated: Outcome[Any, Any], action: str) -> str | None:
@@ -178,17 +178,14 @@ def _allows(seat: Seat, policy: Outcome[Any, Any], action: str, objects: str, *,
     return statements(policy.value, "Allow", action, objects, names, None) if policy.ok else []
 
 
-def _granted(seat: Seat, policy: Outcome[Any, Any], action: str, objects: str) -> bool:
-    return any("Condition" not in s for s in _allows(seat, policy, action, objects, account=True))
-
-
 def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], simulated: Outcome[Any, Any],
             owner: BucketOwner, own: Outcome[Any, Any] | None = None, action: str = "s3:PutObject",
             grant: Sequence[str] = ()) -> Link:
     """The write (or read-back) verdict: a Deny in the bucket policy or the identity's decides, and so does an
     ExpectedBucketOwner that names another owner; else the owner decides how the two Allows combine (the module's
     docstring). An unreadable bucket policy leaves anything no identity refuses `unknown`. `grant`: the actions a
-    bucket-policy fix adds for the caller (the results path's both, where the policy allows neither)."""
+    bucket-policy fix adds for the caller (a result location's: both the write and the read-back, in one statement
+    that a second fix replaces rather than narrows)."""
     identity = decision(simulated, action)
     evidence: dict[str, Any] = {"bucket_policy": policy_evidence(policy), "simulated_identity_policies": identity,
                                 "bucket_owner": owner.evidence()}
