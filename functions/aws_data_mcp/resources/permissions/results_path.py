@@ -122,7 +122,9 @@ def owner_of(seat: Seat, listing: Outcome[Any, Any], policy: Outcome[Any, Any], 
         return BucketOwner(False, other, "s3:ListBuckets, which lists the caller's account's buckets, does not list "
                            "it" + (": the workgroup's ExpectedBucketOwner names the owner" if other else ""),
                            expected, workgroup)
-    refused = f"s3:ListBuckets was refused ({listing.error.message})" if listing.error else "s3:ListBuckets failed"
+    error = listing.error
+    refused = (f"s3:ListBuckets was refused ({error.message})" if error and error.code is ErrorCode.ACCESS_DENIED
+               else f"s3:ListBuckets gave no answer ({error.message if error else 'none'})")
     if policy.error is not None and policy.error.message == OTHER_ACCOUNT:
         return BucketOwner(False, other, f"{refused}; S3 answered s3:GetBucketPolicy with 405, as it answers "
                            "another account's identity", expected, workgroup)
