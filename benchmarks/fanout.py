@@ -80,7 +80,8 @@ SCENARIOS = (
     # ListBuckets -> ListObjectsV2 -> HeadObject beside ListBuckets -> identity simulation -> GetBucketPolicy
     Scenario("permissions://discover", 3, 0.5, f"{BUCKETS} buckets"),  # SPEC §8 says 1.0 s; issue 16 asks 0.5
     # ListWorkGroups | the query workgroup's GetWorkGroup, Athena's simulation -> GetWorkGroup of the rest | its
-    # result location's bucket policy -> the simulation of writing there (permissions/workgroup_checks.py)
+    # result location's bucket policy and owner (ListBuckets) -> the simulation of writing there
+    # (permissions/workgroup_checks.py, results_path.py)
     Scenario("athena://workgroups", 3, 0.4, f"{WORKGROUPS} workgroups"),
     Scenario("athena://query/history?limit=200", 3, 0.5, f"{EXECUTIONS} executions"),
     Scenario("tabulator://buckets", 2, None, f"{DATABASES} databases"),  # GetDatabases -> GetTables
@@ -91,7 +92,8 @@ SCENARIOS = (
     # bucket verdicts leave unsettled (at most recommendations.EXPLAINED)
     Scenario("permissions://recommendations", 6, None,
              f"{BUCKETS} buckets, {WORKGROUPS} workgroups, {DATABASES} databases"),
-    # Glue, LF, workgroup, simulation -> listing, bucket policies, encryption -> one-byte read, head, key, simulation
+    # Glue, LF, workgroup, simulation -> listing, bucket policies, encryption, the results bucket's owner -> one-byte
+    # read, head, key, simulation
     Scenario("permissions://tables/sales/orders", 3, None, "one table, one workgroup"),
     # the same, with a partition under the root and one in another bucket: both sampled beside the root, no wave more
     Scenario("permissions://tables/sales/far_orders", 3, None, "one table, two partitions (one in another bucket)"),

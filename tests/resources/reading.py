@@ -21,6 +21,18 @@ from support.events import REVISION_2026, body_json, http_api_event, modern, rpc
 from support.faults import AwsFaults
 
 
+def iam_users(iam: Any, users: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, str]]:
+    """Each user created with its statements as its one inline policy; its access key, as boto3 takes it."""
+    keys = {}
+    for user, statements in users.items():
+        iam.create_user(UserName=user)
+        iam.put_user_policy(UserName=user, PolicyName="access", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17", "Statement": statements}))
+        created = iam.create_access_key(UserName=user)["AccessKey"]
+        keys[user] = {"aws_access_key_id": created["AccessKeyId"], "aws_secret_access_key": created["SecretAccessKey"]}
+    return keys
+
+
 def reset_moto() -> None:
     """Empty the suite's moto server, so a module seeds exactly the account it describes."""
     request = urllib.request.Request(f"{os.environ['AWS_ENDPOINT_URL']}/moto-api/reset", method="POST")

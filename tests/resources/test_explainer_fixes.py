@@ -1,7 +1,9 @@
 """Every fix permissions://tables prints works: for the plain demo's caller (demo-analyst), each demo table the
 explainer says it may not query has its denied links' fixes applied in the demo account by an administrator, as
 printed; the explainer then says each of those links and the query are allowed, and athena_query runs the table's
-count in the explainer's workgroup."""
+count in the explainer's workgroup. A workgroup whose results bucket the lake account owns is never `allowed` where
+the demo's Athena refuses the query, and the fixes that reach it (the caller's identity; the owner's bucket policy,
+which the caller cannot read) let it run."""
 
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ import boto3
 import pytest
 from mcp import Client
 from moto.iam.models import iam_backends
+from moto.s3.models import s3_backends
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.demo.account import DemoAccount
+from aws_data_mcp.demo.enterprise_lake import LAKE_ACCOUNT
 from aws_data_mcp.demo.lake_tables import lake_files
-from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
+from aws_data_mcp.demo.seed_data import DEMO_CALLER_USER, QUERY_WORKGROUPS
 from support.demo_access import REFUSED, count_query
 from support.fixes import apply_fix
 from support.servers import ServerThread, free_port
@@ -117,3 +121,52 @@ async def test_each_denied_workgroup_links_fix_lets_the_query_run_there(
             unusable = [(action, "denied", ["workgroup"]) for action in ("kms:GenerateDataKey", "kms:Decrypt")]
             assert kinds == unusable, json.dumps(left, indent=1)  # results written with the key, then read back
             assert result.is_error and answer["error"]["action"] == "kms:GenerateDataKey", answer
+
+
+async def test_a_results_bucket_the_lake_account_owns(server: ServerThread, demo_caller: DemoAccount,
+                                                      administrator: Callable[[str], Any]) -> None:
+    """analytics' results moved to a bucket of the lake account (ExpectedBucketOwner naming it): the caller's IAM
+    does not allow writing there (`denied`, refused); once it does, the bucket's policy (only its owner may read it)
+    leaves the path `unknown` and the query is still refused; once the owner's policy allows the caller too, the
+    query runs, and the explainer still says `unknown`, never `allowed` on what it cannot see."""
+    bucket, name = "acme-partner-results", "sales.orders"
+    sql, rows = count_query(name)
+    athena, iam = administrator("athena"), iam_backends[demo_caller.account_id]["aws"]
+    original = athena.get_work_group(WorkGroup="analytics")["WorkGroup"]["Configuration"]["ResultConfiguration"]
+    policies = set(iam.list_user_policies(DEMO_CALLER_USER))
+    s3_backends[LAKE_ACCOUNT]["aws"].create_bucket(bucket, demo_caller.region)
+    athena.update_work_group(WorkGroup="analytics", ConfigurationUpdates={"ResultConfigurationUpdates": {
+        "OutputLocation": f"s3://{bucket}/athena/", "ExpectedBucketOwner": LAKE_ACCOUNT}})
+    try:
+        async with Client(server.url, mode="2026-07-28") as client:
+            async def both() -> tuple[dict[str, dict[str, Any]], dict[str, Any], bool]:
+                explained = await _explain(client, name)
+                result = await client.call_tool("athena_query", {"sql": sql, "database": "sales",
+                                                                 "workgroup": "analytics"})
+                answer = json.loads(result.content[0].text)
+                links = {e["check"]: e for e in explained["workgroups"]["analytics"] if e["check"].startswith("s3:")}
+                return links, answer, not result.is_error
+
+            links, answer, ran = await both()
+            assert {c: e["verdict"] for c, e in links.items()} == {"s3:PutObject": "denied", "s3:GetObject": "unknown"}
+            assert not ran and answer["error"]["action"] == "s3:PutObject", answer
+            owner = links["s3:PutObject"]["evidence"]["bucket_owner"]
+            assert (owner["account"], owner["callers_account"]) == (LAKE_ACCOUNT, False), owner
+            for fix in links["s3:PutObject"]["fix"]:
+                apply_fix(fix, administrator)
+            links, answer, ran = await both()
+            assert {e["verdict"] for e in links.values()} == {"unknown"} and not ran, (links, answer)
+            assert all(e["settle"].startswith(f"Only the bucket's owner ({LAKE_ACCOUNT})") for e in links.values())
+            caller = f"arn:aws:iam::{demo_caller.account_id}:user/{DEMO_CALLER_USER}"
+            grant = {"Effect": "Allow", "Principal": {"AWS": caller}, "Action": ["s3:PutObject", "s3:GetObject"],
+                     "Resource": f"arn:aws:s3:::{bucket}/athena/*"}  # the owner's, in the lake account
+            s3_backends[LAKE_ACCOUNT]["aws"].put_bucket_policy(bucket, json.dumps({
+                "Version": "2012-10-17", "Statement": [grant]}).encode())
+            links, answer, ran = await both()
+            assert ran and answer["results"]["rows"] == [[rows]], answer
+            assert {e["verdict"] for e in links.values()} == {"unknown"}, links
+    finally:
+        athena.update_work_group(WorkGroup="analytics", ConfigurationUpdates={"ResultConfigurationUpdates": {
+            "OutputLocation": original["OutputLocation"], "RemoveExpectedBucketOwner": True}})
+        for added in set(iam.list_user_policies(DEMO_CALLER_USER)) - policies:
+            iam.delete_user_policy(DEMO_CALLER_USER, added)

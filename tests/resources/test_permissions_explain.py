@@ -25,7 +25,7 @@ from support.fixes import apply_fix
 from support.servers import ServerThread, free_port, lambda_container
 
 from .access_gaps import enforced, lake_formation_gaps  # noqa: F401  (fixtures)
-from .reading import read_everywhere, reset_moto
+from .reading import iam_users, read_everywhere, reset_moto
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("lake_formation_gaps")]
 ACCOUNT, REGION, WORKGROUP = "123456789012", "us-east-1", "analytics"
@@ -112,12 +112,7 @@ def lake() -> Iterator[dict[str, dict[str, str]]]:
             Principal={"DataLakePrincipalIdentifier": f"arn:aws:iam::{ACCOUNT}:user/{user}"},
             Resource={"TableWithColumns": {"DatabaseName": "governed", "Name": "customers",
                                            "ColumnNames": ["id", "region"]}}, Permissions=["SELECT"])
-    keys = {}
-    for user, statements in USERS.items():
-        iam.create_user(UserName=user)
-        iam.put_user_policy(UserName=user, PolicyName="access", PolicyDocument=_document(statements))
-        created = iam.create_access_key(UserName=user)["AccessKey"]
-        keys[user] = {"aws_access_key_id": created["AccessKeyId"], "aws_secret_access_key": created["SecretAccessKey"]}
+    keys = iam_users(iam, USERS)
     yield keys
     reset_moto()
 
@@ -206,14 +201,15 @@ def test_a_caller_allowed_end_to_end(lake: dict[str, dict[str, str]]) -> None:
     s3.list_objects_v2(Bucket="lake-open", Prefix="orders/")
     s3.get_object(Bucket="lake-open", Key="orders/part-0.csv", Range="bytes=0-0")
     # the calls one table costs: each once, but the bucket policies (the data's, the results') and the simulations
-    # (Athena's actions, writing results)
+    # (Athena's actions, writing results); ListBuckets names the results bucket's owner
     assert faults.calls == {"glue.GetDatabase": 1, "glue.GetTable": 1, "glue.GetPartitions": 1,
                             "lakeformation.ListResources": 1, "lakeformation.ListPermissions": 2,
                             "lakeformation.ListDataCellsFilter": 1, "lakeformation.GetResourceLFTags": 1,
                             "lakeformation.ListLakeFormationOptIns": 1, "lakeformation.GetDataLakeSettings": 1,
                             "athena.GetWorkGroup": 1,
                             "iam.SimulatePrincipalPolicy": 2, "s3.ListObjectsV2": 1, "s3.GetBucketPolicy": 2,
-                            "s3.GetBucketEncryption": 1, "s3.GetObject": 1, "s3.HeadObject": 1}
+                            "s3.GetBucketEncryption": 1, "s3.GetObject": 1, "s3.HeadObject": 1,
+                            "s3.ListBuckets": 1}  # the results bucket's owner, beside its policy
 
 
 @pytest.mark.usefixtures("enforced")
@@ -349,7 +345,8 @@ def test_a_bucket_explained(lake: dict[str, dict[str, str]]) -> None:
     assert found["read"] == "unknown" and "No object" in by_check(found)["s3:GetObject"]["settle"]  # it is empty
     assert faults.calls == {"s3.ListObjectsV2": 1, "s3.GetBucketPolicy": 1, "s3.GetBucketEncryption": 1,
                             "lakeformation.ListResources": 1, "s3.GetPublicAccessBlock": 1,
-                            "s3.GetBucketOwnershipControls": 1, "iam.SimulatePrincipalPolicy": 1}
+                            "s3.GetBucketOwnershipControls": 1, "iam.SimulatePrincipalPolicy": 1,
+                            "s3.ListBuckets": 1}
     assert found["decided_by"] == "iam" and found["lake_formation_locations"] == []
     governed = explain("permissions://buckets/lake-governed", who)
     assert governed["decided_by"] == "lake_formation"

@@ -38,6 +38,9 @@ def apply_fix(fix: dict[str, Any], client: Callable[[str], Any]) -> None:
         client("s3").put_bucket_policy(Bucket=fix["target"], Policy=json.dumps(fix["policy"]))
     elif fix["kind"] == "key_policy":
         client("kms").put_key_policy(KeyId=fix["target"], PolicyName="default", Policy=json.dumps(fix["policy"]))
+    elif fix["kind"] == "workgroup":
+        assert "update-work-group" in fix["command"], fix
+        client("athena").update_work_group(**fix["request"])
     else:
         assert fix["kind"] == "lake_formation_grant" and "grant-permissions" in fix["command"], fix
         client("lakeformation").grant_permissions(**fix["request"])

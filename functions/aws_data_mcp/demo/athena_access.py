@@ -250,10 +250,18 @@ class CallerAccess:
 
     # -- the result location
 
-    def results(self, output_location: str, encryption: Mapping[str, Any] | None) -> None:
+    def results(self, output_location: str, encryption: Mapping[str, Any] | None,
+                expected_owner: str | None = None) -> None:
         """``s3:PutObject`` of the result file, and the results' KMS key when the workgroup encrypts with one; then
-        reading them back (``s3:GetObject``, ``kms:Decrypt``), as GetQueryResults does."""
+        reading them back (``s3:GetObject``, ``kms:Decrypt``), as GetQueryResults does. Athena sends the workgroup's
+        ExpectedBucketOwner with each request: S3 refuses them all where another account owns the bucket."""
         bucket, key = _split(output_location)
+        if expected_owner and bucket_owner(bucket) not in (None, expected_owner):
+            denied = not_authorized(self._caller, "s3:PutObject", _s3_arn(bucket, key), Verdict(
+                False, "because the bucket is not owned by the expected bucket owner"))
+            raise QueryFailure(
+                f"Access denied when writing output to url: {output_location} . Please ensure you are allowed to "
+                f"access the S3 bucket. ({denied})", error_type=S3_PERMISSION_ERROR)
         option = (encryption or {}).get("EncryptionOption")
         sse = {"SSE_S3": "AES256", "SSE_KMS": "aws:kms"}.get(str(option))
         written = self._caller.through_athena(**({"s3:x-amz-server-side-encryption": sse} if sse else {}))

@@ -194,7 +194,8 @@ class AthenaEngine:
         access = CallerAccess(run.caller, region, database) if run.caller is not None else None
         try:
             if access is not None:  # moto made OutputLocation the result file's: <location>/<id>.csv
-                access.results(run.config["OutputLocation"], run.config.get("EncryptionConfiguration"))
+                access.results(run.config["OutputLocation"], run.config.get("EncryptionConfiguration"),
+                               run.config.get("ExpectedBucketOwner"))
             if is_metadata(run.query):  # SHOW, DESCRIBE: the catalog answers, nothing is scanned
                 result = run_metadata(run.query, database=database, account_id=account_id, region=region,
                                       output=self.workdir / f"{run.id}.duckdb", access=access)

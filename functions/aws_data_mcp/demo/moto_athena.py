@@ -3,7 +3,8 @@
 ``BatchGetQueryExecution`` exists (moto lacks it); ``GetQueryExecution`` reports the state, reason, error and
 statistics the seed or the demo's engine gave an execution (``EXECUTION_DETAILS_ATTR``) and refuses an unknown id
 with a 400; ``ListWorkGroups`` and ``GetWorkGroup`` report both engine versions, ``GetWorkGroup`` refuses an unknown
-name; ``ListQueryExecutions`` lists one workgroup's, newest first; both listings page.
+name; ``ListQueryExecutions`` lists one workgroup's, newest first; both listings page; ``UpdateWorkGroup`` exists
+(moto lacks it: the explainers' workgroup fixes are applied with it).
 """
 
 import json
@@ -145,10 +146,44 @@ def _athena_list_query_executions(self: AthenaResponse) -> str:
     return json.dumps({"QueryExecutionIds": listed, **({"NextToken": token} if token else {})})
 
 
+_RESULT_UPDATES = ("OutputLocation", "EncryptionConfiguration", "ExpectedBucketOwner", "AclConfiguration")
+"""What ResultConfigurationUpdates sets (or, with its Remove<name> flag, removes)."""
+
+
+def _athena_update_work_group(self: AthenaResponse) -> str:
+    """UpdateWorkGroup: its state, description and ConfigurationUpdates (the result configuration's fields, the
+    cutoff, enforcement), as Athena applies them."""
+    name = self._get_param("WorkGroup")
+    workgroup = self.athena_backend.work_groups.get(name)
+    if workgroup is None:
+        raise JsonRESTError("InvalidRequestException", f"WorkGroup {name} is not found.")
+    updates = self._get_param("ConfigurationUpdates") or {}
+    configuration = workgroup.configuration
+    results = dict(configuration.get("ResultConfiguration") or {})
+    for field, value in (updates.get("ResultConfigurationUpdates") or {}).items():
+        if field.startswith("Remove") and value:
+            results.pop(field.removeprefix("Remove"), None)
+        elif field in _RESULT_UPDATES:
+            results[field] = value
+    configuration["ResultConfiguration"] = results
+    if updates.get("RemoveBytesScannedCutoffPerQuery"):
+        configuration.pop("BytesScannedCutoffPerQuery", None)
+    for field in ("BytesScannedCutoffPerQuery", "EnforceWorkGroupConfiguration", "PublishCloudWatchMetricsEnabled",
+                  "RequesterPaysEnabled"):
+        if field in updates:
+            configuration[field] = updates[field]
+    if self._get_param("State"):
+        workgroup.state = self._get_param("State")
+    if self._get_param("Description") is not None:
+        workgroup.description = self._get_param("Description")
+    return "{}"
+
+
 ATHENA: tuple[Extension, ...] = (
     Extension(AthenaResponse, "get_query_execution", _athena_get_query_execution),
     Extension(AthenaResponse, "batch_get_query_execution", _athena_batch_get_query_execution),
     Extension(AthenaResponse, "list_work_groups", _athena_list_work_groups),
     Extension(AthenaResponse, "get_work_group", _athena_get_work_group),
     Extension(AthenaResponse, "list_query_executions", _athena_list_query_executions),
+    Extension(AthenaResponse, "update_work_group", _athena_update_work_group),
 )

@@ -14,7 +14,8 @@ test. Each extension replaces one attribute of one moto class (see ``Extension``
 * Athena (``moto_athena``): ``BatchGetQueryExecution`` exists (moto lacks it); ``GetQueryExecution`` reports the
   state, reason, error and statistics the seed gave an execution (``EXECUTION_DETAILS_ATTR``) and refuses an
   unknown id with a 400; ``ListWorkGroups`` and ``GetWorkGroup`` report both engine versions, ``GetWorkGroup``
-  refuses an unknown name; ``ListQueryExecutions`` lists one workgroup's, newest first; both listings page.
+  refuses an unknown name; ``ListQueryExecutions`` lists one workgroup's, newest first; both listings page;
+  ``UpdateWorkGroup`` exists.
 * Glue (``moto_paging``): ``GetDatabases`` and ``GetTables`` page (moto returns everything at once);
   ``GetTables`` honours ``AttributesToGet``.
 * IAM: ``SimulatePrincipalPolicy`` exists (moto lacks it), decided as the demo's Athena decides
@@ -22,10 +23,11 @@ test. Each extension replaces one attribute of one moto class (see ``Extension``
 * Resource checks, decided by the code the demo's Athena decides with (``athena_access``), so a direct call and a
   query agree: S3 weighs the bucket policy beside the identity's (moto: identity only; and a Deny binds those it
   names, not everyone), and a GET of an SSE-KMS object needs ``kms:Decrypt`` on its key (key policy, IAM where it
-  delegates), refused as S3 words it; Glue authorises against the database's or table's ARN, IAM's
-  SimulatePrincipalPolicy against the simulated principal (moto: ``*``); Lake Formation's ``ListPermissions``
-  lists column grants (moto leaves them out), grants on LF-tag expressions and on data cells filters
-  (``moto_lake_formation``) and, for a caller who is not a data lake administrator, only the
+  delegates), refused as S3 words it; a bucket's policy is read or changed only by its owner's account (another
+  account's identity gets S3's 405 MethodNotAllowed; moto serves it to anyone); Glue authorises against the
+  database's or table's ARN, IAM's SimulatePrincipalPolicy against the simulated principal (moto: ``*``); Lake
+  Formation's ``ListPermissions`` lists column grants (moto leaves them out), grants on LF-tag expressions and on
+  data cells filters (``moto_lake_formation``) and, for a caller who is not a data lake administrator, only the
   permissions the caller holds on the resource, as AWS filters it.
 
 ``EXTENSIONS`` are installed wherever moto serves the product (``install_moto_extensions``; ``DemoAccount``
@@ -57,10 +59,19 @@ from moto.iam.access_control import PermissionResult, S3IAMRequest
 from moto.iam.responses import IamResponse
 from moto.lakeformation.models import LakeFormationBackend
 from moto.lakeformation.responses import LakeFormationResponse
-from moto.s3.exceptions import S3ClientError
+from moto.s3.exceptions import MethodNotAllowed, S3ClientError
 from moto.s3.models import FakeBucket, s3_backends
 
-from .athena_access import caller_of, caller_of_key, for_everyone, key_arn, kms_verdict, not_authorized, s3_verdict
+from .athena_access import (
+    bucket_owner,
+    caller_of,
+    caller_of_key,
+    for_everyone,
+    key_arn,
+    kms_verdict,
+    not_authorized,
+    s3_verdict,
+)
 from .moto_athena import ATHENA, EXECUTION_DETAILS_ATTR
 from .moto_lake_formation import list_permissions as every_grant_listed
 from .moto_paging import BUCKET_REGIONS, GLUE, LISTING_PAGES, PAGE_LIMITS
@@ -126,6 +137,10 @@ def _authorize_with_protocol_errors(self: BaseResponse, resource: str = "*") -> 
 
 # --------------------------------------------------------------------------- resource checks
 
+OWNERS_ONLY = frozenset({"s3:GetBucketPolicy", "s3:PutBucketPolicy", "s3:DeleteBucketPolicy"})
+"""What S3 serves only to identities of the bucket owner's account, whatever a bucket policy grants another."""
+
+
 def _s3_check_action_permitted(self: S3IAMRequest, resource: str) -> None:
     """S3's decision: identity policies and the bucket policy; then, for a GET of an SSE-KMS object, its key."""
     caller = caller_of_key(self._access_key, self._access_key.partition)
@@ -133,6 +148,8 @@ def _s3_check_action_permitted(self: S3IAMRequest, resource: str) -> None:
     keys = s3_request_keys(self._action, self._data or {}, self._headers or {})
     if not s3_verdict(caller, self._action, bucket, key, caller.context(**keys)).allowed:
         self._raise_access_denied()
+    if self._action in OWNERS_ONLY and bucket_owner(bucket) not in (None, caller.account_id):
+        raise MethodNotAllowed()  # S3: permitted, but not an identity of the bucket owner's account (405)
     if self._action != "s3:GetObject" or self._method != "GET" or not key:
         return
     found = s3_backends[caller.account_id]["aws"].buckets.get(bucket)

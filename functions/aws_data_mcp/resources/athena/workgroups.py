@@ -164,7 +164,7 @@ def _workgroup(summary: Mapping[str, Any], outcome: Outcome[Any, dict[str, Any]]
     "the list's error beside them.",
     requires="auth",
     aws_calls=["athena:ListWorkGroups", "athena:GetWorkGroup", "iam:SimulatePrincipalPolicy", "s3:GetBucketPolicy",
-               "kms:GetKeyPolicy"],
+               "s3:ListAllMyBuckets", "kms:GetKeyPolicy"],
     list_field="workgroups",
 )
 def workgroups(request: ResourceRequest) -> WorkGroups:

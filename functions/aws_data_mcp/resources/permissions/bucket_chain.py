@@ -25,7 +25,8 @@ from aws_data_mcp.resources.permissions.links import (
     unseen_from_the_callers_seat,
 )
 from aws_data_mcp.resources.permissions.registrations import locations_in, registered_locations
-from aws_data_mcp.resources.permissions.storage import Seat, denied_by_identity, own_policies, read_chain, written
+from aws_data_mcp.resources.permissions.results_path import denied_by_identity, owner_call, owner_of, written
+from aws_data_mcp.resources.permissions.storage import Seat, own_policies, read_chain
 from aws_data_mcp.resources.permissions.summary import summary
 
 
@@ -65,7 +66,8 @@ def _explain(request: ResourceRequest, bucket: str) -> Chain[BucketExplained]:
     beside: list[Call[Any]] = [
         Call("lakeformation:ListResources", partial(registered_locations, request.client("lakeformation"))),
         Call("s3:GetBucketPublicAccessBlock", partial(s3.get_public_access_block, Bucket=bucket)),
-        Call("s3:GetBucketOwnershipControls", partial(s3.get_bucket_ownership_controls, Bucket=bucket))]
+        Call("s3:GetBucketOwnershipControls", partial(s3.get_bucket_ownership_controls, Bucket=bucket)),
+        owner_call(request, bucket)]
     if seat.principal:
         beside.append(Call("iam:SimulatePrincipalPolicy", partial(
             request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
@@ -78,11 +80,12 @@ def _explain(request: ResourceRequest, bucket: str) -> Chain[BucketExplained]:
     if (listing["evidence"].get("error") or {}).get("error") == ErrorCode.NOT_FOUND.value:
         raise ResourceFailure(ErrorCode.NOT_FOUND, f"s3:ListBucket: no bucket {bucket!r}",
                               details=["permissions://discover lists the caller's buckets."])
-    registered, access_block, ownership, *simulated = found.beside
+    registered, access_block, ownership, listing, *simulated = found.beside
+    owner = owner_of(seat, listing, found.policy)
     locations = None if registered.error else locations_in(bucket, registered.value or [])
     if simulated:
         own = next(iter((yield own_policies(request, seat, denied_by_identity(simulated[0])))), None)
-        write = written(seat, bucket, objects, found.policy, simulated[0], own)
+        write = written(seat, bucket, objects, found.policy, simulated[0], owner, own)
     else:
         write = link("s3:PutObject", objects, "unknown", {}, settle=f"IAM's simulator cannot simulate "
                      f"{request.caller.principal_arn}: an administrator runs aws iam simulate-principal-policy for "

@@ -35,7 +35,7 @@ def complete_bucket(request: ResourceRequest, prefix: str) -> list[str]:
     requires="auth",
     aws_calls=["s3:ListBucket", "s3:GetBucketPolicy", "s3:GetEncryptionConfiguration", "s3:GetObject",
                "kms:Decrypt", "kms:GetKeyPolicy", "lakeformation:ListResources", "s3:GetBucketPublicAccessBlock",
-               "s3:GetBucketOwnershipControls", "iam:SimulatePrincipalPolicy"],
+               "s3:GetBucketOwnershipControls", "iam:SimulatePrincipalPolicy", "s3:ListAllMyBuckets"],
     completions={"bucket": complete_bucket},
     argument_checks={"bucket": checked_bucket},
     example="permissions://buckets/my-data-lake",

@@ -71,6 +71,9 @@ class Fix(TypedDict):
     widens: NotRequired[list[str]]
     """What else an identity policy's narrowed Deny no longer denies the caller, where a wildcard (`s3:*`, a wider
     resource pattern) leaves IAM's grammar no way to take out the one access alone."""
+    account: NotRequired[str]
+    """The account whose administrator applies it, where that is not the caller's: a bucket policy of another
+    account's bucket is its owner's to change."""
 
 
 class Link(TypedDict):

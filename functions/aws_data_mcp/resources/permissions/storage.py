@@ -1,9 +1,9 @@
-"""The S3 and KMS links of an access chain, for a table's data, a bucket, or a query result location.
+"""The S3 and KMS links of an access chain, for a table's data or a bucket (a query result location's are
+results_path.py's, which reads bucket and key policies with these helpers).
 
 Reads are probed, as the caller: a listing of the prefix (s3:ListBucket) and a one-byte ranged GET of an object
 under it, which S3 authorises (s3:GetObject) and then decrypts (kms:Decrypt for an SSE-KMS object): exactly what
-Athena does, with no data changed. Writes cannot be probed without writing: IAM's simulator decides on the caller's
-identity policies, and the bucket policy is weighed by its statements that name the caller, where it can be read.
+Athena does, with no data changed.
 """
 
 from __future__ import annotations
@@ -17,17 +17,15 @@ from urllib.parse import urlparse
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.caller import Caller
-from aws_data_mcp.errors import ErrorCode
+from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources.permissions.athena_context import as_athena, context_bound, simulate_as_athena
 from aws_data_mcp.resources.permissions.discover import simulation_principal
 from aws_data_mcp.resources.permissions.identity_policies import denial_fixes, identity_policies
 from aws_data_mcp.resources.permissions.links import (
-    Fix,
     Governor,
     Link,
-    Verdict,
     answered,
     delegates,
     identity_fix,
@@ -60,12 +58,19 @@ class Seat:
         return Seat(principal, identities, caller.account)
 
 
+OTHER_ACCOUNT = "s3:GetBucketPolicy: S3 answers 405 MethodNotAllowed: only the bucket owner's account reads its policy"
+"""S3's answer to GetBucketPolicy from an identity of another account than the bucket's (a refusal that says so)."""
+
+
 def bucket_policy(s3: Any, bucket: str) -> dict[str, Any] | None:
     """The bucket's policy; None for a bucket that has none (AWS answers that with an error)."""
     try:
         return parsed_policy(s3.get_bucket_policy(Bucket=bucket)["Policy"])
     except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") != "NoSuchBucketPolicy":
+        code = exc.response.get("Error", {}).get("Code")
+        if code == "MethodNotAllowed":
+            raise ResourceFailure(ErrorCode.ACCESS_DENIED, OTHER_ACCOUNT, action="s3:GetBucketPolicy") from None
+        if code != "NoSuchBucketPolicy":
             raise
         return None
 
@@ -98,19 +103,19 @@ def _encryption_of(s3: Any, bucket: str, key: str) -> dict[str, Any]:
     return {"ServerSideEncryption": answer.get("ServerSideEncryption"), "SSEKMSKeyId": answer.get("SSEKMSKeyId")}
 
 
-def _key_arn(key: str, region: str, account: str | None) -> str:
+def key_arn(key: str, region: str, account: str | None) -> str:
     if key.startswith("arn:"):
         return key
     return f"arn:aws:kms:{region}:{account or '*'}:key/{key}"
 
 
-def _policy_evidence(outcome: Outcome[Any, Any]) -> str:
+def policy_evidence(outcome: Outcome[Any, Any]) -> str:
     if outcome.error is not None:
         return "unreadable"
     return "none" if outcome.value is None else "read"
 
 
-def _put_bucket_policy(bucket: str) -> str:
+def put_bucket_policy(bucket: str) -> str:
     """The command that puts a fixed bucket policy (`{policy}` is filled with it)."""
     return f"aws s3api put-bucket-policy --bucket {bucket} --policy {{policy}}"
 
@@ -127,7 +132,7 @@ def _read_fix(seat: Seat, bucket: str, policy: Outcome[Any, Any], action: str, r
     denying = _bucket_denies(seat, policy, action, resource)
     if denying and seat.principal:
         return [resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal, [action], resource,
-                                    denying, _put_bucket_policy(bucket))]
+                                    denying, put_bucket_policy(bucket))]
     removed = denial_fixes(own.value, action, resource) if own is not None and own.ok else []
     return [*removed, identity_fix(seat.principal, [action], [resource])]
 
@@ -207,7 +212,7 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
                    if outcome is not None and verdict_of(outcome) == "denied" and not _kms_refused(outcome)
                    and not _bucket_denies(seat, policy, action, arn)]
     own = next(iter((yield own_policies(request, seat, bool(unexplained)))), None)  # a refusal only
-    evidence = {"bucket_policy": _policy_evidence(policy), "prefix": prefix, "objects_sampled": len(keys)}
+    evidence = {"bucket_policy": policy_evidence(policy), "prefix": prefix, "objects_sampled": len(keys)}
     links = [_probe_link("s3:ListBucket", bucket_arn, listing, evidence | {"objects_seen": len(
         (listing.value or {}).get("Contents", []))}, _read_fix(seat, bucket, policy, "s3:ListBucket", bucket_arn,
                                                                own), governed_by)]
@@ -259,9 +264,9 @@ def _decrypt_link(request: ResourceRequest, seat: Seat, key: str | None, read: O
     if (algorithm != "aws:kms" or not key_id) and not _kms_refused(read):
         return link("kms:Decrypt", "none", "allowed", evidence | {"answered": "no KMS key: nothing to decrypt"},
                     governed_by=governed_by)
-    arn = _key_arn(key_id, request.caller.region, seat.account) if key_id else "*"
+    arn = key_arn(key_id, request.caller.region, seat.account) if key_id else "*"
     if policy_of_key is not None:
-        evidence["key_policy"] = _policy_evidence(policy_of_key)
+        evidence["key_policy"] = policy_evidence(policy_of_key)
     if read is not None and read.ok:
         return link("kms:Decrypt", arn, "allowed", evidence | {"answered": "the one-byte read was decrypted"},
                     governed_by=governed_by)
@@ -285,143 +290,6 @@ def _decrypt_fix(seat: Seat, arn: str, policy_of_key: Outcome[Any, Any] | None) 
                                     f"aws kms put-key-policy --key-id {key_id} --policy-name default "
                                     "--policy {policy}")]
     return [identity_fix(seat.principal, ["kms:Decrypt"], [arn])]
-
-
-RESULT_ACTIONS = ("s3:PutObject", "s3:GetObject")
-"""Athena writes a query's results as the caller, and GetQueryResults reads them back as the caller."""
-
-
-def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str) -> Chain[list[Link]]:
-    """Whether the caller may write under `prefix` (a query result location) and read the results back: the bucket
-    policy, then IAM's simulator on the caller's identity policies; two waves."""
-    objects = f"arn:aws:s3:::{bucket}/{prefix}*"
-    policy = yield Call("s3:GetBucketPolicy", partial(bucket_policy, request.client("s3"), bucket))
-    if seat.principal is None:
-        return [link(action, objects, "unknown", {"bucket_policy": _policy_evidence(policy)},
-                     settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}: an administrator runs "
-                            f"aws iam simulate-principal-policy for {action} on {objects}")
-                for action in RESULT_ACTIONS]
-    simulated = yield Call("iam:SimulatePrincipalPolicy", partial(
-        request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
-        ActionNames=list(RESULT_ACTIONS), ResourceArns=[objects]))
-    refused = any(denied_by_identity(simulated, action) for action in RESULT_ACTIONS)
-    own = next(iter((yield own_policies(request, seat, refused))), None)
-    return [written(seat, bucket, objects, policy, simulated, own, action) for action in RESULT_ACTIONS]
-
-
-def decision(simulated: Outcome[Any, Any], action: str) -> str | None:
-    """IAM's simulator's decision on `action` ("allowed", "explicitDeny", "implicitDeny"), None where it gave none."""
-    results = (simulated.value or {}).get("EvaluationResults") or []
-    return next((r["EvalDecision"] for r in results if r.get("EvalActionName", action) == action), None)
-
-
-def denied_by_identity(simulated: Outcome[Any, Any], action: str = "s3:PutObject") -> bool:
-    """Whether IAM's simulator found a Deny in the caller's own policies (then they are read, for the fix)."""
-    return decision(simulated, action) == "explicitDeny"
-
-
-def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], simulated: Outcome[Any, Any],
-            own: Outcome[Any, Any] | None = None, action: str = "s3:PutObject") -> Link:
-    """The write (or read-back) verdict: a Deny in the bucket policy or the identity's decides; else an Allow in
-    either allows (within one account, either suffices); an unreadable bucket policy leaves anything but a Deny
-    unknown."""
-    identity = decision(simulated, action)
-    evidence: dict[str, Any] = {"bucket_policy": _policy_evidence(policy), "simulated_identity_policies": identity}
-    if simulated.error is not None:
-        evidence["error"] = simulated.error.brief()
-    denying = statements(policy.value, "Deny", action, objects, seat.identities, seat.account) \
-        if policy.ok else []
-    allowing = statements(policy.value, "Allow", action, objects, seat.identities, seat.account) \
-        if policy.ok else []
-    if denying:
-        return link(action, objects, "denied", evidence | {"bucket_policy_denies": denying}, fix=[
-            resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", [action],
-                                objects, denying, _put_bucket_policy(bucket))])
-    if identity == "explicitDeny":
-        removed = denial_fixes(own.value, action, objects) if own is not None and own.ok else []
-        return link(action, objects, "denied", evidence,
-                    fix=[*removed, identity_fix(seat.principal, [action], [objects])])
-    if not policy.ok or identity is None:
-        return link(action, objects, "unknown", evidence, settle=(
-            f"The bucket policy of {bucket} cannot be read by the caller: its owner reads it "
-            "(aws s3api get-bucket-policy) for a Deny naming the caller" if not policy.ok else unsettled(simulated)))
-    if identity == "allowed" or allowing:
-        return link(action, objects, "allowed", evidence | ({"bucket_policy_allows": allowing}
-                                                                      if allowing else {}))
-    return link(action, objects, "denied", evidence,
-                fix=[identity_fix(seat.principal, [action], [objects])])
-
-
-RESULTS_KEY_ACTIONS = ("kms:GenerateDataKey", "kms:Decrypt")
-"""What Athena asks KMS, as the caller, to write SSE-KMS (or CSE-KMS) encrypted results, then to read them back."""
-
-
-def results_key(encryption: Mapping[str, Any] | None) -> str | None:
-    """The KMS key a workgroup's results are encrypted with (its EncryptionConfiguration), if any."""
-    found = encryption or {}
-    return str(found["KmsKey"]) if found.get("EncryptionOption") in ("SSE_KMS", "CSE_KMS") and found.get(
-        "KmsKey") else None
-
-
-def _put_key_policy(arn: str) -> str:
-    return f"aws kms put-key-policy --key-id {arn.rsplit('/', 1)[-1]} --policy-name default --policy {{policy}}"
-
-
-def results_key_chain(request: ResourceRequest, seat: Seat, workgroup: str, key: str) -> Chain[list[Link]]:
-    """Whether the caller may use the results' key to write them and read them back: its key policy, then IAM's
-    simulator where the key policy lets the account's IAM policies grant it; two waves, beside the result
-    location's write."""
-    arn = _key_arn(key, request.caller.region, seat.account)
-    policy = yield Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), arn))
-    if policy.error is not None:
-        if policy.error.code is ErrorCode.NOT_FOUND:  # Athena fails every query: the key cannot be used
-            return [link(action, arn, "denied", answered(policy), fix=[_plain_results(workgroup)])
-                    for action in RESULTS_KEY_ACTIONS]
-        return [link(action, arn, "unknown", answered(policy), settle=(
-            f"The key's administrator reads its policy (aws kms get-key-policy --key-id {arn} --policy-name default) "
-            "for a statement that lets the caller use it")) for action in RESULTS_KEY_ACTIONS]
-    evidence: dict[str, Any] = {"key_policy": "read", "workgroup": workgroup}
-    simulate = [action for action in RESULTS_KEY_ACTIONS if seat.principal and not _key_refuses(seat, policy, action,
-                                                                                                  arn)]
-    simulated = (yield Call("iam:SimulatePrincipalPolicy", partial(
-        request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
-        ActionNames=simulate, ResourceArns=[arn]))) if simulate else None
-    return [_key_link(request, seat, policy, simulated, action, arn, evidence) for action in RESULTS_KEY_ACTIONS]
-
-
-def _key_refuses(seat: Seat, policy: Outcome[Any, Any], action: str, arn: str) -> bool:
-    """A Deny naming the caller, or no statement letting it (or its account's IAM policies) use the key."""
-    return bool(statements(policy.value, "Deny", action, arn, seat.identities, seat.account)) or not (
-        statements(policy.value, "Allow", action, arn, seat.identities, None)
-        or delegates(policy.value, action, arn, seat.account))
-
-
-def _key_link(request: ResourceRequest, seat: Seat, policy: Outcome[Any, Any], simulated: Outcome[Any, Any] | None,
-              action: str, arn: str, evidence: Mapping[str, Any]) -> Link:
-    denying = statements(policy.value, "Deny", action, arn, seat.identities, seat.account)
-    named = statements(policy.value, "Allow", action, arn, seat.identities, None)
-    if simulated is None or _key_refuses(seat, policy, action, arn):  # the key policy alone refuses: not simulated
-        verdict: Verdict = "denied" if seat.principal else "unknown"
-        return link(action, arn, verdict, {**evidence, "key_policy_denies": denying}, fix=[
-            resource_policy_fix("key_policy", arn, policy.value, seat.principal or "", [action], "*", denying,
-                                _put_key_policy(arn))],
-                    settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}")
-    identity = decision(simulated, action)
-    found = {**evidence, "simulated_identity_policies": identity}
-    if identity == "explicitDeny" or (identity != "allowed" and not named and identity is not None):
-        return link(action, arn, "denied", found, fix=[identity_fix(seat.principal, [action], [arn])])
-    if identity is None:
-        return link(action, arn, "unknown", found | answered(simulated), settle=unsettled(simulated))
-    return link(action, arn, "allowed", found)
-
-
-def _plain_results(workgroup: str) -> Fix:
-    """A workgroup whose results key cannot be used: its results encrypted with S3's own keys instead."""
-    updates = {"ResultConfigurationUpdates": {"EncryptionConfiguration": {"EncryptionOption": "SSE_S3"}}}
-    return Fix(kind="workgroup", apply_by="administrator", target=workgroup, request={
-        "WorkGroup": workgroup, "ConfigurationUpdates": updates},
-        command=f"aws athena update-work-group --work-group {workgroup} --configuration-updates "
-                "'ResultConfigurationUpdates={EncryptionConfiguration={EncryptionOption=SSE_S3}}'")
 
 
 def s3_location(uri: str | None) -> tuple[str, str] | None:

@@ -43,6 +43,8 @@ def _remedy(fix: Fix) -> str:
         return "exempt the caller from the boundary's Deny" if narrows else "allow it in the permissions boundary"
     if kind == "lake_formation_grant":
         return "grant it in Lake Formation"
+    if "ExpectedBucketOwner" in fix["command"]:
+        return "name the results bucket's owner in the workgroup (ExpectedBucketOwner)"
     return "set the workgroup up for this server"
 
 
@@ -68,7 +70,8 @@ def summary(verdict: Verdict, links: Sequence[Link], allowed: str) -> str:
     if verdict == "denied":
         fixes = entry.get("fix") or []
         if fixes:
-            who = "you" if fixes[0]["apply_by"] == "caller" else "an administrator"
+            who = "you" if fixes[0]["apply_by"] == "caller" else "an administrator" + (
+                f" of account {fixes[0]['account']}" if fixes[0].get("account") else "")
             line += f" — fix by {who}: {_remedy(fixes[0])}"
         elif entry.get("evidence", {}).get("reason"):
             line += f" — {entry['evidence']['reason']}"

@@ -29,16 +29,14 @@ from aws_data_mcp.resources.permissions.links import (
     unsettled,
     verdict_of,
 )
-from aws_data_mcp.resources.permissions.storage import (
+from aws_data_mcp.resources.permissions.results_path import (
     RESULT_ACTIONS,
     RESULTS_KEY_ACTIONS,
-    Seat,
-    own_policies,
     results_key,
     results_key_chain,
-    s3_location,
     write_chain,
 )
+from aws_data_mcp.resources.permissions.storage import Seat, own_policies, s3_location
 
 ATHENA_ACTIONS = ("athena:StartQueryExecution", "athena:GetQueryExecution", "athena:GetQueryResults")
 DATA_ACCESS = "lakeformation:GetDataAccess"
@@ -63,6 +61,8 @@ class WorkgroupChecks:
     simulated: Outcome[Any, Any] | None = None
     writing: list[tuple[str, tuple[str, str]]] = field(default_factory=list)
     keys: dict[str, str] = field(default_factory=dict)
+    expected: dict[str, str] = field(default_factory=dict)
+    """Each workgroup's ExpectedBucketOwner, where it sets one (evidence of its results bucket's owner)."""
     asked: bool = False
 
     @staticmethod
@@ -90,12 +90,15 @@ class WorkgroupChecks:
         results = {name: c.get("ResultConfiguration") or {} for name, c in configurations.items()}
         self.writing = [(name, where) for name in self.names
                         if (where := s3_location(results[name].get("OutputLocation"))) is not None]
+        self.expected = {name: str(results[name]["ExpectedBucketOwner"]) for name in self.names
+                         if results[name].get("ExpectedBucketOwner")}
         self.keys = {name: key for name in self.names
                      if (key := results_key(results[name].get("EncryptionConfiguration")))}
         asked = own_policies(self.request, self.seat, any(verdict_of(o) == "denied" for o in self.described))
         self.asked = bool(asked)
-        return [*(Call("s3:GetBucketPolicy", partial(write_chain, self.request, self.seat, *where))
-                  for _, where in self.writing),
+        return [*(Call("s3:GetBucketPolicy", partial(write_chain, self.request, self.seat, *where, name,
+                                                     self.expected.get(name)))
+                  for name, where in self.writing),
                 *(Call("kms:GetKeyPolicy", partial(results_key_chain, self.request, self.seat, name, key))
                   for name, key in self.keys.items()),
                 *asked]  # own policies: after a refused workgroup only
