@@ -8,7 +8,9 @@ moto enforces, with S3's decision (identity policies, group policies, the bounda
   permissions://buckets say denied and name the group's policy; its fix, applied by an administrator, lets the
   caller read, while another member of the group is still refused;
 - a role whose permissions boundary does not allow the read: named as the boundary, and its fix lets it read;
-- a role whose permissions boundary denies the read: named as the boundary, narrowed for it alone.
+- a role whose permissions boundary denies the read: named as the boundary, narrowed for it alone;
+- a role whose permissions boundary does not allow writing the workgroup's results: the workgroup's s3:PutObject
+  link names the boundary, and its fix lets the query's results be written.
 """
 
 from __future__ import annotations
@@ -52,6 +54,10 @@ CAP = [{"Effect": "Allow", "Action": READS, "Resource": "*"},
 WALL = [{"Effect": "Allow", "Action": "*", "Resource": "*"},
         {"Sid": "NoOrders", "Effect": "Deny", "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{BUCKET}/orders/*"}]
 """The boundary of roles `walled` and `walled-too`: everything, but reading the table's data."""
+NO_RESULTS = [{"Effect": "Allow", "Action": [a for a in READS if a != "s3:PutObject"], "Resource": "*"},
+              {"Effect": "Allow", "Action": "s3:GetObject",
+               "Resource": ["arn:aws:s3:::results/*", f"arn:aws:s3:::{BUCKET}/*"]}]
+"""The boundary of role `no-results`: everything its policy allows, but writing query results."""
 
 
 def _document(statements: list[dict[str, Any]]) -> str:
@@ -90,7 +96,7 @@ def account() -> Iterator[dict[str, dict[str, str]]]:
         keys[user] = _keys(iam.create_access_key(UserName=user)["AccessKey"])
     trust = _document([{"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"},
                         "Action": "sts:AssumeRole"}])
-    for role, boundary in (("capped", CAP), ("walled", WALL), ("walled-too", WALL)):
+    for role, boundary in (("capped", CAP), ("walled", WALL), ("walled-too", WALL), ("no-results", NO_RESULTS)):
         arn = f"arn:aws:iam::{ACCOUNT}:policy/{role}-boundary"
         if role != "walled-too":
             iam.create_policy(PolicyName=f"{role}-boundary", PolicyDocument=_document(boundary))
@@ -263,3 +269,22 @@ def test_iams_simulator_names_the_group_policy_and_the_boundary(account: dict[st
     assert answer["EvalDecision"] == "allowed" and answer["PermissionsBoundaryDecisionDetail"] == {
         "AllowedByPermissionsBoundary": True}
     assert [(m["SourcePolicyId"], m["SourcePolicyType"]) for m in answer["MatchedStatements"]] == [("access", "role")]
+
+
+@pytest.mark.usefixtures("enforced")
+async def test_a_boundary_that_does_not_allow_writing_results_is_named_on_the_workgroups_link(
+        server: ServerThread, account: dict[str, dict[str, str]]) -> None:
+    keys = account["no-results"]
+    found = await explained(server, keys, TABLE)
+    write = next(entry for entry in found["workgroups"][WORKGROUP] if entry["check"] == "s3:PutObject")
+    assert found["query"] == "denied" and write["verdict"] == "denied", json.dumps(write, indent=1)
+    boundary = write["fix"][0]
+    arn = f"arn:aws:iam::{ACCOUNT}:policy/no-results-boundary"
+    assert (boundary["kind"], boundary["target"]) == ("permissions_boundary", arn), boundary
+    assert boundary["note"].startswith(f"the permissions boundary {arn} does not allow s3:PutObject")
+    assert boundary["statement"]["Resource"] == f"arn:aws:s3:::results/{WORKGROUP}/*"
+    for fix in write["fix"]:
+        apply_fix(fix, administrator(account))
+    after = await explained(server, keys, TABLE)
+    written = next(entry for entry in after["workgroups"][WORKGROUP] if entry["check"] == "s3:PutObject")
+    assert written["verdict"] == "allowed" and after["query"] == "allowed", json.dumps(after, indent=1)

@@ -31,6 +31,17 @@ CONTEXT = [
 """Athena's request as S3 sees it (no source VPC endpoint or IP: those keys are absent, as they are for Athena)."""
 
 
+def athena_request(principal: str, account: str | None) -> list[dict[str, Any]]:
+    """Athena's request context for IAM's simulator, with the caller's principal keys, which AWS sets on every
+    request and IAM's simulator does not fill in: a statement excepting or naming the caller by aws:PrincipalArn
+    (a fix narrowed for it) is weighed as S3 will weigh it."""
+    keys = [{"ContextKeyName": "aws:PrincipalArn", "ContextKeyValues": [principal], "ContextKeyType": "string"}]
+    if account:
+        keys.append({"ContextKeyName": "aws:PrincipalAccount", "ContextKeyValues": [account],
+                     "ContextKeyType": "string"})
+    return [*CONTEXT, *keys]
+
+
 def _keys(statement: Mapping[str, Any]) -> set[str]:
     return {key.lower() for conditions in (statement.get("Condition") or {}).values()
             if isinstance(conditions, Mapping) for key in conditions}

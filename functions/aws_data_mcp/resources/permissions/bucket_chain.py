@@ -25,7 +25,7 @@ from aws_data_mcp.resources.permissions.links import (
     unseen_from_the_callers_seat,
 )
 from aws_data_mcp.resources.permissions.registrations import locations_in, registered_locations
-from aws_data_mcp.resources.permissions.results_path import denied_by_identity, owner_call, owner_of, written
+from aws_data_mcp.resources.permissions.results_path import capped, denied_by_identity, owner_call, owner_of, written
 from aws_data_mcp.resources.permissions.storage import Seat, own_policies, read_chain
 from aws_data_mcp.resources.permissions.summary import summary
 
@@ -84,7 +84,8 @@ def _explain(request: ResourceRequest, bucket: str) -> Chain[BucketExplained]:
     owner = owner_of(seat, listing, found.policy)
     locations = None if registered.error else locations_in(bucket, registered.value or [])
     if simulated:
-        own = next(iter((yield own_policies(request, seat, denied_by_identity(simulated[0])))), None)
+        refused = denied_by_identity(simulated[0]) or capped(simulated[0], "s3:PutObject")
+        own = next(iter((yield own_policies(request, seat, refused))), None)
         write = written(seat, bucket, objects, found.policy, simulated[0], owner, own)
     else:
         write = link("s3:PutObject", objects, "unknown", {}, settle=f"IAM's simulator cannot simulate "

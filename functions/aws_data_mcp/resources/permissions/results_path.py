@@ -37,6 +37,7 @@ from typing import Any
 from aws_data_mcp.errors import ErrorCode
 from aws_data_mcp.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
+from aws_data_mcp.resources.permissions.athena_context import athena_request
 from aws_data_mcp.resources.permissions.identity_policies import denial_fixes
 from aws_data_mcp.resources.permissions.links import (
     Fix,
@@ -153,17 +154,30 @@ def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, 
                 for action in RESULT_ACTIONS]
     simulated = yield Call("iam:SimulatePrincipalPolicy", partial(
         request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
-        ActionNames=list(RESULT_ACTIONS), ResourceArns=[objects]))
-    refused = any(denied_by_identity(simulated, action) for action in RESULT_ACTIONS)
+        ActionNames=list(RESULT_ACTIONS), ResourceArns=[objects],
+        ContextEntries=athena_request(seat.principal, seat.account)))  # Athena writes and reads them as the caller
+    refused = any(denied_by_identity(simulated, action) or capped(simulated, action) for action in RESULT_ACTIONS)
     own = next(iter((yield own_policies(request, seat, refused))), None)
     return [written(seat, bucket, objects, policy, simulated, owner, own, action, RESULT_ACTIONS)
             for action in RESULT_ACTIONS]
 
 
+def evaluation(simulated: Outcome[Any, Any], action: str) -> dict[str, Any] | None:
+    """IAM's simulator's EvaluationResult for `action`, None where it gave none."""
+    results = (simulated.value or {}).get("EvaluationResults") or []
+    return next((r for r in results if r.get("EvalActionName", action) == action), None)
+
+
 def decision(simulated: Outcome[Any, Any], action: str) -> str | None:
     """IAM's simulator's decision on `action` ("allowed", "explicitDeny", "implicitDeny"), None where it gave none."""
-    results = (simulated.value or {}).get("EvaluationResults") or []
-    return next((r["EvalDecision"] for r in results if r.get("EvalActionName", action) == action), None)
+    return (evaluation(simulated, action) or {}).get("EvalDecision")
+
+
+def capped(simulated: Outcome[Any, Any], action: str) -> bool:
+    """Whether IAM's simulator says the caller's permissions boundary does not allow `action`: an Allow added to
+    its own policies would change nothing, so they are read for the boundary's fix."""
+    detail = (evaluation(simulated, action) or {}).get("PermissionsBoundaryDecisionDetail") or {}
+    return detail.get("AllowedByPermissionsBoundary") is False
 
 
 def denied_by_identity(simulated: Outcome[Any, Any], action: str = "s3:PutObject") -> bool:
@@ -198,10 +212,12 @@ def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], si
         return link(action, objects, "denied", evidence | {"bucket_policy_denies": denying}, fix=[
             resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", [action],
                                 objects, denying, put_bucket_policy(bucket))])
+    # a Deny in the caller's own, a group's or the boundary's policy, or a boundary that does not allow it
+    own_fixes = denial_fixes(own.value, action, objects, evaluation(simulated, action)) \
+        if own is not None and own.ok else []
+    identity_fixes = [*own_fixes, identity_fix(seat.principal, [action], [objects])]
     if identity == "explicitDeny":
-        removed = denial_fixes(own.value, action, objects) if own is not None and own.ok else []
-        return link(action, objects, "denied", evidence,
-                    fix=[*removed, identity_fix(seat.principal, [action], [objects])])
+        return link(action, objects, "denied", evidence, fix=identity_fixes)
     if policy.error is not None and policy.error.code is ErrorCode.NOT_FOUND:  # Athena fails every query
         return link(action, objects, "denied", evidence | {"reason": f"S3 answers that there is no bucket {bucket}: "
                                                                      "Athena cannot write the results there"})
@@ -210,21 +226,22 @@ def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], si
     if identity is None:
         return link(action, objects, "unknown", evidence, settle=unsettled(simulated))
     if identity != "allowed" and owner.callers is False:  # from another account, the identity must allow too
-        return link(action, objects, "denied", evidence, fix=[identity_fix(seat.principal, [action], [objects])])
+        return link(action, objects, "denied", evidence, fix=identity_fixes)
     if not policy.ok:
         return link(action, objects, "unknown", evidence, settle=_unreadable(seat, bucket, objects, owner, action))
-    return _weighed(seat, bucket, objects, policy, identity, owner, action, grant or [action], evidence)
+    return _weighed(seat, bucket, objects, policy, identity, owner, action, grant or [action], evidence, identity_fixes)
 
 
 def _weighed(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], identity: str, owner: BucketOwner,
-             action: str, grant: Sequence[str], evidence: dict[str, Any]) -> Link:
-    """No Deny decides: the bucket policy's Allows and the identity's, combined as the owner makes S3 combine them."""
+             action: str, grant: Sequence[str], evidence: dict[str, Any], identity_fixes: list[Fix]) -> Link:
+    """No Deny decides: the bucket policy's Allows and the identity's, combined as the owner makes S3 combine them.
+    `identity_fixes`: what the caller's identity needs where it does not allow (its boundary's first, if any)."""
     named = _allows(seat, policy, action, objects, account=False)
     trusted = _allows(seat, policy, action, objects, account=True)
     if owner.callers:  # within the account: either suffices
         if identity == "allowed" or named:
             return link(action, objects, "allowed", evidence | ({"bucket_policy_allows": named} if named else {}))
-        return link(action, objects, "denied", evidence, fix=[identity_fix(seat.principal, [action], [objects])])
+        return link(action, objects, "denied", evidence, fix=identity_fixes)
     found = evidence | ({"bucket_policy_allows": trusted} if trusted else {})
     if identity == "allowed" and trusted and all("Condition" in s for s in trusted):
         return link(action, objects, "unknown", found, settle=(
@@ -235,7 +252,7 @@ def _weighed(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], i
     if owner.callers is None:
         if identity == "allowed" or named:
             return link(action, objects, "unknown", found, settle=_owner_unknown(seat, bucket, objects, owner, action))
-        return link(action, objects, "denied", evidence, fix=[identity_fix(seat.principal, [action], [objects])])
+        return link(action, objects, "denied", evidence, fix=identity_fixes)
     fix = resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", list(grant), objects, [],
                               put_bucket_policy(bucket))
     if owner.account:
