@@ -98,8 +98,17 @@ try {
   seen.grouped.avg_chart = await chart();
   seen.grouped.most_decimals = mostDecimals(seen.grouped.cells);
   // A host that grants clipboard-write: a click on a cell copies its value as Athena gave it.
+  // Each toast is kept as it appears (it leaves after 1.5 s, which a busy machine may outlast), then the click's
+  // answer, a toast or the box, is awaited: readiness, not a time.
+  await frame.evaluate(() => {
+    window.toasts = [];
+    new MutationObserver((changes) => changes.forEach((change) => change.addedNodes.forEach((node) => {
+      if (node.className === "toast") window.toasts.push(node.textContent);
+    }))).observe(document.body, { childList: true });
+  });
   await frame.locator("tbody tr:first-child td:nth-child(4)").click();
-  seen.grouped.copy = { toast: await frame.locator(".toast").allInnerTexts(), box: await frame.locator("#box").count(),
+  await frame.waitForFunction(() => window.toasts.length > 0 || document.getElementById("box") !== null);
+  seen.grouped.copy = { toast: await frame.evaluate(() => window.toasts), box: await frame.locator("#box").count(),
     clipboard: await page.evaluate(() => navigator.clipboard.readText()) }; // read back by the host page
 
   // Money and dates: a daily EUR series, a line over order_date, the currency written, the dates readable.
