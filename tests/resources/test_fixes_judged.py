@@ -5,6 +5,7 @@ refuses."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -52,3 +53,28 @@ def test_the_fix_allows_alices_read_and_changes_nothing_else(denying: dict[str, 
     changed = [(asked[i].principal, asked[i].action, asked[i].context) for i in range(len(asked))
                if i != one and before[i] != after[i] and before[i] != "Allowed"]
     assert changed == [], changed  # every other refusal stands: Bob's, and any request without TLS
+
+
+def test_a_second_callers_fix_keeps_the_grant_the_first_ones_added() -> None:
+    """Two callers each refused by a Deny naming both, their identity policies silent (the bucket policy's grant is
+    all they have); alice's fix applied, then bob's printed from that policy: both read, and every other refusal
+    stands (a fix never takes back the grant another fix added)."""
+    original = {"Version": "2012-10-17", "Statement": [TLS_ONLY, ALICE_AND_BOB]}
+
+    def fixed(policy: dict[str, Any], role: str, session: str) -> dict[str, Any]:
+        found = statements(policy, "Deny", "s3:GetObject", OBJECTS, (role, session), ACCOUNT)
+        return resource_policy_fix("bucket_policy", "logs", policy, role, ["s3:GetObject"], OBJECTS, found,
+                                   "aws s3api put-bucket-policy --bucket logs --policy {policy}", (session,))["policy"]
+
+    def silent(policy: dict[str, Any]) -> list[Request]:  # identities that allow nothing: the grants must hold
+        return [replace(r, identity=()) for r in requests(TLS, policy)]
+
+    both = fixed(fixed(original, ALICE_ROLE, ALICE), BOB_ROLE, BOB)
+    asked = silent(original)
+    before, after = judge(asked), judge(silent(both))
+    reads = {i for i, r in enumerate(asked)
+             if r.action == "s3:GetObject" and r.context["aws:SecureTransport"] == "true"}
+    assert [after[i] for i in sorted(reads)] == ["Allowed", "Allowed"], after
+    changed = [(asked[i].principal, asked[i].action, asked[i].context) for i in range(len(asked))
+               if i not in reads and before[i] != after[i] and before[i] != "Allowed"]
+    assert changed == [], changed

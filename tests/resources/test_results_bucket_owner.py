@@ -22,6 +22,7 @@ from moto.s3.models import s3_backends
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.identity import local_chain
+from aws_data_mcp.resources.permissions.links import grant_sid
 from support.fixes import apply_fix
 from support.iam_judge import Request, judge, skip_without_judge
 from support.servers import ServerThread, free_port
@@ -202,7 +203,8 @@ async def test_a_readable_policy_without_the_grant_is_denied_and_the_owners_fix_
     assert links["s3:GetObject"]["fix"] == [fix]  # one statement for the whole results path
     analyst = f"arn:aws:iam::{ACCOUNT}:user/analyst"
     assert (fix["kind"], fix["target"], fix["account"]) == ("bucket_policy", BUCKET, OWNER)
-    assert fix["statement"] == {"Sid": "AwsDataMcpAccess", "Effect": "Allow", "Principal": {"AWS": analyst},
+    assert fix["statement"] == {"Sid": grant_sid(analyst, ["s3:PutObject", "s3:GetObject"], OBJECTS),
+                                "Effect": "Allow", "Principal": {"AWS": analyst},
                                 "Action": ["s3:PutObject", "s3:GetObject"], "Resource": OBJECTS}
     assert f"an administrator of account {OWNER}" in found["summary"], found["summary"]
     apply_fix(fix, boto3.Session(region_name=REGION, **lake["owner"]).client)

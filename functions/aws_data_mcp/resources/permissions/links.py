@@ -8,6 +8,7 @@ from the caller's seat is `unknown` with what would settle it, never assumed.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import json
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
@@ -224,18 +225,25 @@ def narrowed(statement: dict[str, Any], principal: str, identities: Sequence[str
     return statement | {"Condition": conditions | {"ArnNotEquals": exempt}}
 
 
+def grant_sid(principal: str, actions: Sequence[str], resource: str) -> str:
+    """The Sid of a fix's Allow: one per caller and access, so a fix printed for one caller never replaces the grant
+    another's fix added (Sids are letters and digits, unique within a policy)."""
+    digest = hashlib.sha256(json.dumps([principal, sorted(actions), resource]).encode()).hexdigest()[:12]
+    return f"AwsDataMcpAccess{digest}"
+
+
 def resource_policy_fix(kind: Literal["bucket_policy", "key_policy"], target: str, policy: Mapping[str, Any] | None,
                         principal: str, actions: Sequence[str], resource: str, denying: Sequence[dict[str, Any]],
                         command: str, identities: Sequence[str] = ()) -> Fix:
     """A bucket- or key-policy fix that grants exactly the one access: each statement that denies the caller
     narrowed to leave it out (TLS-only is kept as is: it refuses no TLS request), an Allow for it added; the whole
     policy as it would be, and `command` (formatted with it) to put it."""
-    statement = {"Sid": "AwsDataMcpAccess", "Effect": "Allow", "Principal": {"AWS": principal},
+    statement = {"Sid": grant_sid(principal, actions, resource), "Effect": "Allow", "Principal": {"AWS": principal},
                  "Action": list(actions), "Resource": resource}
     who = [*identities, principal]
     removed, narrows, kept = [], [], []
     for entry in listed((policy or {}).get("Statement")):
-        if entry.get("Sid") == statement["Sid"]:
+        if entry.get("Sid") == statement["Sid"]:  # this very grant, printed before: replaced, never doubled
             continue
         if entry not in denying or _transport_only(entry):
             kept.append(entry)
