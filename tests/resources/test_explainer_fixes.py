@@ -22,6 +22,7 @@ from aws_data_mcp.demo.account import DemoAccount
 from aws_data_mcp.demo.enterprise_lake import LAKE_ACCOUNT
 from aws_data_mcp.demo.lake_tables import lake_files
 from aws_data_mcp.demo.seed_data import DEMO_CALLER_USER, QUERY_WORKGROUPS
+from aws_data_mcp.resources.permissions.workgroup_checks import COST_GUARD
 from support.demo_access import REFUSED, count_query
 from support.fixes import apply_fix
 from support.servers import ServerThread, free_port
@@ -91,8 +92,9 @@ async def test_each_denied_links_fix_applied_by_an_administrator_lets_the_query_
 
 async def test_each_denied_workgroup_links_fix_lets_the_query_run_there(
         server: ServerThread, demo_caller: DemoAccount, administrator: Callable[[str], Any]) -> None:
-    """sales.orders in each workgroup the explainer refuses demo-analyst, but data-science (its fix, Athena's
-    UpdateWorkGroup, is not in moto); encrypted-results' fix lets the caller decrypt the results it may write. Once
+    """sales.orders in each workgroup the explainer refuses demo-analyst: data-science's fix (this server's cost
+    guard: Athena's UpdateWorkGroup, which the demo fills in for moto) guards it; encrypted-results' fix lets the
+    caller decrypt the results it may write. Once
     finance-restricted can be described, its results key shows: one that does not exist, whose fix (the same
     UpdateWorkGroup) is the one left, and the query is refused as the explainer says."""
     name = "sales.orders"
@@ -100,20 +102,22 @@ async def test_each_denied_workgroup_links_fix_lets_the_query_run_there(
     async with Client(server.url, mode="2026-07-28") as client:
         before = await _explain(client, name)
         refused = {workgroup: [entry for entry in links if entry["verdict"] == "denied"]
-                   for workgroup, links in before["workgroups"].items() if workgroup != "data-science"}
+                   for workgroup, links in before["workgroups"].items()}
         refused = {workgroup: denied for workgroup, denied in refused.items() if denied}
-        assert set(refused) == {"encrypted-results", "finance-restricted", "partners"}, refused
+        assert set(refused) == {"data-science", "encrypted-results", "finance-restricted", "partners"}, refused
         for workgroup, denied in refused.items():
             for entry in denied:
                 for fix in entry["fix"]:
                     apply_fix(fix, administrator)
             after = {entry["check"]: entry for entry in (await _explain(client, name))["workgroups"][workgroup]}
-            assert {e["check"]: after[e["check"]]["verdict"] for e in denied} == {e["check"]: "allowed"
-                                                                                  for e in denied}, after
+            # each fixed link now holds (the cost guard's own link is there only while the server refuses)
+            still = {e["check"]: after[e["check"]]["verdict"] for e in denied
+                     if e["check"] in after and after[e["check"]]["verdict"] != "allowed"}
+            assert not still and (workgroup != "data-science" or COST_GUARD not in after), after
             left = {check: entry for check, entry in after.items() if entry["verdict"] != "allowed"}
             result = await client.call_tool("athena_query", {"sql": sql, "database": "sales", "workgroup": workgroup})
             answer = json.loads(result.content[0].text)
-            if workgroup in ("encrypted-results", "partners"):
+            if workgroup in ("data-science", "encrypted-results", "partners"):
                 assert not left and not result.is_error and answer["results"]["rows"] == [[rows]], (left, answer)
                 continue
             kinds = [(check, entry["verdict"], [fix["kind"] for fix in entry.get("fix", [])])
