@@ -26,13 +26,13 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: install  ## serve http://127.0.0.1:8000/mcp (PORT=... for another) against an embedded emulated AWS account
-	$(PY) -m aws_data_mcp demo $(PORT_OPTION)
+	$(PY) -m aws_data_mcp_demo $(PORT_OPTION)
 
 demo-iam: install  ## the hosted path on one machine: SigV4 through a local API Gateway front, several callers
-	$(PY) -m aws_data_mcp demo --auth iam $(PORT_OPTION)
+	$(PY) -m aws_data_mcp_demo --auth iam $(PORT_OPTION)
 
 demo-oidc: install  ## the same with bearer tokens from a demo issuer
-	$(PY) -m aws_data_mcp demo --auth oidc $(PORT_OPTION)
+	$(PY) -m aws_data_mcp_demo --auth oidc $(PORT_OPTION)
 
 serve: install  ## serve http://127.0.0.1:8000/mcp with your own AWS credentials
 	$(PY) -m aws_data_mcp serve $(PORT_OPTION)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MCP conformance suites against a local `python -m aws_data_mcp demo`, both protocol revisions:
+# MCP conformance suites against a local `python -m aws_data_mcp_demo`, both protocol revisions:
 #   2025-11-25  @modelcontextprotocol/conformance 0.1.16          server --spec-version 2025-11-25
 #   2026-07-28  @modelcontextprotocol/conformance 0.2.0-alpha.12  server --requirements 2026-07-28
 # Node 22 (the suites need it) and both suites are pinned in .ci/npm/package.json + package-lock.json
@@ -92,7 +92,7 @@ start_server() {
       AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing \
       AWS_DEFAULT_REGION=us-east-1 AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true \
       AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_ENDPOINT_URL=http://127.0.0.1:9 \
-      "$PY" -m aws_data_mcp demo --host 127.0.0.1 --port "$port" </dev/null >"$SERVER_LOG" 2>&1 &
+      "$PY" -m aws_data_mcp_demo --host 127.0.0.1 --port "$port" </dev/null >"$SERVER_LOG" 2>&1 &
     SERVER_PID=$!
     local waited=0
     while ((waited < 120)); do   # 60 s in 0.5 s steps

@@ -76,8 +76,8 @@ def measure(repeats: int) -> dict[str, Any]:
 
     from aws_data_mcp.app import create_server
     from aws_data_mcp.config import Settings
-    from aws_data_mcp.hosted import exchange
-    from aws_data_mcp.identity import local_chain
+    from aws_data_mcp.identity.hosted import exchange
+    from aws_data_mcp.identity.resolve import local_chain
 
     server, endpoint = fanout._start_moto()
     try:

@@ -167,7 +167,7 @@ def _budget(scenario: Scenario, calls: int) -> float:
 
 MOTO_SERVER = """
 import sys
-from aws_data_mcp.demo.moto_extensions import BUCKET_REGIONS, install_moto_extensions
+from aws_data_mcp_demo.emulator.extensions import BUCKET_REGIONS, install_moto_extensions
 from moto.server import main
 install_moto_extensions(BUCKET_REGIONS)  # BatchGetQueryExecution, Athena's paging, ListBuckets' regions: as AWS
 from moto.lakeformation import models, responses
@@ -294,7 +294,7 @@ def measure(repeats: int) -> dict[str, Any]:
 
     from aws_data_mcp.app import create_server
     from aws_data_mcp.config import Settings
-    from aws_data_mcp.identity import local_chain
+    from aws_data_mcp.identity.resolve import local_chain
 
     server, endpoint = _start_moto()
     try:

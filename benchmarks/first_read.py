@@ -48,7 +48,7 @@ def child(warm_up: bool) -> dict[str, float]:
     from aws_data_mcp import aws
     from aws_data_mcp.app import create_server
     from aws_data_mcp.config import Settings
-    from aws_data_mcp.identity import local_chain
+    from aws_data_mcp.identity.resolve import local_chain
 
     settings = Settings(mode="local", cache_ttl_seconds=0, region=fanout.REGION)
     server = create_server(settings)

@@ -36,7 +36,7 @@ def _median_seconds(call: Callable[[], Any], repeats: int) -> float:
 
 def _guard(sql: str) -> Callable[[], Any]:
     from aws_data_mcp.errors import ResourceFailure
-    from aws_data_mcp.resources.athena.read_only import read_only_statement
+    from aws_data_mcp.guard.read_only import read_only_statement
 
     def run() -> Any:
         try:
@@ -66,7 +66,7 @@ def measure(repeats: int) -> dict[str, Any]:
 def worst_shapes() -> dict[str, str]:
     """The issue's three worst shapes near Athena's 256 KB limit, and the largest statement the guard parses (an IN
     list just under its token cap, reading another catalog: parsed in full, then refused)."""
-    from aws_data_mcp.resources.athena.read_only import MAX_TOKENS
+    from aws_data_mcp.guard.read_only import MAX_TOKENS
 
     largest = ("SELECT order_id FROM othercat.sales.orders WHERE order_id IN ("
                + ", ".join(str(value) for value in range((MAX_TOKENS - 40) // 2)) + ")")

@@ -30,7 +30,7 @@ from typing import Any
 
 import harness
 import local_http
-from aws_data_mcp.demo.lake_data import ORDER_ROWS
+from aws_data_mcp_demo.account.lake_data import ORDER_ROWS
 from harness import REVISION_2025
 
 COPIES = 4
@@ -57,9 +57,9 @@ def emulate() -> None:
     import boto3
     from moto import settings
 
-    from aws_data_mcp.demo import athena_engine
-    from aws_data_mcp.demo.account import DemoAccount
-    from aws_data_mcp.demo.seed_data import BUCKET_RESULTS
+    from aws_data_mcp_demo.account.emulated import DemoAccount
+    from aws_data_mcp_demo.account.seed_data import BUCKET_RESULTS
+    from aws_data_mcp_demo.engine import athena as athena_engine
 
     athena_engine.PACING = athena_engine.Pacing(queued_seconds=PACING_SECONDS, running_seconds=PACING_SECONDS)
     with DemoAccount() as account:
@@ -139,7 +139,7 @@ async def _ours_pages(client: Any, execution_id: str) -> tuple[float, list[str],
 
 def _bare_first_row(athena: Any) -> float:
     """StartQueryExecution, GetQueryExecution until it ends (athena_query's poll schedule), the first page."""
-    from aws_data_mcp.resources.athena.query import FINISHED, POLL_FIRST_SECONDS, POLL_MAX_SECONDS
+    from aws_data_mcp.query.tool import FINISHED, POLL_FIRST_SECONDS, POLL_MAX_SECONDS
 
     started = time.perf_counter()
     query_id = athena.start_query_execution(QueryString=PAGED_SQL, WorkGroup=WORKGROUP, QueryExecutionContext={

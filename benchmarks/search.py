@@ -36,7 +36,7 @@ more page of a workgroup's saved queries would add a wave) beside SearchTables, 
 the search's second wave."""
 SEED = f"""
 import sys
-from aws_data_mcp.demo.moto_extensions import install_moto_extensions
+from aws_data_mcp_demo.emulator.extensions import install_moto_extensions
 from moto.glue.models import glue_backends
 from moto.server import main
 install_moto_extensions()
@@ -107,7 +107,7 @@ def _every_listing(mcp: Any, endpoint: fanout.FarAwayEndpoint) -> dict[str, Any]
 def measure(repeats: int) -> dict[str, Any]:
     from aws_data_mcp.app import create_server
     from aws_data_mcp.config import Settings
-    from aws_data_mcp.identity import local_chain
+    from aws_data_mcp.identity.resolve import local_chain
 
     server, port = harness.start_server([sys.executable, "-c", SEED], "moto's server")
     try:

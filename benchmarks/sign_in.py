@@ -90,9 +90,9 @@ async def _first_read(url: str, user: str, static_token: str | None, aws_calls: 
 def measure(rounds: int) -> dict[str, Any]:
     import botocore.client
 
-    from aws_data_mcp.demo.callers import CALLERS
-    from aws_data_mcp.demo.hosted_front import hosted_demo
     from aws_data_mcp.transport import local_server
+    from aws_data_mcp_demo.account.callers import CALLERS
+    from aws_data_mcp_demo.front.hosted import hosted_demo
 
     aws_calls: Counter[str] = Counter()
     original = botocore.client.BaseClient._make_api_call

@@ -47,7 +47,7 @@ def measure(rounds: int) -> dict[str, Any]:
         _node("build.mjs", "--out", built, "--host")  # the host page; the views are served from the package
     env = harness.child_environment()
     env.pop("AWS_DATA_MCP_MODE")  # `demo` sets its own mode
-    server, port = harness.start_server([sys.executable, "-m", "aws_data_mcp", "demo", "--port"], "the demo", env)
+    server, port = harness.start_server([sys.executable, "-m", "aws_data_mcp_demo", "--port"], "the demo", env)
     try:
         figures: dict[str, Any] = json.loads(_node("test/bench.mjs", f"http://127.0.0.1:{port}/mcp", str(rounds)))
     finally:

@@ -23,7 +23,7 @@ Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
 def _context() -> Any:
-    from aws_data_mcp.demo.lambda_context import LocalLambdaContext
+    from aws_data_mcp.transport.lambda_context import LocalLambdaContext
 
     return LocalLambdaContext(aws_request_id="benchmark")
 

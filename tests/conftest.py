@@ -28,14 +28,17 @@ os.environ.pop("AWS_DATA_MCP_MODE", None)
 from moto import mock_aws  # noqa: E402
 
 from aws_data_mcp.config import Settings  # noqa: E402
-from aws_data_mcp.demo.emulated_endpoint import MotoEndpoint  # noqa: E402
-from aws_data_mcp.demo.moto_extensions import install_moto_extensions  # noqa: E402
-from aws_data_mcp.identity import local_chain  # noqa: E402
+from aws_data_mcp.identity.resolve import local_chain  # noqa: E402
+from aws_data_mcp_demo.emulator.endpoint import MotoEndpoint  # noqa: E402
+from aws_data_mcp_demo.emulator.extensions import install_moto_extensions  # noqa: E402
 from support.events import load_event  # noqa: E402
 from support.faults import AwsFaults  # noqa: E402
 from support.logs import RecordKeeper  # noqa: E402
 from support.scheduling import ModuleScheduling  # noqa: E402
 from support.servers import ServerThread, free_port, in_container, lambda_container  # noqa: E402
+
+# The emulated account's fixtures (`demo`, `demo_caller`, `small_pages`, `slow_endpoint`), for every folder.
+pytest_plugins = ["support.account_fixtures"]
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -15,8 +15,8 @@ import pytest
 from mcp import Client
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.identity import Caller
-from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.identity.resolve import Caller
+from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.registry import Registry
 from aws_data_mcp.resources import registry
 from aws_data_mcp.resources.metadata import templates

@@ -13,8 +13,8 @@ from mcp import Client
 
 from aws_data_mcp.app import create_server
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.seed_data import DEMO_DATA_STORY as DEMO_DATA
 from aws_data_mcp.resources import registry
+from aws_data_mcp_demo.account.seed_data import DEMO_DATA_STORY as DEMO_DATA
 from support.events import REVISION_2025, REVISION_2026, body_json, http_api_event, modern, rpc
 from support.logs import RecordKeeper
 

@@ -16,8 +16,8 @@ LEFT_FOR_LATER = {
     "aws_data_mcp.sign_in": "the deployed sign-in's own functions: the authorization server metadata at most",
     "sqlite3": "the local workflow store: never on Lambda",
     "difflib": "a not-found's nearest URIs",
-    "aws_data_mcp.resources.permissions.table_chain": "the first read of a table's explainer",
-    "aws_data_mcp.resources.permissions.bucket_chain": "the first read of a bucket's explainer",
+    "aws_data_mcp.explainer.table_chain": "the first read of a table's explainer",
+    "aws_data_mcp.explainer.bucket_chain": "the first read of a bucket's explainer",
 }
 
 

@@ -15,9 +15,9 @@ from botocore.exceptions import ClientError
 from aws_data_mcp.aws import client, deadline_scope
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.fanout import Call, Outcome, fan_out
-from aws_data_mcp.identity import Caller, local_chain, resolve_caller
-from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.identity.resolve import Caller, local_chain, resolve_caller
+from aws_data_mcp.reading.fanout import Call, Outcome, fan_out
+from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.registry import Registry, ResourceRequest
 
 SETTINGS = Settings(mode="local")

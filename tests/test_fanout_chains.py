@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from aws_data_mcp.aws import deadline_scope
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.fanout import Call, Chain, Outcome, fan_out
+from aws_data_mcp.reading.fanout import Call, Chain, Outcome, fan_out
 
 
 def recorded(started: list[str], name: str, value: object = None) -> Call[object]:

@@ -1,4 +1,4 @@
-"""Imports run one way: the package's module graph has no cycle.
+"""Imports run one way: the module graph has no cycle, the product never imports the demo, the guard no AWS client.
 
 Every import counts, wherever it is written (module level, inside a function, under `TYPE_CHECKING`): a cycle
 hidden in a function still couples both modules, and works only by the order modules happen to load in.
@@ -11,24 +11,24 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = "aws_data_mcp"
-ROOT = Path(__file__).resolve().parents[1] / "functions" / PACKAGE
+PRODUCT, DEMO = "aws_data_mcp", "aws_data_mcp_demo"
+FUNCTIONS = Path(__file__).resolve().parents[1] / "functions"
 
 
 def _module_name(path: Path) -> str:
-    parts = [PACKAGE, *path.relative_to(ROOT).with_suffix("").parts]
+    parts = path.relative_to(FUNCTIONS).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-MODULES = {_module_name(path): path for path in ROOT.rglob("*.py")}
+MODULES = {_module_name(path): path for package in (PRODUCT, DEMO) for path in (FUNCTIONS / package).rglob("*.py")}
 
 
 def _is_package(module: str) -> bool:
     return MODULES[module].name == "__init__.py"
 
 
-def _imported(module: str) -> set[str]:
-    """The package's modules that `module` imports, relative imports resolved: `from a import b` imports
+def _imported(module: str, known: set[str] | dict[str, Path] = MODULES) -> set[str]:
+    """The modules of `known` that `module` imports, relative imports resolved: `from a import b` imports
     `a.b` when that is a module, else `a`."""
     package = module if _is_package(module) else module.rpartition(".")[0]
     found: set[str] = set()
@@ -43,7 +43,18 @@ def _imported(module: str) -> set[str]:
             names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
         else:
             continue
-        found |= {name for name in names if name in MODULES}
+        found |= {name for name in names if name in known}
+    return found
+
+
+def _top_level_imports(module: str) -> set[str]:
+    """Every package `module` imports, by its top-level name (`boto3`, `aws_data_mcp_demo`)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(MODULES[module].read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
     return found
 
 
@@ -70,11 +81,12 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 
 def test_every_module_is_parsed() -> None:
-    assert {"aws_data_mcp.server", "aws_data_mcp.resources.admin", "aws_data_mcp.transport.http"} <= set(MODULES)
+    assert {"aws_data_mcp.server.mcp_server", "aws_data_mcp.resources.admin", "aws_data_mcp.transport.http"} <= set(
+        MODULES)
 
 
 def test_relative_and_function_level_imports_are_seen() -> None:
-    assert "aws_data_mcp.demo.seed" in _imported("aws_data_mcp.demo.account")  # `from .seed import ...`
+    assert "aws_data_mcp_demo.account.seed" in _imported("aws_data_mcp_demo.account.emulated")
     assert "aws_data_mcp.workflows.dynamodb_store" in _imported("aws_data_mcp.workflows.service")  # in a function
     assert "aws_data_mcp.resources.admin" in _imported("aws_data_mcp.resources")  # `from ... import admin`
 
@@ -88,3 +100,21 @@ def test_a_submodule_importing_its_registering_package_is_a_cycle() -> None:
 def test_the_module_graph_has_no_cycle() -> None:
     cycle = _cycle({module: _imported(module) - {module} for module in MODULES})
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_product_never_imports_the_demo() -> None:
+    importers = [module for module in MODULES if module.startswith(f"{PRODUCT}.") or module == PRODUCT
+                 if DEMO in _top_level_imports(module)]
+    assert not importers, f"the product imports the demo: {importers}"
+
+
+def test_the_guard_imports_no_aws_client() -> None:
+    """The guard decides before any AWS call, so nothing in it may make one."""
+    guard = [module for module in MODULES if module.startswith(f"{PRODUCT}.guard")]
+    assert guard, "the guard package is where docs/architecture.md says"
+    aws = {module: found for module in guard if (found := _top_level_imports(module) & {"boto3", "botocore"})}
+    assert not aws, aws
+    outside = {module: found for module in guard
+               if (found := {name for name in _imported(module) if not name.startswith(f"{PRODUCT}.guard")}
+                   - {f"{PRODUCT}.errors"})}
+    assert not outside, f"the guard reaches outside itself (and errors): {outside}"

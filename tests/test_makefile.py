@@ -25,12 +25,13 @@ def dry_run(*arguments: str) -> list[str]:
                           env=environment).stdout.splitlines()
 
 
-@pytest.mark.parametrize(("target", "command"), [("demo", "demo"), ("demo-iam", "demo --auth iam"),
-                                                 ("demo-oidc", "demo --auth oidc"), ("serve", "serve")])
+@pytest.mark.parametrize(("target", "command"), [("demo", "aws_data_mcp_demo"),
+                                                 ("demo-iam", "aws_data_mcp_demo --auth iam"),
+                                                 ("demo-oidc", "aws_data_mcp_demo --auth oidc"),
+                                                 ("serve", "aws_data_mcp serve")])
 def test_port_picks_the_port_of_every_target_that_serves(target: str, command: str) -> None:
-    assert dry_run(target, "PORT=8123")[-1].split() == [".venv/bin/python", "-m", "aws_data_mcp",
-                                                        *command.split(), "--port", "8123"]
-    assert dry_run(target)[-1].split() == [".venv/bin/python", "-m", "aws_data_mcp", *command.split()]
+    assert dry_run(target, "PORT=8123")[-1].split() == [".venv/bin/python", "-m", *command.split(), "--port", "8123"]
+    assert dry_run(target)[-1].split() == [".venv/bin/python", "-m", *command.split()]
 
 
 def test_the_first_install_says_what_it_installs_and_that_it_happens_once(tmp_path: Path) -> None:

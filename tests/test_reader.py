@@ -11,8 +11,8 @@ import pytest
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.identity import Caller
-from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.identity.resolve import Caller
+from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.registry import Registry, ResourceRequest
 
 SETTINGS = Settings(mode="local")

@@ -1,5 +1,5 @@
 """The README and docs/ tell the truth: generated tables are the code's, commands exist, links resolve, and the
-README's client snippets name what the SDK has (tests/demo/test_readme_clients.py runs them against a demo)."""
+README's client snippets name what the SDK has (tests/demo/front/test_readme_clients.py runs them against a demo)."""
 
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ def test_the_readme_json_is_json() -> None:
 
 @pytest.mark.parametrize("snippet", range(2))
 def test_the_readme_python_compiles_and_names_what_the_sdk_has(snippet: int) -> None:
-    """Each name a snippet imports exists in the installed SDK (running them: tests/demo/test_readme_clients.py)."""
+    """Each name a snippet imports exists in the installed SDK (tests/demo/front/test_readme_clients.py runs them)."""
     blocks = readme_blocks("python")
     assert len(blocks) == 2
     tree = ast.parse(blocks[snippet])

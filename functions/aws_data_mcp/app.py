@@ -5,7 +5,7 @@ from __future__ import annotations
 from aws_data_mcp.config import Settings
 from aws_data_mcp.observability import configure
 from aws_data_mcp.resources import registry
-from aws_data_mcp.server import DataMCPServer
+from aws_data_mcp.server.mcp_server import DataMCPServer
 from aws_data_mcp.transport.http import McpHttpApp
 
 

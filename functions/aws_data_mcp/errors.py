@@ -20,7 +20,7 @@ from botocore.exceptions import (
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import ValidationError
 
-from aws_data_mcp.access_links import explainer_in
+from aws_data_mcp.explainer.uris import explainer_in
 
 
 class ErrorCode(StrEnum):

@@ -18,11 +18,11 @@ from mcp.shared.uri_template import UriTemplate
 
 from aws_data_mcp.aws import client
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
-from aws_data_mcp.fanout import I, Outcome, T, fan_out
+from aws_data_mcp.reading.fanout import I, Outcome, T, fan_out
 
 if TYPE_CHECKING:
     from aws_data_mcp.config import Settings
-    from aws_data_mcp.identity import Caller
+    from aws_data_mcp.identity.resolve import Caller
 
 Requirement = Literal["none", "auth", "admin"]
 MIME_JSON = "application/json"

@@ -20,8 +20,8 @@ import boto3
 import pytest
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.hosted.exchange import exchanges, function_session
-from aws_data_mcp.hosted.trust import TAGS_CLAIM
+from aws_data_mcp.identity.hosted.exchange import exchanges, function_session
+from aws_data_mcp.identity.hosted.trust import TAGS_CLAIM
 from aws_data_mcp.observability import logger
 from support.events import body_json, load_event
 from support.faults import AwsFaults

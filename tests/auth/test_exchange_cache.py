@@ -9,10 +9,10 @@ from collections.abc import Callable
 
 import pytest
 
-from aws_data_mcp import hosted
-from aws_data_mcp.caller import Caller
 from aws_data_mcp.config import Settings
-from aws_data_mcp.hosted import exchange
+from aws_data_mcp.identity import hosted
+from aws_data_mcp.identity.caller import Caller
+from aws_data_mcp.identity.hosted import exchange
 from support.faults import AwsFaults
 
 from .hosted_support import (

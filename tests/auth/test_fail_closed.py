@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from aws_data_mcp import hosted
 from aws_data_mcp.config import Settings
-from aws_data_mcp.hosted.exchange import exchanges
+from aws_data_mcp.identity import hosted
+from aws_data_mcp.identity.hosted.exchange import exchanges
 from support.faults import AwsFaults
 from support.servers import lambda_container
 

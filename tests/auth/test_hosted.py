@@ -15,10 +15,10 @@ from collections import Counter
 
 import pytest
 
-from aws_data_mcp import hosted
 from aws_data_mcp.config import Settings
-from aws_data_mcp.hosted.claim import sts_name
-from aws_data_mcp.hosted.exchange import exchanges
+from aws_data_mcp.identity import hosted
+from aws_data_mcp.identity.hosted.claim import sts_name
+from aws_data_mcp.identity.hosted.exchange import exchanges
 from support.events import load_event
 from support.faults import AwsFaults
 from support.logs import RecordKeeper

@@ -21,8 +21,8 @@ from mangum.protocols import HTTPCycle
 
 from aws_data_mcp.app import create_http_app
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.lambda_context import LocalLambdaContext
-from aws_data_mcp.hosted.exchange import exchanges
+from aws_data_mcp.identity.hosted.exchange import exchanges
+from aws_data_mcp.transport.lambda_context import LocalLambdaContext
 from support.events import body_json
 from support.faults import AwsFaults
 from support.servers import lambda_container

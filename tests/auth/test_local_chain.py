@@ -14,8 +14,8 @@ import pytest
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ResourceFailure
-from aws_data_mcp.identity import resolve_caller
-from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.identity.resolve import resolve_caller
+from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.resources import registry
 
 LOCAL = Settings(mode="local")

@@ -8,9 +8,9 @@ import dataclasses
 
 import pytest
 
-from aws_data_mcp.accounts import role_in
 from aws_data_mcp.config import Account
-from aws_data_mcp.hosted.trust import member_iam_trust, oidc_trust, provider_of
+from aws_data_mcp.identity.accounts import role_in
+from aws_data_mcp.identity.hosted.trust import member_iam_trust, oidc_trust, provider_of
 
 from .hosted_support import ACCOUNT, AUDIENCE, ISSUER, OIDC, tags_claim
 from .test_accounts import ACCOUNTS

@@ -14,8 +14,8 @@ from collections import Counter
 
 import pytest
 
-from aws_data_mcp import hosted
-from aws_data_mcp.hosted.oidc import MAX_TOKEN_CHARS
+from aws_data_mcp.identity import hosted
+from aws_data_mcp.identity.hosted.oidc import MAX_TOKEN_CHARS
 from support.faults import AwsFaults
 from support.servers import lambda_container
 

@@ -22,7 +22,7 @@ import boto3
 import pytest
 
 from aws_data_mcp.config import ENV_PREFIX, SettingError, Settings
-from aws_data_mcp.hosted.claim import sts_name
+from aws_data_mcp.identity.hosted.claim import sts_name
 from support.faults import AwsFaults
 from support.servers import lambda_container
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.hosted.claim import Claim
-from aws_data_mcp.hosted.exchange import exchanges
-from aws_data_mcp.hosted.refusals import trust_statement
+from aws_data_mcp.identity.hosted.claim import Claim
+from aws_data_mcp.identity.hosted.exchange import exchanges
+from aws_data_mcp.identity.hosted.refusals import trust_statement
 from support.faults import AwsFaults
 from support.logs import RecordKeeper
 from support.servers import lambda_container

@@ -20,10 +20,16 @@ from typing import Any
 import pytest
 
 from aws_data_mcp.config import ENV_PREFIX, SettingError, Settings
-from aws_data_mcp.demo.callers import CALLERS, DEMO_AUDIENCE, DEMO_PROVIDER, identity_claims, seed_hosted_callers
-from aws_data_mcp.hosted.claim import Refused
-from aws_data_mcp.hosted.oidc import claim_oidc
-from aws_data_mcp.hosted.trust import TAGS_CLAIM, oidc_trust
+from aws_data_mcp.identity.hosted.claim import Refused
+from aws_data_mcp.identity.hosted.oidc import claim_oidc
+from aws_data_mcp.identity.hosted.trust import TAGS_CLAIM, oidc_trust
+from aws_data_mcp_demo.account.callers import (
+    CALLERS,
+    DEMO_AUDIENCE,
+    DEMO_PROVIDER,
+    identity_claims,
+    seed_hosted_callers,
+)
 from support.servers import lambda_container
 
 from .hosted_support import ACCOUNT, AUDIENCE, ISSUER, OIDC, ROLE_TAG, error_of, oidc_event, read, token

@@ -15,7 +15,7 @@ import fnmatch
 from collections.abc import Mapping
 from typing import Any
 
-from aws_data_mcp.hosted.trust import TAGS_CLAIM, provider_of
+from aws_data_mcp.identity.hosted.trust import TAGS_CLAIM, provider_of
 
 Context = dict[str, str]
 

@@ -17,8 +17,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import PromptReference
 
-from aws_data_mcp.cli import STDIO_DEMO_READY
-from aws_data_mcp.demo.seed_data import DEMO_DATA_STORY as DEMO_DATA
+from aws_data_mcp_demo.account.seed_data import DEMO_DATA_STORY as DEMO_DATA
+from aws_data_mcp_demo.command import STDIO_DEMO_READY
 from support.servers import START_GUARD_SECONDS, free_port
 
 pytestmark = pytest.mark.anyio
@@ -33,7 +33,7 @@ def anyio_backend() -> str:
 def demo_server() -> Iterator[tuple[str, subprocess.Popen[str]]]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    process = subprocess.Popen([sys.executable, "-m", "aws_data_mcp", "demo", "--port", str(port)], env=env,
+    process = subprocess.Popen([sys.executable, "-m", "aws_data_mcp_demo", "--port", str(port)], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}/mcp"
     deadline = time.monotonic() + START_GUARD_SECONDS  # a guard against a demo that never starts
@@ -123,7 +123,7 @@ async def test_demo_banner_prints_the_url_and_client_configurations(
 async def test_stdio_demo_answers_as_the_demo_caller_and_says_once_on_stderr_that_it_is_ready(
         tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "aws_data_mcp", "stdio", "--demo"], env=env)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "aws_data_mcp_demo", "stdio"], env=env)
     with (tmp_path / "stderr").open("w+") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:  # stdout: the protocol
             status = json.loads((await client.read_resource("auth://status")).contents[0].text)

@@ -26,14 +26,14 @@ from moto.sts.models import sts_backends
 
 from aws_data_mcp.app import create_http_app
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.gateway import (
+from aws_data_mcp.identity.hosted.exchange import exchanges, function_session
+from aws_data_mcp_demo.front.gateway import (
     EXPIRED_TOKEN,
     HOST_NOT_SIGNED,
     INVALID_TOKEN,
     SIGNATURE_MISMATCH,
     ApiGatewayFront,
 )
-from aws_data_mcp.hosted.exchange import exchanges, function_session
 
 ACCOUNT = "123456789012"
 FUNCTION_ROLE = f"arn:aws:iam::{ACCOUNT}:role/aws-data-mcp-front-function"

@@ -1,10 +1,10 @@
-"""What `sam build` puts in the function's package (SPEC section 8, "Package": nothing the Lambda path does not import).
+"""What `sam build` puts in the function's package: the product package, and nothing of the demo.
 
 The build step SAM runs for McpFunction (Metadata BuildMethod: makefile) is run here exactly as SAM runs it: from a
 copy of CodeUri, `make --makefile <CodeUri>/Makefile build-McpFunction` with ARTIFACTS_DIR in the environment. Then:
-the demo (it imports moto) and the command line are not in the output, everything else of the package is, nothing
-shipped imports a module that was left out, and the handler imports from the output alone (the venv's site-packages
-standing in for the layer and the runtime's boto3) without loading the demo or moto. No network, no Docker, no SAM
+the output is the product package less bytecode, nothing shipped imports the demo or moto, and the handler imports
+from the output alone (the venv's site-packages standing in for the layer and the runtime's boto3) without loading
+the demo or moto. No network, no Docker, no SAM
 CLI: a copy of a few hundred kilobytes, in well under a second.
 """
 
@@ -27,11 +27,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
 FUNCTION = "McpFunction"
 PACKAGE = "aws_data_mcp"
-# Left out of the package, relative to it: the demo's emulated account (moto) and the command line.
-LEFT_OUT_DIRS = {"demo"}
-LEFT_OUT_FILES = {"cli.py", "__main__.py"}
-# Modules that must never be loaded on Lambda (roots, or the package's own left-out parts).
-FORBIDDEN_MODULES = ("moto", f"{PACKAGE}.demo", f"{PACKAGE}.cli", f"{PACKAGE}.__main__")
+DEMO = "aws_data_mcp_demo"
+# Modules that must never be loaded on Lambda: the demo's package and what it runs on.
+FORBIDDEN_MODULES = ("moto", "duckdb", DEMO)
 # What SAM's CustomMakeBuilder leaves out when it copies CodeUri to its scratch directory.
 SAM_COPY_EXCLUDES = (".aws-sam", ".git")
 
@@ -123,24 +121,19 @@ def test_the_template_builds_the_function_with_its_makefile(function_resource: d
     assert f"\nbuild-{FUNCTION}:" in (code_uri / "Makefile").read_text(), "SAM runs make build-<LogicalId>"
 
 
-def test_the_output_is_the_package_alone_without_demo_cli_or_bytecode(artifacts: Path) -> None:
-    assert sorted(p.name for p in artifacts.iterdir()) == [PACKAGE], "no egg-info, Makefile or stray files"
-    assert not [p for p in artifacts.rglob("demo")], "the demo (moto) must not ship"
-    shipped = _files(artifacts)
-    assert not [p for p in shipped if p.name in LEFT_OUT_FILES], "the command line must not ship"
-    assert not [p for p in shipped if _is_bytecode(p)], "host bytecode must not ship"
+def test_the_output_is_the_package_alone_without_demo_or_bytecode(artifacts: Path) -> None:
+    assert sorted(p.name for p in artifacts.iterdir()) == [PACKAGE], "no demo, egg-info, Makefile or stray files"
+    assert not [p for p in _files(artifacts) if _is_bytecode(p)], "host bytecode must not ship"
+
+
+def test_the_makefile_copies_and_deletes_nothing() -> None:
+    recipe = (ROOT / "functions" / "Makefile").read_text()
+    assert "rm -rf $(LEFT_OUT)" not in recipe and "LEFT_OUT" not in recipe
 
 
 def test_everything_else_of_the_package_ships(artifacts: Path, code_uri: Path) -> None:
-    # Package data (the metadata catalog's JSON documents) included: only the listed parts are left out.
-    source = {
-        p
-        for p in _files(code_uri)
-        if p.parts[0] == PACKAGE
-        and not _is_bytecode(p)
-        and not (len(p.parts) > 2 and p.parts[1] in LEFT_OUT_DIRS)
-        and not (len(p.parts) == 2 and p.name in LEFT_OUT_FILES)
-    }
+    # Package data (the metadata catalog's JSON documents) included: only bytecode is left out.
+    source = {p for p in _files(code_uri) if p.parts[0] == PACKAGE and not _is_bytecode(p)}
     assert _files(artifacts) == source
     assert any(p.suffix == ".json" for p in source), "package data is part of the comparison"
 

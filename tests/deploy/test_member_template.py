@@ -11,7 +11,7 @@ from cfnlint.decode import decode
 from test_template import one_region_per_partition
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.hosted.trust import member_iam_trust, oidc_trust
+from aws_data_mcp.identity.hosted.trust import member_iam_trust, oidc_trust
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "member-account.yaml"
 

@@ -19,11 +19,11 @@ from moto.iam.access_control import create_access_key
 from moto.kms.models import kms_backends
 from moto.s3.models import s3_backends
 
-from aws_data_mcp.demo import enterprise_lake
-from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.athena_access import Caller, bucket_owner, caller_of_key, key_arn
-from aws_data_mcp.demo.lake_files import objects_under
-from aws_data_mcp.demo.request_context import via_s3
+from aws_data_mcp_demo.access.decisions import Caller, bucket_owner, caller_of_key, key_arn
+from aws_data_mcp_demo.access.request_context import via_s3
+from aws_data_mcp_demo.account import enterprise as enterprise_lake
+from aws_data_mcp_demo.account.emulated import DemoAccount
+from aws_data_mcp_demo.engine.files import objects_under
 from support.enterprise_access import EXPECTED, Refused
 from support.iam_judge import Request, demo_verdict, judge, skip_without_judge
 from support.policy_patterns import PATTERNS

@@ -12,13 +12,12 @@ import boto3
 import pytest
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.identity import resolve_caller
-from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.identity.resolve import resolve_caller
+from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.resources import registry
 from aws_data_mcp.resources.admin import trust_summary
 from support.faults import AwsFaults
-
-from .reading import parallel_read, read_everywhere, reset_moto
+from support.reading import parallel_read, read_everywhere, reset_moto
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("small_pages")]
 USERS, ROLES = 50, 60

@@ -28,17 +28,16 @@ from mcp_types import ResourceTemplateReference
 from moto.athena.models import Execution, athena_backends
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo import moto_extensions
-from aws_data_mcp.demo.moto_extensions import EXECUTION_DETAILS_ATTR
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.identity import Caller, resolve_caller
-from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.identity.resolve import Caller, resolve_caller
+from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.resources import registry
+from aws_data_mcp_demo.emulator import extensions as moto_extensions
+from aws_data_mcp_demo.emulator.extensions import EXECUTION_DETAILS_ATTR
 from support.events import REVISION_2026, body_json, http_api_event, modern
 from support.faults import AwsFaults
+from support.reading import direct_read, parallel_read, read_everywhere, reset_moto
 from support.servers import ServerThread, free_port
-
-from .reading import direct_read, parallel_read, read_everywhere, reset_moto
 
 pytestmark = pytest.mark.anyio
 

@@ -18,9 +18,9 @@ from mcp import Client
 from mcp_types import ResourceTemplateReference
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.lake_tables import lake_files
-from aws_data_mcp.demo.seed_data import DENIED_WORKGROUP, QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
+from aws_data_mcp_demo.account.emulated import DemoAccount
+from aws_data_mcp_demo.account.lake_tables import lake_files
+from aws_data_mcp_demo.account.seed_data import DENIED_WORKGROUP, QUERY_CUTOFF_BYTES, QUERY_WORKGROUPS
 from support.demo_access import REFUSED
 from support.queries import answer, query
 from support.servers import ServerThread, free_port

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.lake_tables import lake_files
-from aws_data_mcp.demo.seed_data import CUSTOMER_FEATURE_COLUMNS
+from aws_data_mcp_demo.account.emulated import DemoAccount
+from aws_data_mcp_demo.account.lake_tables import lake_files
+from aws_data_mcp_demo.account.seed_data import CUSTOMER_FEATURE_COLUMNS
 from support.demo_access import LAKE_FORMATION, REFUSED, RESULTS_REFUSED, count_query
 from support.queries import answer, query
 from support.servers import ServerThread, demo_query_server

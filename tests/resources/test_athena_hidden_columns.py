@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 from mcp import Client
 
-from aws_data_mcp.access_links import table_uri
-from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.seed_data import CUSTOMER_FEATURE_COLUMNS
+from aws_data_mcp.explainer.uris import table_uri
+from aws_data_mcp_demo.account.emulated import DemoAccount
+from aws_data_mcp_demo.account.seed_data import CUSTOMER_FEATURE_COLUMNS
 from support.queries import answer, query
 from support.servers import ServerThread, demo_query_server
 

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 import pytest
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.enterprise_lake import DATABASE as ENTERPRISE
-from aws_data_mcp.demo.lake_tables import lake_files
-from aws_data_mcp.demo.seed_data import CUSTOMER_FEATURE_COLUMNS, QUERY_WORKGROUPS, TABLES
+from aws_data_mcp_demo.account.emulated import DemoAccount
+from aws_data_mcp_demo.account.enterprise import DATABASE as ENTERPRISE
+from aws_data_mcp_demo.account.lake_tables import lake_files
+from aws_data_mcp_demo.account.seed_data import CUSTOMER_FEATURE_COLUMNS, QUERY_WORKGROUPS, TABLES
 from support.queries import answer, query
 from support.servers import ServerThread, free_port
 

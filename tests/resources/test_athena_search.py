@@ -20,11 +20,10 @@ from moto.glue.models import glue_backends
 from moto.lakeformation.models import lakeformation_backends
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo import moto_search
+from aws_data_mcp_demo.emulator import search as moto_search
 from support.faults import AwsFaults
+from support.reading import direct_read, read_everywhere, reset_moto
 from support.servers import ServerThread, free_port
-
-from .reading import direct_read, read_everywhere, reset_moto
 
 pytestmark = pytest.mark.anyio
 

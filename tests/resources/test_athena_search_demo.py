@@ -17,12 +17,12 @@ from moto.athena.models import athena_backends
 from moto.iam.models import iam_backends
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.seed_athena import SAVED_QUERIES, SAVED_QUERIES_WORKGROUP
-from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS, caller_read_policy
-from aws_data_mcp.identity import Caller
-from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.identity.resolve import Caller
+from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.resources import registry
+from aws_data_mcp_demo.account.emulated import DemoAccount
+from aws_data_mcp_demo.account.seed_athena import SAVED_QUERIES, SAVED_QUERIES_WORKGROUP
+from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS, caller_read_policy
 from support.queries import answer, query
 from support.servers import ServerThread, free_port
 

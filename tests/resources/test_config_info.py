@@ -7,8 +7,8 @@ import json
 import anyio
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.identity import resolve_caller
-from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.identity.resolve import resolve_caller
+from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.resources import registry
 
 

@@ -1,6 +1,6 @@
 """The plain demo's caller (demo-analyst, alice's rights) queries each table of the `enterprise` database through
 athena_query over MCP and gets what AWS's rules give (support/enterprise_access.py), as the hosted callers do
-(tests/demo/test_enterprise_access.py)."""
+(tests/demo/front/test_enterprise_access.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from aws_data_mcp.demo import enterprise_lake
-from aws_data_mcp.demo.account import DemoAccount
+from aws_data_mcp_demo.account import enterprise as enterprise_lake
+from aws_data_mcp_demo.account.emulated import DemoAccount
 from support.enterprise_access import ENCRYPTED_RESULTS, EXPECTED, LAKE_FORMATION, Reads
 from support.queries import answer, query
 from support.servers import ServerThread, demo_query_server

@@ -23,9 +23,8 @@ from aws_data_mcp.aws import client, deadline_scope
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, as_failure
 from support.faults import AwsFaults
+from support.reading import direct_read, reset_moto
 from support.slow_endpoint import SlowEndpoint
-
-from .reading import direct_read, reset_moto
 
 USERS = [f"mx-user-{n:02d}" for n in range(12)]
 ROLES = [f"mx-role-{n:02d}" for n in range(12)]

@@ -13,17 +13,16 @@ import boto3
 import pytest
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.moto_extensions import BUCKET_REGIONS
-from aws_data_mcp.identity import Caller, resolve_caller
-from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.explainer.identity_policies import simulation_principal
+from aws_data_mcp.identity.resolve import Caller, resolve_caller
+from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.resources import registry
-from aws_data_mcp.resources.permissions.discover import simulation_principal
 from aws_data_mcp.resources.permissions.recommendations import EXPLAINED
+from aws_data_mcp_demo.emulator.extensions import BUCKET_REGIONS
 from support.events import load_event
 from support.faults import AwsFaults
+from support.reading import read_everywhere, reset_moto
 from support.servers import ServerThread, free_port, lambda_container
-
-from .reading import read_everywhere, reset_moto
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("small_pages")]
 ACCOUNT = "123456789012"

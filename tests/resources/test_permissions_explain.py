@@ -13,19 +13,18 @@ import boto3
 import pytest
 from botocore.exceptions import ReadTimeoutError
 
-from aws_data_mcp.access_links import explainer_in
-from aws_data_mcp.caller import Caller
 from aws_data_mcp.config import Settings
-from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.explainer.uris import explainer_in
+from aws_data_mcp.identity.caller import Caller
+from aws_data_mcp.query.errors import query_failure
+from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.resources import registry
-from aws_data_mcp.resources.athena.query_errors import query_failure
+from support.access_gaps import enforced, lake_formation_gaps  # noqa: F401  (fixtures)
 from support.events import load_event
 from support.faults import AwsFaults
 from support.fixes import apply_fix
+from support.reading import iam_users, read_everywhere, reset_moto
 from support.servers import ServerThread, free_port, lambda_container
-
-from .access_gaps import enforced, lake_formation_gaps  # noqa: F401  (fixtures)
-from .reading import iam_users, read_everywhere, reset_moto
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("lake_formation_gaps")]
 ACCOUNT, REGION, WORKGROUP = "123456789012", "us-east-1", "analytics"

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from aws_data_mcp.access_links import table_uri
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.lake_tables import lake_files
-from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
+from aws_data_mcp.explainer.uris import table_uri
+from aws_data_mcp_demo.account.emulated import DemoAccount
+from aws_data_mcp_demo.account.lake_tables import lake_files
+from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
 from support.demo_access import LAKE_FORMATION, REFUSED, RESULTS_REFUSED
 from support.servers import ServerThread, free_port
 

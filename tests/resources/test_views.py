@@ -14,10 +14,10 @@ from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 from mcp.shared.exceptions import MCPError
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
 from aws_data_mcp.resources import registry
 from aws_data_mcp.resources.views import ACCESS, QUERY_RESULTS, SHOW_ACCESS
+from aws_data_mcp_demo.account.emulated import DemoAccount
+from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
 from support.servers import ServerThread, free_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]

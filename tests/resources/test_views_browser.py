@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from aws_data_mcp.apps import VIEWS
-from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.seed_data import BUCKET_RAW, bucket_policies
+from aws_data_mcp.server.apps import VIEWS
+from aws_data_mcp_demo.account.emulated import DemoAccount
+from aws_data_mcp_demo.account.seed_data import BUCKET_RAW, bucket_policies
 from support.browser import demo_server, missing, node
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from aws_data_mcp.demo.account import DemoAccount
+from aws_data_mcp_demo.account.emulated import DemoAccount
 from support.browser import demo_server, missing, node
 
 MAX_DECIMALS = 6

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.account import DemoAccount
-from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
+from aws_data_mcp_demo.account.emulated import DemoAccount
+from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
 from support.events import ROOT
 from support.servers import ServerThread, free_port
 

@@ -3,7 +3,7 @@ outcome real Athena would give, which the demo's Athena must give too."""
 
 from __future__ import annotations
 
-from aws_data_mcp.demo.lake_tables import lake_files
+from aws_data_mcp_demo.account.lake_tables import lake_files
 
 READ = None
 """The table reads (with a Lake Formation column grant, the granted columns only)."""

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from aws_data_mcp.resources.permissions.links import principal_kind
+from aws_data_mcp.explainer.model import principal_kind
 
 
 def apply_fix(fix: dict[str, Any], client: Callable[[str], Any]) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from moto.iam.access_control import IAMPolicy
 
-from aws_data_mcp.demo.athena_access import Caller, decide
+from aws_data_mcp_demo.access.decisions import Caller, decide
 
 JUDGE = Path(__file__).resolve().parents[1] / "judge"
 _INSTALLED = JUDGE / "node_modules" / "@cloud-copilot" / "iam-simulate"

@@ -1,32 +1,23 @@
-"""How pytest-xdist shares the suite among its workers: a module at a time, so each module's fixtures (a seeded
-account, a demo account, a server) are set up once per run rather than once per worker and again each time a
-worker comes back to the module; the modules of one group in `SHARED_PROCESSES` (they share a session fixture
-that starts a process, such as the hosted demos of demo/conftest.py) go to one worker together, so the process
-is started once per run.
+"""How pytest-xdist shares the suite among its workers: a module at a time, and a folder at a time where the folder's
+modules share a session fixture that starts a process.
 
-The groups are named here, not by `xdist_group` marks: the scheduler sees only test ids, and with pytest 9
-xdist's `--dist loadgroup` no longer gets the group into them (it sets `item._nodeid`, which pytest 9 ignores)."""
+A module's fixtures (a seeded account, a server) are then set up once per run, not once per worker. The hosted demos
+of `tests/demo/front/conftest.py` start two processes that every module of that folder uses: the folder goes to one
+worker. Groups are named by folder, not by `xdist_group` marks: the scheduler sees only test ids, and with pytest 9
+`--dist loadgroup` no longer gets the group into them.
+"""
 
 from __future__ import annotations
 
 from xdist.scheduler import LoadScopeScheduling
 
-SHARED_PROCESSES = {
-    "tests/demo/test_front.py": "hosted-demos",
-    "tests/demo/test_front_accounts.py": "hosted-demos",
-    "tests/demo/test_front_workflows.py": "hosted-demos",
-    "tests/demo/test_readme_clients.py": "hosted-demos",
-    "tests/demo/test_sign_in.py": "hosted-demos",
-    "tests/demo/test_access.py": "hosted-demos",
-    "tests/demo/test_workgroups.py": "hosted-demos",
-    "tests/demo/test_enterprise_access.py": "hosted-demos",
-}
-"""Module -> the group whose session fixture it uses: the hosted demos (`oidc_demo`, `iam_demo`)."""
+SHARED_PROCESS_FOLDERS = ("tests/demo/front/",)
+"""Folders whose modules share a session fixture that starts a process."""
 
 
 class ModuleScheduling(LoadScopeScheduling):
-    """A test's scope is its module's group, or else its module."""
+    """A test's scope is its folder where that folder shares a process, else its module."""
 
     def _split_scope(self, nodeid: str) -> str:
         module = nodeid.split("::", 1)[0]
-        return SHARED_PROCESSES.get(module, module)
+        return next((folder for folder in SHARED_PROCESS_FOLDERS if module.startswith(folder)), module)

@@ -19,8 +19,8 @@ import httpx2
 
 from aws_data_mcp.app import create_http_app
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.lambda_context import LocalLambdaContext
 from aws_data_mcp.transport import local_server
+from aws_data_mcp.transport.lambda_context import LocalLambdaContext
 
 START_GUARD_SECONDS = 300.0
 """How long a server or process a test starts may take to be ready before the test fails: a guard against one that
@@ -90,9 +90,9 @@ def start_demo(auth: str, state: Path, access_token_lifetime: int | None = None)
     port = free_port()
     log = state / f"demo-{auth}.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {"XDG_STATE_HOME": str(state)}
-    command = ["-m", "aws_data_mcp", "demo", "--auth", auth, "--port", str(port)]
+    command = ["-m", "aws_data_mcp_demo", "--auth", auth, "--port", str(port)]
     if access_token_lifetime is not None:
-        command = ["-c", "import pathlib; from aws_data_mcp.demo.hosted_front import serve; "
+        command = ["-c", "import pathlib; from aws_data_mcp_demo.front.hosted import serve; "
                    f"serve({auth!r}, '127.0.0.1', {port}, pathlib.Path({str(state)!r}), {access_token_lifetime})"]
     process = subprocess.Popen([sys.executable, *command], env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
     deadline = time.monotonic() + START_GUARD_SECONDS
@@ -114,7 +114,7 @@ def start_demo(auth: str, state: Path, access_token_lifetime: int | None = None)
 def demo_query_server(query_wait_seconds: float) -> ServerThread:
     """A server in demo mode whose query tool uses the demo's workgroups, waiting at most `query_wait_seconds` for a
     query (use it as a context manager, over a running DemoAccount)."""
-    from aws_data_mcp.demo.seed_data import QUERY_WORKGROUPS
+    from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
 
     return ServerThread(Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS,
                                  query_wait_seconds=query_wait_seconds))

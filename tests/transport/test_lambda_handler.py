@@ -25,14 +25,14 @@ from mangum import Mangum
 
 from aws_data_mcp import observability, reader
 from aws_data_mcp.config import Settings
-from aws_data_mcp.demo.lambda_context import LocalLambdaContext
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.identity import resolve_caller
-from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.identity.resolve import resolve_caller
+from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.registry import Registry, ResourceRequest, ResourceSpec
 from aws_data_mcp.resources import registry
-from aws_data_mcp.server import DataMCPServer
+from aws_data_mcp.server.mcp_server import DataMCPServer
 from aws_data_mcp.transport.http import McpHttpApp
+from aws_data_mcp.transport.lambda_context import LocalLambdaContext
 from support.events import REVISION_2025, REVISION_2026, body_json, http_api_event, load_event, modern, rpc
 
 Invoke = Callable[[dict[str, Any]], dict[str, Any]]

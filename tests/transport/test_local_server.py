@@ -33,13 +33,14 @@ class Serve:
     """`python -m aws_data_mcp serve` (or `demo`), with its own state directory and no AWS credentials of the
     shell."""
 
-    def __init__(self, state: Path, *args: str, env: dict[str, str] | None = None, command: str = "serve") -> None:
+    def __init__(self, state: Path, *args: str, env: dict[str, str] | None = None,
+                 command: str = "aws_data_mcp serve") -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.state = state
         environment = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "XDG_STATE"))}
         environment.update({"XDG_STATE_HOME": str(state), **(env or {})})
-        self.process = subprocess.Popen([sys.executable, "-m", "aws_data_mcp", command, "--port", str(self.port),
+        self.process = subprocess.Popen([sys.executable, "-m", *command.split(), "--port", str(self.port),
                                          *args], env=environment, stderr=subprocess.PIPE, text=True)
         self.banner = self._read_banner()
 
@@ -180,7 +181,7 @@ def test_no_token_serves_anyone_and_says_why_that_is_dangerous(tmp_path: Path) -
 def test_the_demo_serves_without_a_token_and_says_a_configured_one_is_ignored(tmp_path: Path) -> None:
     """The demo banner promises no token and prints configurations without one: they must work."""
     configured = "k" * 40
-    server = Serve(tmp_path, env={"AWS_DATA_MCP_TOKEN": configured}, command="demo")
+    server = Serve(tmp_path, env={"AWS_DATA_MCP_TOKEN": configured}, command="aws_data_mcp_demo")
     try:
         assert post(server.url).status_code == 200
         ignored = [line for line in server.banner.splitlines() if "AWS_DATA_MCP_TOKEN" in line]

@@ -18,7 +18,7 @@ from workflow_support import TABLE, create_table
 
 from aws_data_mcp.app import create_http_app
 from aws_data_mcp.config import Settings
-from aws_data_mcp.deadlines import DEADLINE_SCOPE_KEY
+from aws_data_mcp.reading.deadlines import DEADLINE_SCOPE_KEY
 from aws_data_mcp.workflows.service import store_for
 from support.events import REVISION_2025, rpc
 from support.faults import AwsFaults

@@ -21,8 +21,8 @@ from workflow_support import TABLE, create_table
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.identity import Caller
-from aws_data_mcp.reader import ResourceReader
+from aws_data_mcp.identity.resolve import Caller
+from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.resources import registry
 from aws_data_mcp.workflows import service
 from aws_data_mcp.workflows.dynamodb_store import DynamoDbStore
@@ -431,7 +431,7 @@ def test_a_workflow_created_through_one_lambda_process_is_read_through_another(t
 import json
 from mangum import Mangum
 from aws_data_mcp.app import create_http_app
-from aws_data_mcp.demo.lambda_context import LocalLambdaContext
+from aws_data_mcp.transport.lambda_context import LocalLambdaContext
 from aws_data_mcp.config import Settings
 event = json.load(open({str(EVENTS / "http-api-v2/resources-read-static.json")!r}))
 event["body"] = json.dumps({{"jsonrpc": "2.0", "id": 1, "method": "resources/read",

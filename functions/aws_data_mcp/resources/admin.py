@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any, NotRequired, TypedDict
 from urllib.parse import unquote
 
-from aws_data_mcp.fanout import Call, Outcome
+from aws_data_mcp.reading.fanout import Call, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import glue_databases
 from aws_data_mcp.resources.athena.workgroups import query_workgroup

@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
-from aws_data_mcp.accounts import listed, standing
+from aws_data_mcp.identity.accounts import listed, standing
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import data_catalogs
 from aws_data_mcp.resources.athena.workgroups import query_workgroup

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from aws_data_mcp.accounts import ORG_WIDE_URIS
+from aws_data_mcp.identity.accounts import ORG_WIDE_URIS
 from aws_data_mcp.registry import ResourceRequest, registry
 
 QUERY_CHECK = ("usable is not known here (this document reads no AWS): athena://workgroups says, for you, whether "

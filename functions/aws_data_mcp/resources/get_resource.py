@@ -15,11 +15,11 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import WithJsonSchema
 
-from aws_data_mcp.answers import failure_result, tool_result
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.registry import registry
-from aws_data_mcp.rendering import within_budget
-from aws_data_mcp.tool_host import ToolHost, host_of
+from aws_data_mcp.server.answers import failure_result, tool_result
+from aws_data_mcp.server.rendering import within_budget
+from aws_data_mcp.server.tool_host import ToolHost, host_of
 
 TOOL_NAME = "get_resource"
 ACCEPTED = "get_resource takes one optional argument, uri: a resource URI string such as auth://status; omit it to " \

@@ -14,7 +14,7 @@ from typing import Any, NotRequired, TypedDict, TypeVar
 from botocore.exceptions import BotoCoreError, ClientError
 
 from aws_data_mcp.errors import ResourceFailure, as_failure
-from aws_data_mcp.fanout import Call, Outcome
+from aws_data_mcp.reading.fanout import Call, Outcome
 from aws_data_mcp.registry import ResourceRequest
 
 T = TypeVar("T")

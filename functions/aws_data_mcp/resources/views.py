@@ -1,5 +1,5 @@
 """The MCP Apps views of this server's answers: each a `ui://` document built from views/ (`make views`), offered
-only to a client that negotiated `io.modelcontextprotocol/ui` (`aws_data_mcp.apps`).
+only to a client that negotiated `io.modelcontextprotocol/ui` (`aws_data_mcp.server.apps`).
 
 A view opens on a tool's result: the query results view on `athena_query`'s; the access view on `show_access`'s,
 a tool that exists only to open it, so only MCP Apps clients see it."""
@@ -13,10 +13,10 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from aws_data_mcp.answers import failure_result, tool_result
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.registry import registry
-from aws_data_mcp.tool_host import host_of
+from aws_data_mcp.server.answers import failure_result, tool_result
+from aws_data_mcp.server.tool_host import host_of
 
 QUERY_RESULTS = "ui://aws-data-mcp/query-results.html"
 ACCESS = "ui://aws-data-mcp/access.html"

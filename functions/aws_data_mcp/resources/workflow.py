@@ -17,14 +17,14 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ResourceLink
 from pydantic import Field
 
-from aws_data_mcp.answers import failure_result, tool_result
 from aws_data_mcp.aws import deadline_scope
-from aws_data_mcp.deadlines import request_budget, seconds_to_edge_deadline
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.observability import logger
+from aws_data_mcp.reading.deadlines import request_budget, seconds_to_edge_deadline
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.rendering import to_json
-from aws_data_mcp.tool_host import host_of
+from aws_data_mcp.server.answers import failure_result, tool_result
+from aws_data_mcp.server.rendering import to_json
+from aws_data_mcp.server.tool_host import host_of
 from aws_data_mcp.workflows.failures import store_failure
 from aws_data_mcp.workflows.model import Workflow, status_uri
 from aws_data_mcp.workflows.service import (

@@ -22,7 +22,7 @@ from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.server import DataMCPServer
+from aws_data_mcp.server.mcp_server import DataMCPServer
 from aws_data_mcp.transport.json_errors import json_errors, send_error
 from aws_data_mcp.transport.lambda_edge import LambdaEdge
 from aws_data_mcp.transport.limits import (

@@ -15,7 +15,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from aws_data_mcp.deadlines import DEADLINE_SCOPE_KEY
+from aws_data_mcp.reading.deadlines import DEADLINE_SCOPE_KEY
 
 ANSWER_MARGIN_SECONDS = 1.0
 """Kept back from Lambda's remaining time to write the answer before the invocation ends."""

@@ -29,7 +29,7 @@ from aws_data_mcp.workflows.model import STEP_STATUSES, Step, Workflow, new_toke
 from aws_data_mcp.workflows.store import WorkflowStore
 
 if TYPE_CHECKING:  # a Caller holds a boto3 session: importing boto3 here would slow the local server's start
-    from aws_data_mcp.caller import Caller
+    from aws_data_mcp.identity.caller import Caller
 
 MAX_NAME = 200
 MAX_DESCRIPTION = 2_000

@@ -14,9 +14,9 @@ from typing import Any, NotRequired, TypedDict, TypeVar
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.fanout import Call, Outcome
+from aws_data_mcp.query.answers import SQL_PREVIEW_CHARS
+from aws_data_mcp.reading.fanout import Call, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.athena.query_answers import SQL_PREVIEW_CHARS
 from aws_data_mcp.resources.resolving import ItemError, attempt, iso, side_by_side
 
 T = TypeVar("T")
@@ -355,9 +355,9 @@ def table(request: ResourceRequest) -> Table:
 def _lake_formation_calls(request: ResourceRequest, database: str, name: str) -> list[Call[Any]]:
     """Where Lake Formation governs, and what it lets the caller read: registrations, then the explainer's own first
     wave of Lake Formation calls (grants, tag grants, data cells filters, LF-tags, opt-ins, the account default)."""
-    from aws_data_mcp.resources.permissions.lake_formation import lake_calls
-    from aws_data_mcp.resources.permissions.registrations import registered_resources
-    from aws_data_mcp.resources.permissions.storage import Seat
+    from aws_data_mcp.explainer.lake_formation import lake_calls
+    from aws_data_mcp.explainer.registrations import registered_resources
+    from aws_data_mcp.explainer.storage_links import Seat
 
     lakeformation = request.client("lakeformation")
     return [Call("lakeformation:ListResources", lambda: registered_resources(lakeformation)),
@@ -368,9 +368,9 @@ def _column_access(request: ResourceRequest, database: str, found: Mapping[str, 
                    lake: Sequence[Outcome[Call[Any], Any]]) -> ColumnAccess:
     """The columns the caller may read, as the table's explainer decides them from the caller's grants (the same
     reading of the same calls), or that it cannot be known."""
-    from aws_data_mcp.access_links import table_uri
-    from aws_data_mcp.resources.permissions.lake_formation import lake_answers, permissions_link, registration_link
-    from aws_data_mcp.resources.permissions.storage import Seat, s3_location
+    from aws_data_mcp.explainer.lake_formation import lake_answers, permissions_link, registration_link
+    from aws_data_mcp.explainer.storage_links import Seat, s3_location
+    from aws_data_mcp.explainer.uris import table_uri
 
     registered, answers = lake[0], lake_answers(lake[1:])
     descriptor = found.get("StorageDescriptor") or {}

@@ -12,15 +12,15 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.athena.query_answers import (
+from aws_data_mcp.query.answers import (
     QueryAnswer,
     Results,
     answer,
     has_session_token,
     result_file,
 )
-from aws_data_mcp.resources.athena.result_pages import FIRST_PAGE, Cursor, Page, read_page
+from aws_data_mcp.query.result_pages import FIRST_PAGE, Cursor, Page, read_page
+from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.resolving import attempt
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NotRequired, TypedDict
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
-from aws_data_mcp.fanout import Outcome
+from aws_data_mcp.reading.fanout import Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.workgroups import list_workgroups
 from aws_data_mcp.resources.resolving import ItemError, chunks

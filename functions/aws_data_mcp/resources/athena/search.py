@@ -19,10 +19,10 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from botocore.paginate import Paginator
 
-from aws_data_mcp.access_links import table_uri
-from aws_data_mcp.accounts import in_current
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
-from aws_data_mcp.fanout import Call
+from aws_data_mcp.explainer.uris import table_uri
+from aws_data_mcp.identity.accounts import in_current
+from aws_data_mcp.reading.fanout import Call
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import complete_database, table_format
 from aws_data_mcp.resources.athena.named_queries import RUN_WITH, NamedQuery, named_queries_in, workgroup_errors

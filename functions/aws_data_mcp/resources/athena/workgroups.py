@@ -14,9 +14,9 @@ from typing import Any, NotRequired, TypedDict
 from botocore.paginate import Paginator
 
 from aws_data_mcp.errors import ErrorCode
-from aws_data_mcp.fanout import Call, Outcome
+from aws_data_mcp.query.cost_guard import get_workgroup, unguarded
+from aws_data_mcp.reading.fanout import Call, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.athena.cost_guard import get_workgroup, unguarded
 from aws_data_mcp.resources.resolving import ItemError, attempt
 
 
@@ -104,7 +104,7 @@ def query_workgroups(names: Sequence[str], described: Mapping[str, Outcome[Any, 
 
 def _query_workgroup(name: str, default: bool, outcome: Outcome[Any, dict[str, Any]],
                      links: Sequence[Mapping[str, Any]], listed: bool) -> QueryWorkgroup:
-    from aws_data_mcp.resources.permissions.workgroup_checks import why_not
+    from aws_data_mcp.explainer.workgroup_checks import why_not
 
     if outcome.error is not None:
         if not listed:
@@ -172,8 +172,8 @@ def workgroups(request: ResourceRequest) -> WorkGroups:
     workgroup those checks did not describe, beside their second checks: two waves, each item answering by the
     deadline on its own."""
     # The explainer's checks, imported on the first read: they are off the cold path, as the explainers are.
-    from aws_data_mcp.resources.permissions.storage import Seat
-    from aws_data_mcp.resources.permissions.workgroup_checks import WorkgroupChecks
+    from aws_data_mcp.explainer.storage_links import Seat
+    from aws_data_mcp.explainer.workgroup_checks import WorkgroupChecks
 
     athena = request.client("athena")
     checks = WorkgroupChecks.of(request, Seat.of(request.caller))

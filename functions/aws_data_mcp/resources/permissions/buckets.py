@@ -41,6 +41,6 @@ def complete_bucket(request: ResourceRequest, prefix: str) -> list[str]:
     example="permissions://buckets/my-data-lake",
 )
 def explain_bucket(request: ResourceRequest) -> Mapping[str, Any]:
-    from aws_data_mcp.resources.permissions import bucket_chain
+    from aws_data_mcp.explainer import bucket_chain
 
     return bucket_chain.explain_bucket(request)

@@ -19,12 +19,13 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from botocore.exceptions import ClientError
 
-from aws_data_mcp.access_links import bucket_uri
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.fanout import Call, Chain, Outcome
-from aws_data_mcp.identity import Caller
+from aws_data_mcp.explainer.identity_policies import simulation_principal
+from aws_data_mcp.explainer.registrations import locations_in, registered_locations
+from aws_data_mcp.explainer.uris import bucket_uri
+from aws_data_mcp.identity.resolve import Caller
+from aws_data_mcp.reading.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.permissions.registrations import locations_in, registered_locations
 from aws_data_mcp.resources.resolving import ItemError, attempt, chunks, side_by_side
 
 Level = Literal["none", "list", "read", "write"]
@@ -106,23 +107,6 @@ def _checked(outcome: Outcome[Any, Any], errors: list[ItemError]) -> tuple[Check
     errors.append(outcome.error.brief())  # type: ignore[arg-type]
     return _check(outcome.error), None
 
-
-def simulation_principal(caller: Caller) -> str | None:
-    """The IAM ARN IAM's simulator accepts for the caller: a user as is, an assumed role as its role.
-
-    A role's path is not in its session ARN, so a role under a path (e.g. /service-role/) cannot be
-    simulated this way: its write checks come back "unavailable".
-    """
-    arn = caller.principal_arn or ""
-    parts = arn.split(":", 5)
-    if len(parts) != 6:
-        return None
-    resource = parts[5]
-    if parts[2] == "iam" and resource.startswith(("user/", "role/")):
-        return arn
-    if parts[2] == "sts" and resource.startswith("assumed-role/"):
-        return f"arn:{parts[1]}:iam::{parts[4]}:role/{resource.split('/')[1]}"
-    return None
 
 
 def _objects(bucket: str) -> str:

@@ -18,13 +18,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NotRequired, TypedDict
 from urllib.parse import urlparse
 
-from aws_data_mcp.access_links import bucket_uri, table_uri
 from aws_data_mcp.errors import ResourceFailure
-from aws_data_mcp.fanout import Outcome
+from aws_data_mcp.explainer.model import Link
+from aws_data_mcp.explainer.summary import deciding
+from aws_data_mcp.explainer.uris import bucket_uri, table_uri
+from aws_data_mcp.reading.fanout import Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.permissions.discover import BucketAccess
-from aws_data_mcp.resources.permissions.links import Link
-from aws_data_mcp.resources.permissions.summary import deciding
 
 EXPLAINED = 25
 """Tables read through permissions://tables at most per read, each about 60 AWS calls in the demo (its workgroup

@@ -40,6 +40,6 @@ def checked_name(value: str) -> None:
     example="permissions://tables/sales/orders",
 )
 def explain_table(request: ResourceRequest) -> Mapping[str, Any]:
-    from aws_data_mcp.resources.permissions import table_chain
+    from aws_data_mcp.explainer import table_chain
 
     return table_chain.explain_table(request)

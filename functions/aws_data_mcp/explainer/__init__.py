@@ -1,0 +1,7 @@
+"""The access explainer's engine: would a read work for the caller, link by link, judged by AWS.
+
+`model` holds a link and its verdict; `table_chain`, `bucket_chain` and `workgroup_checks` build the chains from
+`storage_links` (S3 and KMS), `lake_formation`, `lf_grants`, `registrations`, `identity_policies`,
+`deny_narrowing`, `athena_context` and `results_path`; `summary` writes the opening line; `uris` names the
+explainer of a refusal. The `permissions://` resources only register and shape these answers.
+"""

@@ -1,0 +1,99 @@
+"""Athena's request is not the server's probe: Athena reads S3 through a forward access session, so S3 sees
+`aws:CalledVia` = athena.amazonaws.com and `aws:ViaAWSService` = true, and no `aws:SourceVpce`, `aws:SourceVpc` or
+`aws:SourceIp` of the caller's network. A bucket-policy statement conditioned on one of those keys can refuse
+Athena where the probe was allowed (a VPC-endpoint-only Deny) or allow Athena where the probe was refused (a Deny
+that exempts `aws:CalledVia`). Such a link is decided by AWS's own evaluator, IAM's simulator, given the bucket
+policy and Athena's context, where AWS lets it simulate the caller (an IAM user: its CallerArn cannot be a role);
+otherwise it is `unknown` with the command that settles it, never `allowed`.
+
+No statement is evaluated here: a statement is only found to name one of these keys.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from aws_data_mcp.explainer.model import Link, _covers, link, listed
+from aws_data_mcp.reading.fanout import Outcome
+
+SERVICE = "athena.amazonaws.com"
+REQUEST_KEYS = frozenset({"aws:sourcevpce", "aws:sourcevpc", "aws:sourceip", "aws:vpcsourceip", "aws:calledvia",
+                          "aws:calledviafirst", "aws:calledvialast", "aws:viaawsservice"})
+"""Condition keys whose value differs between the server's probe and Athena's forward access session."""
+CONTEXT = [
+    {"ContextKeyName": "aws:CalledVia", "ContextKeyValues": [SERVICE], "ContextKeyType": "stringList"},
+    {"ContextKeyName": "aws:CalledViaFirst", "ContextKeyValues": [SERVICE], "ContextKeyType": "string"},
+    {"ContextKeyName": "aws:CalledViaLast", "ContextKeyValues": [SERVICE], "ContextKeyType": "string"},
+    {"ContextKeyName": "aws:ViaAWSService", "ContextKeyValues": ["true"], "ContextKeyType": "boolean"},
+    {"ContextKeyName": "aws:SecureTransport", "ContextKeyValues": ["true"], "ContextKeyType": "boolean"}]
+"""Athena's request as S3 sees it (no source VPC endpoint or IP: those keys are absent, as they are for Athena)."""
+
+
+def athena_request(principal: str, account: str | None) -> list[dict[str, Any]]:
+    """Athena's request context for IAM's simulator, with the caller's principal keys, which AWS sets on every
+    request and IAM's simulator does not fill in: a statement excepting or naming the caller by aws:PrincipalArn
+    (a fix narrowed for it) is weighed as S3 will weigh it."""
+    keys = [{"ContextKeyName": "aws:PrincipalArn", "ContextKeyValues": [principal], "ContextKeyType": "string"}]
+    if account:
+        keys.append({"ContextKeyName": "aws:PrincipalAccount", "ContextKeyValues": [account],
+                     "ContextKeyType": "string"})
+    return [*CONTEXT, *keys]
+
+
+def _keys(statement: Mapping[str, Any]) -> set[str]:
+    return {key.lower() for conditions in (statement.get("Condition") or {}).values()
+            if isinstance(conditions, Mapping) for key in conditions}
+
+
+def context_bound(policy: Mapping[str, Any] | None, action: str, resource: str) -> list[dict[str, Any]]:
+    """The statements of a bucket policy that may apply to `action` on `resource` and name a key of Athena's
+    request context that the probe does not share (NotAction and NotResource statements count where they may)."""
+    found = []
+    for statement in listed((policy or {}).get("Statement")):
+        if not _keys(statement) & REQUEST_KEYS:
+            continue
+        acts = _covers(statement["Action"], action, case=False) if "Action" in statement else not _covers(
+            statement.get("NotAction"), action, case=False)
+        where = _covers(statement["Resource"], resource, case=True) if "Resource" in statement else not _covers(
+            statement.get("NotResource"), resource, case=True)
+        if acts and where:
+            found.append(dict(statement))
+    return found
+
+
+def simulate_as_athena(iam: Any, user: str, policy: Mapping[str, Any], actions: Sequence[str],
+                       resources: Sequence[str], owner: str | None) -> dict[str, str]:
+    """IAM's simulator on the caller's policies and the bucket policy, in Athena's request context: each
+    (action, resource) decision."""
+    request: dict[str, Any] = {"PolicySourceArn": user, "ActionNames": list(actions), "ResourceArns": list(resources),
+                               "ResourcePolicy": json.dumps(policy), "CallerArn": user, "ContextEntries": CONTEXT}
+    if owner:
+        request["ResourceOwner"] = f"arn:aws:iam::{owner}:root"
+    results = iam.simulate_principal_policy(**request).get("EvaluationResults") or []
+    return {f"{r['EvalActionName']} {r.get('EvalResourceName')}": r["EvalDecision"] for r in results}
+
+
+def as_athena(probed: Link, bound: Sequence[dict[str, Any]], simulated: Outcome[Any, Any] | None) -> Link:
+    """The probe's link judged for Athena's request: the simulator's decision where it could be asked, else
+    `unknown` (the probe, made outside Athena, cannot say)."""
+    if not bound or probed["verdict"] == "unknown":
+        return probed
+    evidence = probed["evidence"] | {"probe": probed["verdict"], "athena_context_statements": list(bound)}
+    decision = (simulated.value or {}).get(f"{probed['check']} {probed['resource']}") \
+        if simulated is not None and simulated.ok else None
+    if decision is not None:
+        verdict = "allowed" if decision == "allowed" else "denied"
+        return link(probed["check"], probed["resource"], verdict, evidence | {"simulated_as_athena": decision},
+                    fix=probed.get("fix") or [], governed_by=probed["governed_by"])
+    ask = json.dumps(CONTEXT, separators=(",", ":"))
+    return link(probed["check"], probed["resource"], "unknown", evidence | (
+        {"error": simulated.error.brief()} if simulated is not None and simulated.error else {}),
+        governed_by=probed["governed_by"], settle=(
+            "The bucket policy conditions this on a key Athena's request does not share with this server's probe "
+            "(Athena reads through a forward access session: aws:CalledVia athena.amazonaws.com, no VPC endpoint "
+            "or source IP), and IAM's simulator weighs a bucket policy only as an IAM user: an administrator runs "
+            f"aws iam simulate-principal-policy --policy-source-arn <the caller's role> --action-names "
+            f"{probed['check']} --resource-arns {probed['resource']} --resource-policy file://bucket-policy.json "
+            f"--caller-arn <an IAM user> --context-entries '{ask}'"))

@@ -1,0 +1,407 @@
+"""Which SQL the query tool runs: one read-only statement, read exactly as Athena (Trino) reads it.
+
+How the text is read, each step refusing before any AWS call:
+1. Trino's lexer rules split it (`trino_lexer`): comments that never nest, literals as Trino's grammar defines
+   them. A text those rules cannot read is refused with its line and column, never re-read by a lenient dialect.
+2. It holds one statement, and its first token decides the kind, as in Trino's grammar: SELECT, WITH, VALUES or
+   `(` begin a query; SHOW and DESCRIBE the documented metadata forms (`metadata_statements`); EXPLAIN one of
+   these. Anything else (every write, DDL, UNLOAD, USING EXTERNAL FUNCTION...) is refused by name.
+3. A query is parsed by sqlglot's Trino dialect from the same tokens: its tokenizer must split the text exactly
+   where ours does, or the text is refused. The tree must hold no write, and read only the catalogs the operator
+   allows (`AWS_DATA_MCP_QUERY_CATALOGS`): no table function (`TABLE(...)`), no Lambda connector, no other catalog.
+
+What reaches Athena is the caller's own text (less a trailing `;`), never a rendering of it: the guard decides,
+it does not rewrite.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+
+from sqlglot import exp
+from sqlglot.dialects.trino import Trino
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import Token as SqlglotToken
+from sqlglot.tokens import TokenType
+
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
+from aws_data_mcp.guard.metadata_statements import NotAMetadataRead, metadata_read
+from aws_data_mcp.guard.token_shapes import refused_shape
+from aws_data_mcp.guard.tree_shapes import lenient_reading
+from aws_data_mcp.guard.trino_lexer import (
+    HIDDEN,
+    Kind,
+    LexError,
+    Token,
+    TooManyTokens,
+    position,
+    tokens,
+)
+
+# sqlglot warns (with the statement's text) when it keeps a statement as a raw command: decided below.
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+MAX_SQL_BYTES = 262_144
+"""Athena's own limit on a query string (StartQueryExecution's QueryString), in UTF-8 bytes."""
+MAX_TOKENS = 10_000
+"""The most significant tokens (words, literals, symbols) the guard reads: about a 5,000-item IN list. sqlglot's
+parse costs about 0.1 ms a token, so a statement near Athena's byte limit (130,000 tokens) would hold a core for
+10-20 s; refused past this, before parsing, the guard stays well under a second on any text."""
+TOO_LONG_ADVICE = ("Split it into smaller statements, use a smaller IN list, or put the values in a table (e.g. a "
+                   "CSV in S3 read by a Glue table) and join or filter on it.")
+DEFAULT_CATALOGS = ("AwsDataCatalog",)
+CATALOGS_SETTING = "AWS_DATA_MCP_QUERY_CATALOGS"
+ALLOWED = "SELECT, WITH ... SELECT, VALUES, SHOW, DESCRIBE, or EXPLAIN of one of these"
+QUERY_STARTS = ("SELECT", "WITH", "VALUES")
+STATEMENT_STARTS = frozenset({
+    *QUERY_STARTS, "ALTER", "ANALYZE", "CALL", "COMMENT", "COMMIT", "CREATE", "DEALLOCATE", "DELETE", "DENY", "DROP",
+    "EXECUTE", "EXPLAIN", "GRANT", "INSERT", "MERGE", "MSCK", "OPTIMIZE", "PREPARE", "REFRESH", "RESET", "REVOKE",
+    "ROLLBACK", "SET", "START", "TABLE", "TRUNCATE", "UNLOAD", "UPDATE", "USE", "USING", "VACUUM",
+})
+"""The words that begin a statement in Trino's grammar or Athena's: anything else does not parse."""
+
+READ_ROOTS: dict[type[exp.Expression], str] = {
+    exp.Select: "SELECT", exp.Union: "SELECT", exp.Intersect: "SELECT", exp.Except: "SELECT",
+    exp.Subquery: "SELECT", exp.Values: "VALUES",
+}
+"""Trees a query may have at its root."""
+
+WRITES_BELOW: tuple[type[exp.Expression], ...] = (
+    exp.DML, exp.DDL, exp.Drop, exp.Alter, exp.Into, exp.Command, exp.Grant, exp.Revoke, exp.TruncateTable,
+    exp.Use, exp.Set, exp.Transaction, exp.Commit, exp.Rollback, exp.Refresh,
+)
+"""Nodes that write or change state, refused wherever the parser puts them."""
+
+REFUSED_NAMES: dict[type[exp.Expression], str] = {
+    exp.Insert: "INSERT", exp.Update: "UPDATE", exp.Delete: "DELETE", exp.Merge: "MERGE", exp.Into: "SELECT ... INTO",
+}
+
+_COMPOUND_NAMES = {"MSCK": 2, "DEALLOCATE": 2, "START": 2, "USING": 3, "REFRESH": 2}
+"""Statements named by more than their first word in a refusal (`MSCK REPAIR`, `USING EXTERNAL FUNCTION`)."""
+_EXPLAIN_OPTIONS = {"FORMAT": ("TEXT", "GRAPHVIZ", "JSON"), "TYPE": ("LOGICAL", "DISTRIBUTED", "VALIDATE", "IO")}
+_TRINO = Trino()
+_COMMENTS = frozenset({Kind.LINE_COMMENT, Kind.BLOCK_COMMENT})
+
+
+@dataclass(frozen=True)
+class ReadOnlyStatement:
+    sql: str
+    """The statement as Athena receives it: the caller's text without a trailing `;`."""
+    kind: str
+    """SELECT, VALUES, SHOW, DESCRIBE or EXPLAIN."""
+    estimate: bool = False
+    """`EXPLAIN (TYPE IO)`: asks Athena for the input it would read, without reading it."""
+    relations: tuple[str, ...] = ()
+    """Every table the guard saw the statement read, as dotted lower-case names (catalogs checked)."""
+
+
+def estimate_of(statement: ReadOnlyStatement) -> ReadOnlyStatement:
+    """`EXPLAIN (TYPE IO, FORMAT JSON)` of a SELECT the guard accepted: the same tokens after a fixed prefix, so
+    the verdict holds without reading the text a second time."""
+    if statement.estimate:
+        return statement
+    return ReadOnlyStatement(f"EXPLAIN (TYPE IO, FORMAT JSON) {statement.sql}", "EXPLAIN", estimate=True,
+                             relations=statement.relations)
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """One statement's tokens (hidden ones too) in the caller's text, which it keeps for positions."""
+
+    source: str
+    found: list[Token]
+
+    @property
+    def words(self) -> list[Token]:
+        return [token for token in self.found if token.kind not in HIDDEN]
+
+    @property
+    def text(self) -> str:
+        return self.source[self.found[0].start:self.found[-1].end].strip(" \t\r\n")
+
+    def after(self, token: Token) -> _Statement:
+        return _Statement(self.source, [found for found in self.found if found.start >= token.start])
+
+    def refused(self, message: str, advice: str, at: Token | None) -> ResourceFailure:
+        if at is not None:
+            line, column = position(self.source, at.start)
+            message = f"{message} (line {line}, column {column})"
+        return _refused(message, advice)
+
+
+def read_only_statement(sql: object, catalogs: Collection[str] = DEFAULT_CATALOGS) -> ReadOnlyStatement:
+    """`sql` if it is exactly one read-only statement reading only `catalogs`; otherwise `invalid_argument` saying
+    what was refused, where and why."""
+    if not isinstance(sql, str) or not sql.strip():
+        raise _refused("The SQL is empty", "Send one statement, e.g. SELECT * FROM orders LIMIT 10.")
+    size = len(sql.encode("utf-8", "surrogatepass"))
+    if size > MAX_SQL_BYTES:
+        raise _refused(f"The SQL is {size:,} bytes; Athena takes at most {MAX_SQL_BYTES:,}",
+                       "Send a shorter statement.")
+    try:
+        found = tokens(sql, most=MAX_TOKENS)
+    except TooManyTokens:
+        raise _refused(f"The SQL holds more than {MAX_TOKENS:,} words, literals and symbols: more than this tool "
+                       "reads in one statement", TOO_LONG_ADVICE) from None
+    except LexError as exc:
+        raise _refused(f"The SQL does not parse as Athena reads it: {exc}",
+                       "Check the statement against Athena's SQL (Trino) reference.") from None
+    allowed = {catalog.lower() for catalog in catalogs}
+    return _decide(_one_statement(sql, found), allowed, explained=False)
+
+
+def _one_statement(sql: str, found: list[Token]) -> _Statement:
+    statements: list[list[Token]] = [[]]
+    for token in found:
+        if token.is_symbol(";"):
+            statements.append([])
+        else:
+            statements[-1].append(token)
+    holding = [statement for statement in statements if any(token.kind not in HIDDEN for token in statement)]
+    if not holding:
+        raise _refused("The SQL holds no statement (only comments or semicolons)", f"Send one of: {ALLOWED}.")
+    if len(holding) > 1:
+        second = _Statement(sql, holding[1])
+        raise _refused(f"The SQL holds {len(holding)} statements; this tool runs exactly one",
+                       f"Send the statements one at a time; a second one ({_name(second.words)}) was refused.")
+    # From after any empty statement before it (`;` alone) to its own terminating `;`: comments stay the caller's.
+    return _Statement(sql, holding[0])
+
+
+def _decide(statement: _Statement, catalogs: set[str], *, explained: bool) -> ReadOnlyStatement:
+    words = statement.words
+    first = words[0]
+    _by_token(statement, catalogs)
+    if first.is_word("SHOW", "DESCRIBE", "DESC"):
+        return _metadata(statement, catalogs)
+    if first.is_word("EXPLAIN") and not explained:
+        return _explain(statement, catalogs)
+    if not first.is_symbol("(") and not first.is_word(*STATEMENT_STARTS):
+        raise statement.refused(f"The SQL does not parse: {echo(first.text[:40])!r} does not begin a statement",
+                                f"Send one of: {ALLOWED}.", first)
+    if not (first.is_word(*QUERY_STARTS) or first.is_symbol("(")):
+        name = "EXPLAIN of an EXPLAIN" if first.is_word("EXPLAIN") else _name(words)
+        raise statement.refused(f"{name} is not a read: this tool runs {ALLOWED} only",
+                                "Writes, DDL, UNLOAD, procedures, prepared statements, external functions and "
+                                "statements that change session or catalog state are refused.", first)
+    shape = refused_shape(words)
+    if shape is not None:
+        raise statement.refused(shape.message, shape.advice, shape.at)
+    tree = _parsed(statement)
+    kind = READ_ROOTS.get(type(tree))
+    if kind is None:
+        raise statement.refused(f"The statement parses as {type(tree).__name__.upper()}, not a query",
+                                f"Send one of: {ALLOWED}.", first)
+    for node in tree.walk():
+        if isinstance(node, WRITES_BELOW):
+            raise statement.refused(f"The statement holds a write ({_node_name(node)})",
+                                    "A write inside a WITH clause or a subquery is still a write: it is refused.",
+                                    None)
+    _as_trino_parses(statement, tree)
+    relations = _sources_in_tree(statement, tree, catalogs)
+    return ReadOnlyStatement(statement.text, kind, relations=relations)
+
+
+def _metadata(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement:
+    try:
+        kind, named = metadata_read(statement.words, [token for token in statement.found if token.kind in HIDDEN])
+    except NotAMetadataRead as refusal:
+        raise statement.refused(f"Not a metadata statement this tool runs: {refusal.reason}",
+                                "SHOW and DESCRIBE are accepted in the forms Athena documents, written plainly.",
+                                refusal.at) from None
+    for catalog in named:
+        _allowed_catalog(statement, catalog.name, catalogs, catalog)
+    return ReadOnlyStatement(statement.text, kind)
+
+
+def _explain(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement:
+    """EXPLAIN [ANALYZE [VERBOSE]] or EXPLAIN [(option, ...)] of a statement this tool would run: ANALYZE executes
+    it, so only reads may be explained."""
+    words = statement.words
+    rest, estimate = words[1:], False
+    if rest and rest[0].is_word("ANALYZE"):
+        rest = rest[2:] if len(rest) > 1 and rest[1].is_word("VERBOSE") else rest[1:]
+    elif rest and rest[0].is_symbol("("):
+        close = next((index for index, token in enumerate(rest) if token.is_symbol(")")), len(rest))
+        options = [rest[index:index + 2] for index in range(1, close, 3)]
+        separators = rest[3:close:3]
+        known = all(len(option) == 2 and option[1].is_word(*_EXPLAIN_OPTIONS.get(option[0].upper, ()))
+                    for option in options)
+        if close != 3 * len(options) or not known or not all(token.is_symbol(",") for token in separators):
+            raise statement.refused("EXPLAIN's options are FORMAT TEXT|GRAPHVIZ|JSON and TYPE LOGICAL|DISTRIBUTED|"
+                                    "VALIDATE|IO, between parentheses", "Write e.g. EXPLAIN (TYPE IO) SELECT ...",
+                                    rest[0])
+        estimate = any(option[0].is_word("TYPE") and option[1].is_word("IO") for option in options)
+        rest = rest[close + 1:]
+    if not rest:
+        raise statement.refused("EXPLAIN of nothing", f"Send EXPLAIN of one of: {ALLOWED}.", None)
+    try:
+        explained = _decide(statement.after(rest[0]), catalogs, explained=True)
+    except ResourceFailure as failure:
+        raise _refused(f"EXPLAIN of a statement this tool would not run: {failure.message}",
+                       "EXPLAIN ANALYZE executes its statement, so only reads may be explained.") from None
+    return ReadOnlyStatement(statement.text, "EXPLAIN", estimate=estimate and explained.kind == "SELECT",
+                             relations=explained.relations)
+
+
+def _parsed(statement: _Statement) -> exp.Expression:
+    """sqlglot's Trino tree of the statement, after proving its tokenizer splits the text where ours does."""
+    base = statement.found[0].start
+    text = statement.source[base:statement.found[-1].end]
+    try:
+        theirs = _TRINO.tokenize(text)
+        _same_tokens(statement, theirs, base)
+        trees = [tree for tree in _TRINO.parser().parse(theirs, text) if tree is not None]
+    except (ParseError, TokenError) as exc:
+        raise statement.refused(f"The SQL does not parse: {_where(exc)}",
+                                "Check the statement against Athena's SQL (Trino) reference.", None) from None
+    except RecursionError:
+        raise statement.refused("The SQL nests too deeply to read", "Nest fewer parentheses or subqueries.",
+                                None) from None
+    if len(trees) != 1:
+        raise statement.refused("The SQL does not parse as one statement", f"Send one of: {ALLOWED}.", None)
+    return trees[0]
+
+
+def _same_tokens(statement: _Statement, theirs: list[SqlglotToken], base: int) -> None:
+    """sqlglot's tokens cover ours one for one (a keyword such as ORDER BY may span several words and the spaces
+    between them, never a comment); any other split means the two read the text differently: refused."""
+    found, index = statement.found, 0
+    numbers = {token.start for token in found if token.kind is Kind.NUMBER and token.text.startswith(".")}
+    for start, end in _spans(theirs, base, numbers):
+        while index < len(found) and found[index].kind in HIDDEN:
+            index += 1
+        first = index
+        while index < len(found) and found[index].end < end and found[index].kind not in _COMMENTS:
+            index += 1
+        if (index == len(found) or found[first].start != start or found[index].end != end
+                or found[index].kind in HIDDEN):
+            raise statement.refused("The SQL reads two ways (the guard's parser splits it differently from Athena)",
+                                    "Write the statement more plainly (e.g. without unusual literals).",
+                                    found[min(first, len(found) - 1)])
+        index += 1
+    rest = next((token for token in found[index:] if token.kind not in HIDDEN), None)
+    if rest is not None:
+        raise statement.refused("The SQL reads two ways (the guard's parser drops part of it)",
+                                "Write the statement more plainly.", rest)
+
+
+def _spans(theirs: list[SqlglotToken], base: int, numbers: set[int]) -> Iterator[tuple[int, int]]:
+    """Where each of sqlglot's tokens lies in the caller's text (end exclusive); its `.` and `5` are one span where
+    Trino reads one number `.5`."""
+    index = 0
+    while index < len(theirs):
+        token, start = theirs[index], base + theirs[index].start
+        following = theirs[index + 1] if index + 1 < len(theirs) else None
+        if (start in numbers and token.text == "." and following is not None
+                and following.start == token.end + 1 and following.token_type is TokenType.NUMBER):
+            token, index = following, index + 1
+        yield start, base + token.end + 1
+        index += 1
+
+
+def _by_token(statement: _Statement, catalogs: set[str]) -> None:
+    """What the tokens alone show, whatever a parser makes of them: a table function, a Lambda connector named as a
+    catalog (`"lambda:function".db.t`), or a literal valid to Trino that sqlglot cannot read (a binary literal with
+    spaces, a number with digit separators)."""
+    words = statement.words
+    for token, following in itertools.pairwise([*words, None]):
+        if token.kind is Kind.NUMBER and ("_" in token.text or token.upper.startswith(("0B", "0O"))):
+            raise statement.refused("A number with digit separators or a 0b/0o prefix is refused (the guard's parser "
+                                    "cannot read it as Athena does)", "Write it in plain decimal (or 0x...).", token)
+        if token.kind is Kind.BINARY and any(char in token.text for char in " \t\r\n"):
+            raise statement.refused("A binary literal with spaces is refused (the guard's parser cannot read it as "
+                                    "Athena does)", "Write it without spaces, e.g. X'00FF'.", token)
+        if token.is_word("TABLE") and following is not None and following.is_symbol("("):
+            raise statement.refused("A table function (TABLE(...)) is refused: it reads a source outside the "
+                                    "allowed catalogs, or hands it a query of its own", _catalogs_advice(), token)
+        if token.kind is Kind.QUOTED and token.name.lower().startswith("lambda:"):
+            _allowed_catalog(statement, token.name, catalogs, token)
+
+
+def _as_trino_parses(statement: _Statement, tree: exp.Expression) -> None:
+    """Where sqlglot is more lenient than Trino's grammar, a reading Athena would not share: refused."""
+    lenient = lenient_reading(tree, statement.words)
+    if lenient is not None:
+        raise statement.refused(lenient.message, lenient.advice, None)
+
+
+def _sources_in_tree(statement: _Statement, tree: exp.Expression, catalogs: set[str]) -> tuple[str, ...]:
+    """The tables the tree reads (each catalog checked). A function the tree holds under a qualified name of three
+    or more parts, in whatever node (a `Column` whose table and db hold the catalog, a `Dot` chain), was refused by
+    its tokens already: finding one here means the tree and the tokens read the text two ways."""
+    relations: list[str] = []
+    for node in tree.walk():
+        if isinstance(node, exp.Table):
+            if isinstance(node.this, exp.Func):
+                raise statement.refused(f"A table function ({node.this.sql('trino')[:60]}) is refused",
+                                        _catalogs_advice(), None)
+            if node.catalog:
+                _allowed_catalog(statement, node.catalog, catalogs, None)
+            relations.append(".".join(part.name for part in node.parts).lower())
+        elif _qualified_call(node):
+            raise statement.refused(f"The SQL reads two ways (a function under a qualified name the guard's "
+                                    f"parser holds as {type(node).__name__}: {node.sql('trino')[:60]})",
+                                    _catalogs_advice(), None)
+    return tuple(relations)
+
+
+def _qualified_call(node: exp.Expression) -> bool:
+    """A call under two or more qualifiers: `Column(this=<not a name>, table=.., db=..)` or `Dot(Dot(..), call)`."""
+    if isinstance(node, exp.Column):
+        return not isinstance(node.this, exp.Identifier | exp.Star) and bool(node.args.get("db"))
+    if isinstance(node, exp.Dot):
+        return isinstance(node.this, exp.Dot) and node.expression.find(exp.Func) is not None
+    return False
+
+
+def _allowed_catalog(statement: _Statement, name: str, catalogs: set[str], at: Token | None) -> None:
+    if name.lower() not in catalogs:
+        raise statement.refused(f"The catalog {echo(name)!r} is not one this deployment lets queries read",
+                                _catalogs_advice(), at)
+
+
+def _catalogs_advice() -> str:
+    return (f"Queries read the catalogs listed in {CATALOGS_SETTING} (config://server shows them; the default is "
+            "AwsDataCatalog, the Glue catalog): an operator adds a catalog there to allow it.")
+
+
+def _name(words: list[Token]) -> str:
+    """What a statement is, by its first words, as a refusal names it."""
+    first = words[0].upper if words[0].kind is Kind.WORD else words[0].text
+    if first == "CREATE":
+        return _create_name(words)
+    count = _COMPOUND_NAMES.get(first, 1)
+    return " ".join(token.upper for token in words[:count] if token.kind is Kind.WORD)
+
+
+def _create_name(words: list[Token]) -> str:
+    kind = next((token.upper for token in words[1:4] if token.is_word("TABLE", "VIEW", "DATABASE", "SCHEMA")), "")
+    as_select = any(following.is_word("SELECT", "WITH") or following.is_symbol("(")
+                    for token, following in itertools.pairwise(words) if token.is_word("AS"))
+    name = f"CREATE {kind}".strip()
+    return f"{name} AS SELECT" if kind == "TABLE" and as_select else name
+
+
+def _node_name(node: exp.Expression) -> str:
+    for kind, name in REFUSED_NAMES.items():
+        if isinstance(node, kind):
+            return name
+    return type(node).__name__.upper()
+
+
+def _where(exc: ParseError | TokenError) -> str:
+    errors = getattr(exc, "errors", None) or []
+    if not errors:
+        return echo(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    first = errors[0]
+    near = f"{first.get('start_context') or ''}{first.get('highlight') or ''}"
+    return (f"{first.get('description')} at line {first.get('line')}, column {first.get('col')}"
+            f" (near {echo(near[-40:])!r})")
+
+
+def _refused(message: str, advice: str) -> ResourceFailure:
+    return ResourceFailure(ErrorCode.INVALID_ARGUMENT, message, details=[advice])

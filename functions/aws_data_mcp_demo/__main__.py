@@ -1,0 +1,3 @@
+from aws_data_mcp_demo.command import main
+
+main()

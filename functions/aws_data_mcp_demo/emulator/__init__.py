@@ -1,0 +1,3 @@
+"""What moto lacks of AWS, filled in: Athena's execution details (`athena`), Glue search (`search`), Lake Formation
+(`lake_formation`), KMS (`kms`), IAM's simulator (`iam_simulator`), paging (`paging`), each installed through one
+patch hook (`patch`, `extensions`), and the loopback endpoint that serves them (`endpoint`)."""

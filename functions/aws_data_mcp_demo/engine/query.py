@@ -1,0 +1,490 @@
+"""One Athena query run over the emulated account's own data lake (demo and tests only, never in Lambda).
+
+The SQL is parsed as Athena's dialect and transpiled to DuckDB by sqlglot. Every table it names is resolved
+through moto's Glue catalog (database, table, partitions, storage format), its S3 objects are read from moto's
+S3 backend, and the query runs in a fresh DuckDB connection over views of those files. The result is kept in
+a DuckDB file as Athena renders it (text values, row order kept), so pages of ``GetQueryResults`` are slices
+by row id, and the CSV Athena writes to the output location is produced from the same rows.
+
+Each table reference is one read, with its own view (``lake_reads.read_<n>``) over the objects that read keeps:
+every object of the table, except the partitions a simple filter on partition keys (``key = 'v'``, ``IN``,
+``BETWEEN``, comparisons, joined by AND in the WHERE of the SELECT that reads the table) rules out, as Athena
+prunes partitions. Pruning only drops what that read's own filter excludes, so it changes the bytes, never the
+answer. Bytes scanned are counted per read as Athena counts them (``lake_columns.py``): of Parquet, the footer and
+the chunks of the columns the statement uses; of text formats, whole objects.
+
+``EXPLAIN (TYPE IO[, FORMAT JSON]) <query>`` answers one ``Query Plan`` row of JSON in Trino's shape, naming each
+table the query reads with its estimate as Athena makes it from table statistics: the rows are the Glue statistics
+(``numRows``) of the partitions that survive pruning (of the table, unpartitioned), the bytes are what the query
+would scan of them (the same count as a run's). A table with a partition read that has no statistics is
+estimated ``"NaN"``, as Athena answers without statistics. Nothing is read, so nothing is scanned.
+
+sqlglot's dialects are named by class here (and in lake_files, lake_columns), never by string: a dialect named by a
+string is imported on its first use, and two threads' first uses race on the half-imported module (a query failed
+with "name '_TrinoTokenizer' is not defined").
+"""
+
+import json
+import operator
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import duckdb
+import sqlglot
+from duckdb.sqltypes import DuckDBPyType
+from moto.glue.models import FakeTable, glue_backends
+from sqlglot import exp
+from sqlglot.dialects import Athena, DuckDB
+from sqlglot.errors import ParseError
+
+from aws_data_mcp_demo.engine.columns import READ_INDEX, columns_read, scanned_bytes
+from aws_data_mcp_demo.engine.files import Source, create_view, local_path, objects_under, sql_string
+
+_CATALOG = "awsdatacatalog"
+_EXPLAIN_IO = re.compile(r"^\s*EXPLAIN\s*\((?P<options>[^()]*)\)(?P<query>.*)$", re.IGNORECASE | re.DOTALL)
+_IO_OPTIONS = re.compile(r"^\s*TYPE\s+IO\s*(?:,\s*FORMAT\s+JSON\s*)?$|^\s*FORMAT\s+JSON\s*,\s*TYPE\s+IO\s*$",
+                         re.IGNORECASE)
+_UNKNOWN_ESTIMATE = {name: "NaN" for name in ("outputRowCount", "outputSizeInBytes", "cpuCost", "maxMemory",
+                                              "networkCost")}
+"""Trino's estimate of a plan node without table statistics: every figure unknown (and of the query's output, which
+the demo does not estimate)."""
+_TEXT_INPUTS = ("TextInputFormat",)
+_QUALIFIED_MISSING = re.compile(r'"([^"]+)" does not have a column named "([^"]+)"')
+"""DuckDB's binder on a qualified column its table (alias) lacks: ``Values list "x" does not have a column ...``."""
+_READS_SCHEMA = "lake_reads"
+"""The DuckDB schema of the views a statement reads through, one per table reference."""
+
+
+class QueryFailure(Exception):
+    """The query failed as Athena reports it: the message (``ERROR_NAME: line L:C: ...``), category, type."""
+
+    def __init__(self, message: str, error_type: int, category: int = 2) -> None:
+        super().__init__(message)
+        self.message = message
+        self.error_type = error_type
+        self.category = category
+
+
+class Access(Protocol):
+    """What Athena checks as the query's caller before it reads (``athena_access.CallerAccess``); each check raises
+    QueryFailure with Athena's words when the caller may not."""
+
+    def catalog(self, database: str, table: str, partitioned: bool) -> None:
+        """Glue's reads of the table's definition (and partitions)."""
+
+    def columns(self, database: str, table: str, definition: dict[str, Any]) -> frozenset[str] | None:
+        """The columns Lake Formation lets the caller read; None where it does not govern the table's location."""
+
+    def read(self, source: Source) -> None:
+        """The caller's reads of the table's files (outside Lake Formation)."""
+
+    def row_filter(self, database: str, table: str) -> str | None:
+        """The rows Lake Formation lets the caller read (a data cells filter's expression); None: every row."""
+
+
+class ScanLimitExceeded(Exception):
+    """The query would read more than the workgroup's BytesScannedCutoffPerQuery."""
+
+    def __init__(self, scanned: int) -> None:
+        super().__init__(scanned)
+        self.scanned = scanned
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """One result column as Athena's ResultSetMetadata describes it."""
+
+    name: str
+    type: str
+    precision: int
+    scale: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"CatalogName": "hive", "SchemaName": "", "TableName": "", "Name": self.name, "Label": self.name,
+                "Type": self.type, "Precision": self.precision, "Scale": self.scale, "Nullable": "UNKNOWN",
+                "CaseSensitive": self.type == "varchar"}
+
+
+@dataclass
+class QueryResult:
+    """Where a finished query's rows are kept, and what describes them."""
+
+    path: Path
+    columns: tuple[ColumnInfo, ...]
+    row_count: int
+    scanned_bytes: int
+    header_row: bool = True
+    """Whether GetQueryResults' first page starts with the column names: a query's result does, EXPLAIN's not."""
+    _reader: duckdb.DuckDBPyConnection | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def rows(self, start: int, stop: int) -> list[tuple[str | None, ...]]:
+        """Rows ``start`` (inclusive) to ``stop`` (exclusive), as Athena's text values (None for NULL)."""
+        with self._lock:  # one reader per result, kept open: a page is read in milliseconds, not a connect
+            if self._reader is None:
+                self._reader = duckdb.connect(str(self.path), read_only=True)
+            return self._reader.execute(
+                "SELECT * FROM result WHERE rowid >= ? AND rowid < ? ORDER BY rowid", [start, stop]
+            ).fetchall()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
+
+
+# --------------------------------------------------------------------------- errors as Athena words them
+
+def _position(sql: str, node: exp.Expression) -> str:
+    """Athena's ``line L:C`` of where a node starts in the submitted text."""
+    start = node.meta.get("start") if node.meta else None
+    if start is None:
+        return ""
+    line = sql.count("\n", 0, start) + 1
+    column = start - (sql.rfind("\n", 0, start) + 1) + 1
+    return f"line {line}:{column}: "
+
+
+def _first_identifier(node: exp.Expression) -> exp.Expression:
+    return next((part for part in node.parts if part.meta), node) if isinstance(node, exp.Column | exp.Table) else node
+
+
+def _syntax_failure(error: ParseError) -> QueryFailure:
+    detail = error.errors[0] if error.errors else {}
+    start = detail.get("col", 0) - len(detail.get("highlight") or "x") + 1  # sqlglot counts to the token's end
+    where = f"line {detail['line']}:{start}: " if detail.get("line") else ""
+    found = f" at '{detail['highlight']}'" if detail.get("highlight") else ""
+    return QueryFailure(f"SYNTAX_ERROR: {where}{detail.get('description', str(error))}{found}", error_type=1006)
+
+
+def _engine_failure(error: duckdb.Error, sql: str, tree: exp.Expression, files: dict[str, tuple[str, str]],
+                    ) -> QueryFailure:
+    """A DuckDB error in Athena's words, placed on the submitted text where the culprit can be found. An error
+    about one of the tables' files (`files`: local copy to table and S3 object) is Athena's data error, naming the
+    table and the S3 object, never the local copy."""
+    text = str(error).split("\n", 1)[0].split(": ", 1)[-1]
+    named = next(((local, *found) for local, found in files.items() if local in text), None)
+    if named is not None:
+        local, table, s3_path = named
+        return QueryFailure(f"HIVE_BAD_DATA: {text.replace(local, s3_path)} (table {table})", error_type=1001)
+    if isinstance(error, duckdb.BinderException) and 'Referenced column "' in text:
+        name = text.split('"')[1]
+        column = next((c for c in tree.find_all(exp.Column) if c.name.lower() == name.lower()), None)
+        where = _position(sql, _first_identifier(column)) if column is not None else ""
+        return QueryFailure(f"COLUMN_NOT_FOUND: {where}Column '{name}' cannot be resolved or requester is not "
+                            "authorized to access requested resources", error_type=1000)
+    qualified = _QUALIFIED_MISSING.search(text) if isinstance(error, duckdb.BinderException) else None
+    if qualified is not None:  # `x.col` where the read `x` has no such column (or none the caller may read)
+        alias, name = qualified.group(1), qualified.group(2)
+        column = next((c for c in tree.find_all(exp.Column) if c.name.lower() == name.lower()
+                       and c.table.lower() == alias.lower()), None)
+        where = _position(sql, _first_identifier(column)) if column is not None else ""
+        return QueryFailure(f"COLUMN_NOT_FOUND: {where}Column '{alias}.{name}' cannot be resolved or requester is "
+                            "not authorized to access requested resources", error_type=1000)
+    if isinstance(error, duckdb.CatalogException) and "Function with name" in text:
+        name = text.split("name ", 1)[1].split(" ", 1)[0]
+        return QueryFailure(f"FUNCTION_NOT_FOUND: Function '{name}' not registered", error_type=1000)
+    if isinstance(error, duckdb.ConversionException | duckdb.InvalidInputException):
+        return QueryFailure(f"INVALID_CAST_ARGUMENT: {text}", error_type=1000)
+    if isinstance(error, duckdb.IOException):
+        return QueryFailure(f"HIVE_BAD_DATA: {text}", error_type=1001)
+    if isinstance(error, duckdb.ParserException | duckdb.BinderException | duckdb.CatalogException):
+        return QueryFailure(f"SYNTAX_ERROR: {text}", error_type=1006)
+    return QueryFailure(f"GENERIC_INTERNAL_ERROR: {text}", error_type=200, category=1)
+
+
+# --------------------------------------------------------------------------- the catalog: which table, which partitions
+
+_COMPARISONS: dict[type, Callable[[Any, Any], bool]] = {
+    exp.EQ: operator.eq, exp.NEQ: operator.ne, exp.GT: operator.gt, exp.GTE: operator.ge,
+    exp.LT: operator.lt, exp.LTE: operator.le,
+}
+
+
+def _partition_filter(table: exp.Table, keys: list[dict[str, Any]]) -> Callable[[tuple[str, ...]], bool]:
+    """A test of partition values from the simple conditions on partition keys that must hold for this table."""
+    select = table.find_ancestor(exp.Select)
+    where = select.args.get("where") if select is not None else None
+    if where is None:
+        return lambda _: True
+    position = {key["Name"].lower(): index for index, key in enumerate(keys)}
+    numeric = {index for index, key in enumerate(keys) if key["Type"].lower() in ("int", "bigint", "smallint")}
+    alias = (table.alias_or_name or "").lower()
+    sole = len(list(select.find_all(exp.Table))) == 1
+
+    def key_of(node: exp.Expression) -> int | None:
+        named = isinstance(node, exp.Column) and node.name.lower() in position
+        if named and (node.table.lower() == alias or (not node.table and sole)):
+            return position[node.name.lower()]
+        return None
+
+    def literal(node: exp.Expression, index: int) -> Any:
+        if not isinstance(node, exp.Literal):
+            raise ValueError
+        return int(node.this) if index in numeric else node.this
+
+    tests: list[Callable[[tuple[str, ...]], bool]] = []
+    for condition in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
+        try:
+            if type(condition) in _COMPARISONS and (index := key_of(condition.this)) is not None:
+                compare, value = _COMPARISONS[type(condition)], literal(condition.expression, index)
+                tests.append(lambda values, i=index, c=compare, v=value: c(_typed(values[i], i in numeric), v))
+            elif isinstance(condition, exp.In) and condition.expressions and not condition.args.get("query") \
+                    and not condition.args.get("unnest") and (index := key_of(condition.this)) is not None:
+                allowed = {literal(item, index) for item in condition.expressions}
+                tests.append(lambda values, i=index, a=allowed: _typed(values[i], i in numeric) in a)
+            elif isinstance(condition, exp.Between) and (index := key_of(condition.this)) is not None:
+                low, high = literal(condition.args["low"], index), literal(condition.args["high"], index)
+                tests.append(lambda values, i=index, lo=low, hi=high: lo <= _typed(values[i], i in numeric) <= hi)
+        except ValueError:  # not a plain literal: the partition is read, as Athena would without pruning
+            continue
+    return lambda values: all(test(values) for test in tests)
+
+
+def _typed(value: str, numeric: bool) -> Any:
+    return int(value) if numeric else value
+
+
+def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, region: str,
+             access: Access | None = None) -> Source:
+    """The Glue table a name in the query means, and the objects the query will read from it (those the caller may
+    read, with `access`: Glue's and Lake Formation's checks first)."""
+    schema = (table.db or database or "default").lower()
+    if table.catalog and table.catalog.lower() != _CATALOG:
+        raise QueryFailure(f"CATALOG_NOT_FOUND: {_position(sql, _first_identifier(table))}Catalog "
+                           f"'{table.catalog.lower()}' does not exist", error_type=1000)
+    glue = glue_backends[account_id][region]
+    if access is not None:  # Glue authorises before it looks: a denied caller learns nothing of the table
+        access.catalog(schema, table.name.lower(), partitioned=False)
+    try:
+        found: FakeTable = glue.get_table(schema, table.name.lower())
+    except Exception:  # moto's EntityNotFound: no such database or table
+        raise QueryFailure(f"TABLE_NOT_FOUND: {_position(sql, _first_identifier(table))}Table "
+                           f"'{_CATALOG}.{schema}.{table.name.lower()}' does not exist", error_type=1000) from None
+    definition = found.as_dict()
+    keys = definition.get("PartitionKeys") or []
+    readable = None
+    if access is not None:
+        if keys:
+            access.catalog(schema, found.name, partitioned=True)
+        readable = access.columns(schema, found.name, definition)
+    if keys:
+        keep = _partition_filter(table, keys)
+        read = [partition for partition in found.partitions.values() if keep(tuple(partition.values))]
+        objects = tuple(
+            (tuple(partition.values), path, key) for partition in read
+            for path, key in objects_under(account_id, partition.partition_input["StorageDescriptor"]["Location"])
+        )
+        counts = [_row_count(partition.partition_input.get("Parameters")) for partition in read]
+    else:
+        objects = tuple(((), path, key) for path, key in objects_under(
+            account_id, definition["StorageDescriptor"]["Location"]))
+        counts = [_row_count(definition.get("Parameters"))]
+    rows = None if None in counts else sum(count or 0 for count in counts)
+    rows_kept = access.row_filter(schema, found.name) if access is not None else None
+    return Source(exp.table_(exp.to_identifier(found.name, quoted=True), db=exp.to_identifier(schema, quoted=True)),
+                  definition, objects, rows, readable, rows_kept)
+
+
+def _row_count(parameters: dict[str, str] | None) -> int | None:
+    """A table's or partition's numRows statistic, as Hive and Athena keep it in its parameters; None without."""
+    try:
+        return int((parameters or {})["numRows"])
+    except (KeyError, ValueError):
+        return None
+
+
+# --------------------------------------------------------------------------- results as Athena renders them
+
+_PRECISION = {"varchar": 2147483647, "integer": 10, "bigint": 19, "smallint": 5, "tinyint": 3, "double": 17,
+              "float": 7, "timestamp": 3}
+_ATHENA_TYPES = {"varchar": "varchar", "boolean": "boolean", "tinyint": "tinyint", "smallint": "smallint",
+                 "integer": "integer", "bigint": "bigint", "hugeint": "bigint", "ubigint": "bigint",
+                 "uinteger": "bigint", "float": "float", "double": "double", "decimal": "decimal", "date": "date",
+                 "timestamp": "timestamp", "timestamp with time zone": "timestamp with time zone", "time": "time",
+                 "blob": "varbinary", "list": "array", "array": "array", "map": "map", "struct": "row",
+                 "uuid": "uuid", "interval": "interval day to second"}
+
+
+def _column_info(name: str, duck: DuckDBPyType) -> ColumnInfo:
+    kind = _ATHENA_TYPES.get(duck.id, "varchar")
+    if kind == "decimal":
+        precision, scale = (int(n) for n in str(duck)[len("DECIMAL("):-1].split(","))
+        return ColumnInfo(name, kind, precision, scale)
+    return ColumnInfo(name, kind, _PRECISION.get(kind, 0), 3 if kind == "timestamp" else 0)
+
+
+def _rendered(column: str, duck: DuckDBPyType) -> str:
+    """The SQL that renders a value as Athena's text (timestamps to the millisecond, as Athena prints them)."""
+    if duck.id == "timestamp":
+        return f"strftime({column}, '%Y-%m-%d %H:%M:%S.%g')"
+    if duck.id == "timestamp with time zone":
+        return f"strftime({column}, '%Y-%m-%d %H:%M:%S.%g UTC')"
+    return f"CAST({column} AS VARCHAR)"
+
+
+def _athena_names(tree: exp.Expression) -> None:
+    """Unnamed select expressions are called ``_col0``, ``_col1``... by position, as Athena names them."""
+    if isinstance(tree, exp.Select):
+        for index, selected in enumerate(tree.expressions):
+            if not isinstance(selected, exp.Alias | exp.Column | exp.Star):
+                selected.replace(exp.alias_(selected.copy(), f"_col{index}"))
+
+
+def _parsed_query(sql: str) -> exp.Query:
+    try:
+        tree = sqlglot.parse_one(sql, read=Athena)
+    except ParseError as error:
+        raise _syntax_failure(error) from None
+    if not isinstance(tree, exp.Query):
+        raise QueryFailure("NOT_SUPPORTED: the demo account's Athena runs queries (SELECT, WITH, VALUES) and "
+                           "EXPLAIN (TYPE IO) of them only", error_type=1000)
+    return tree
+
+
+def _lake_tables(tree: exp.Expression) -> list[exp.Table]:
+    """The tables a query names that are the catalog's, not its own WITH clauses."""
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    return [table for table in tree.find_all(exp.Table)
+            if table.name and not (not table.db and table.name.lower() in ctes)]
+
+
+def _estimate(reads: list[tuple[Source, int]]) -> dict[str, Any]:
+    """Trino's estimate of a table's scans: rows from the statistics of what they read, and the bytes each read
+    would scan (its columns' chunks of a Parquet file, whole files of text)."""
+    counts = [source.rows for source, _ in reads]
+    if None in counts:
+        return _UNKNOWN_ESTIMATE
+    size = float(sum(scanned for _, scanned in reads))
+    return {"outputRowCount": float(sum(count or 0 for count in counts)), "outputSizeInBytes": size,
+            "cpuCost": size, "maxMemory": 0.0, "networkCost": 0.0}
+
+
+def _explain_io(sql: str, *, database: str | None, account_id: str, region: str, output: Path,
+                access: Access | None) -> QueryResult:
+    """EXPLAIN (TYPE IO, FORMAT JSON) of ``sql`` as Athena answers it from the statistics of what it reads (the
+    catalog's checks apply, no data is read)."""
+    tree = _parsed_query(sql)
+    tables = _lake_tables(tree)
+    sources = [_resolve(table, sql, database, account_id, region, access) for table in tables]
+    needed = _needed(tree, tables, sources, database)
+    reads: dict[tuple[str, str], list[tuple[Source, int]]] = {}
+    for source, columns in zip(sources, needed, strict=True):
+        scanned = scanned_bytes(source, columns, output.parent / "objects")
+        reads.setdefault((source.view.args["db"].name, source.view.name), []).append((source, scanned))
+    plan = json.dumps({  # one entry a table, however often the query reads it (each read counted), as Trino lists
+        "inputTableColumnInfos": [
+            {"table": {"catalog": _CATALOG, "schemaTable": {"schema": schema, "table": name}},
+             "columnConstraints": [], "estimate": _estimate(sources)}
+            for (schema, name), sources in reads.items()],
+        "estimate": _UNKNOWN_ESTIMATE})
+    with duckdb.connect(str(output)) as connection:
+        connection.execute("CREATE TABLE result AS SELECT CAST(? AS VARCHAR) AS c0", [plan])
+    return QueryResult(output, (ColumnInfo("Query Plan", "varchar", _PRECISION["varchar"], 0),), 1, 0,
+                       header_row=False)
+
+
+def _needed(tree: exp.Expression, tables: list[exp.Table], sources: list[Source], database: str | None,
+            ) -> list[frozenset[str] | None]:
+    for index, table in enumerate(tables):
+        table.meta[READ_INDEX] = index
+    return columns_read(tree, sources, database)
+
+
+def _scanned(tree: exp.Expression, tables: list[exp.Table], sources: list[Source], database: str | None,
+             cache: Path) -> int:
+    """The bytes Athena counts for the statement: each read's, for the columns it needs."""
+    needed = _needed(tree, tables, sources, database)
+    return sum(scanned_bytes(source, columns, cache) for source, columns in zip(sources, needed, strict=True))
+
+
+def _read_as(table: exp.Table, index: int) -> exp.Table:
+    """Point one read of a table at its own view (``lake_reads.read_<index>``), keeping the name the statement
+    calls it by as its alias. A statement that reads a table twice with different partition filters reads two
+    different sets of files: one view per table would answer both reads from one of them."""
+    view = exp.table_(exp.to_identifier(f"read_{index}", quoted=True),
+                      db=exp.to_identifier(_READS_SCHEMA, quoted=True))
+    if not table.args.get("alias"):
+        table.set("alias", exp.TableAlias(this=table.this.copy()))
+    table.set("catalog", None)
+    table.set("db", view.args["db"].copy())
+    table.set("this", view.this.copy())
+    return view
+
+
+def run_query(sql: str, *, database: str | None, account_id: str, region: str, workdir: Path, result_name: str,
+              cutoff: int | None = None, on_connection: Callable[[duckdb.DuckDBPyConnection], None] = lambda _: None,
+              access: Access | None = None) -> QueryResult:
+    """Run Athena SQL over the lake and keep its rendered result in ``workdir/<result_name>.duckdb``.
+
+    Raises QueryFailure (the query failed as Athena would say) or ScanLimitExceeded (before reading, when the
+    objects to read exceed ``cutoff`` bytes). ``on_connection`` receives the DuckDB connection before the query
+    runs, so a caller can interrupt it.
+    """
+    explained = _EXPLAIN_IO.match(sql)
+    if explained and _IO_OPTIONS.match(explained.group("options")):
+        # the EXPLAIN blanked out, not cut off: errors place themselves on the submitted text
+        query = re.sub(r"\S", " ", sql[:explained.start("query")]) + explained.group("query")
+        return _explain_io(query, database=database, account_id=account_id, region=region,
+                           output=workdir / f"{result_name}.duckdb", access=access)
+    tree = _parsed_query(sql)
+    original = tree.copy()
+    tables = _lake_tables(tree)
+    sources: list[Source] = []
+    for table in tables:
+        source = _resolve(table, sql, database, account_id, region, access)
+        if access is not None and source.readable is None:
+            access.read(source)
+        sources.append(source)
+    cache, output = workdir / "objects", workdir / f"{result_name}.duckdb"
+    scanned = _scanned(tree, tables, sources, database, cache)  # a table read twice is scanned twice
+    if cutoff is not None and scanned > cutoff:
+        raise ScanLimitExceeded(scanned)
+    reads = [(source, _read_as(table, index)) for index, (table, source) in enumerate(zip(tables, sources,
+                                                                                          strict=True))]
+    for column in tree.find_all(exp.Column):  # `sales.orders.x`: the read is called `orders` now
+        if column.args.get("db"):
+            column.set("db", None)
+            column.set("catalog", None)
+    _athena_names(tree)
+    transpiled = tree.sql(dialect=DuckDB)
+    with duckdb.connect() as connection:
+        connection.execute("SET enable_progress_bar = false")
+        on_connection(connection)
+        try:
+            for source, view in reads:
+                create_view(connection, source, cache, view)
+            relation = connection.sql(transpiled)
+            names, types = relation.columns, relation.types
+            positional = [f"c{index}" for index in range(len(names))]
+            rendered = ", ".join(f"{_rendered(p, t)} AS {p}" for p, t in zip(positional, types, strict=True))
+            connection.execute(f"ATTACH {sql_string(str(output))} AS result_file")
+            connection.execute(
+                f"CREATE TABLE result_file.result AS SELECT {rendered} "
+                f"FROM ({transpiled}) AS q({', '.join(positional)})"
+            )
+            row_count = connection.execute("SELECT count(*) FROM result_file.result").fetchone()[0]
+            connection.execute("DETACH result_file")
+        except duckdb.Error as error:
+            files = {str(local_path(cache, path, key)): (f"{source.view.db}.{source.view.name}", path)
+                     for source in sources for _, path, key in source.objects}
+            raise _engine_failure(error, sql, original, files) from None
+    columns = tuple(_column_info(name, kind) for name, kind in zip(names, types, strict=True))
+    return QueryResult(output, columns, row_count, scanned)
+
+
+def result_csv(result: QueryResult) -> bytes:
+    """The result as the CSV Athena writes to the output location: a quoted header, then quoted values."""
+    header = ",".join('"' + column.name.replace('"', '""') + '"' for column in result.columns)
+    csv_path = result.path.with_suffix(".csv")
+    with duckdb.connect(str(result.path), read_only=True) as connection:
+        connection.execute(f"COPY (SELECT * FROM result ORDER BY rowid) TO "
+                           f"{sql_string(str(csv_path))} (HEADER false, FORCE_QUOTE *)")
+    body = csv_path.read_bytes()
+    csv_path.unlink()
+    return f"{header}\n".encode() + body

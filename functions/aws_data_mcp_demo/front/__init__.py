@@ -1,0 +1,2 @@
+"""The hosted path on one machine: a local API Gateway front (`gateway`), its demo issuer and sign-in
+(`authorization_server`), and the process that serves them before the real Lambda handler (`hosted`)."""

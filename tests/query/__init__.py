@@ -1,0 +1,1 @@
+"""Tests of aws_data_mcp.query (a package, so its modules and conftest never shadow the suite's own)."""
