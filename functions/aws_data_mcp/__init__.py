@@ -1,6 +1,10 @@
 """aws-data-mcp: a serverless MCP server for a team's AWS data estate.
 
-Data flows one way: request -> identity -> caller session -> resolver -> typed result -> JSON.
+Data flows one way: request -> identity -> caller session -> resolver -> typed result -> JSON. By layer: the
+entries (`handler` on Lambda, `cli` locally, assembled by `app`), `transport/`, `server/`, `registry`, `identity/`,
+`reading/`, `aws` (clients), then `resources/`, `guard/`, `query/`, `explainer/`, `workflows/` and `sign_in/`;
+beside them `config` (settings), `errors` (the error vocabulary), `observability` (logs and metrics) and
+`private_files` (owner-only local state).
 """
 
 __version__ = "0.1.0"

@@ -1,8 +1,9 @@
 """One module per resource namespace: importing this package registers them all, the tools and the prompts, into
 `registry`.
 
-`registry` lives in the leaf module `aws_data_mcp.registry`, so the namespaces import it from there and imports run
-one way; import it from here to get it filled.
+`athena/`, `permissions/`, `admin`, `auth`, `config`, `info`, `metadata`, `tabulator`, `views`, `workflow`, then
+`prompts` and the `get_resource` tool; `resolving` holds what resolvers share. `registry` lives in the leaf module
+`aws_data_mcp.registry`, so imports run one way; import it from here to get it filled.
 """
 
 from aws_data_mcp.registry import registry

@@ -1,1 +1,6 @@
-"""The edges: HTTP (local and Lambda) and stdio. They know nothing of AWS data."""
+"""The edges: HTTP (local and Lambda) and stdio. They know nothing of AWS data.
+
+`http` (the ASGI app), `lambda_edge` (API Gateway's quirks) and `lambda_context` (Lambda's context for `invoke`),
+`local_server` (uvicorn on loopback) with `local_token`, `head_deadline` and `connection_cap`, `limits` and
+`json_errors` (bounded, structured bad input), `paths` (stage paths) and `well_known` (RFC 9728 and RFC 8414).
+"""

@@ -1,5 +1,6 @@
 """Workflows: a caller's multi-step plans, kept where any container (or process) finds them again.
 
-`model.py` the shape and its rules, `store.py` the interface, `sqlite_store.py` and `dynamodb_store.py`
-the two stores, `service.py` the operations (ownership, limits, versioned writes with retries).
+`model` the shape and its rules, `store` the interface, `sqlite_store` and `dynamodb_store` the two stores,
+`service` the operations (ownership, limits, versioned writes), `failures` a store failure told to the caller,
+`table` the DynamoDB table and its actions.
 """

@@ -1,8 +1,6 @@
-"""athena://: the caller's workgroups, query history, one query, the Glue-backed databases and tables, and the
-`athena_query` / `athena_stop_query` tools (whose code is `aws_data_mcp.query`).
-
-One module per resource family; importing this package registers them all. Other namespaces import what they
-use from the module that defines it (`athena.catalog.glue_databases`, `athena.workgroups.query_workgroup`).
+"""athena://: workgroups (`workgroups`), query history (`history`), one query (`execution`), databases and
+tables (`catalog`), search (`search`) and saved queries (`named_queries`); the `athena_query` tools register here
+too (their code is `aws_data_mcp.query`).
 """
 
 from aws_data_mcp.resources.athena import catalog, execution, history, named_queries

@@ -1,7 +1,7 @@
-"""permissions://: what the caller may really do with each bucket, and what to grant where it falls short.
+"""permissions://: what the caller may really do, and what to grant where it falls short.
 
-One module per resource (the explainers' shared links in links.py, storage.py, lake_formation.py); importing this
-package registers them all.
+The four resources register and shape answers: `discover`, `recommendations`, `tables` and `buckets`; their
+engine is `aws_data_mcp.explainer`.
 """
 
 from aws_data_mcp.resources.permissions import buckets, discover, recommendations, tables
