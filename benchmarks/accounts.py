@@ -1,5 +1,5 @@
 """`?account=*` over three accounts under an injected 50 ms per AWS call vs one account's read of the same view
-(issue 26): run by `worker.py accounts` in a fresh process.
+: run by `worker.py accounts` in a fresh process.
 
 moto's server runs in a process of its own (as for `fanout`) and holds three accounts (moto keeps one per id, and a
 key acts in the account that issued it), each with `DATABASES` Glue databases of `TABLES` tables named after it.

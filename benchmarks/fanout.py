@@ -1,4 +1,4 @@
-"""Fan-out under an injected AWS latency (SPEC §8): run by `worker.py fanout` in a fresh process.
+"""Fan-out under an injected AWS latency: run by `worker.py fanout` in a fresh process.
 
 moto's server runs in a process of its own (in this one it would compete for the GIL with the
 fan-out it serves, and measure itself), seeded like a busy account (100 buckets, 40 workgroups,
@@ -24,7 +24,7 @@ baselines from the same run:
 - floor: the dependent waves of calls (each needs the one before) x DELAY, what an
   unbounded fan-out would cost.
 
-SPEC §8 budgets three of them; the others are held to a tenth of their sequential time (SPEC §8:
+docs/performance.md budgets three of them; the others are held to a tenth of their sequential time (docs/performance.md:
 "a sequential implementation takes 10-40 x longer").
 
 At 0 ms per call a read is bound by CPU, not round trips: `admin://users` is then timed beside a bare boto3 loop
@@ -61,9 +61,9 @@ ROLES = 60
 REGION = "us-east-1"
 SEQUENTIAL_SHARE = 0.1
 FLOOR_MULTIPLE = 3
-"""Without a SPEC budget a read is held to a tenth of its calls made one at a time (SPEC §8: "a sequential
+"""Without a stated budget a read is held to a tenth of its calls made one at a time (docs/performance.md: "a sequential
 implementation takes 10-40 x longer"), and a read of few calls, whose tenth is near its floor, to 3 x its
-floor (the tightest of SPEC §8's fan-out budgets: query history's 0.5 s over a 0.15 s floor)."""
+floor (the tightest fan-out budget: query history's 0.5 s over a 0.15 s floor)."""
 
 
 @dataclass(frozen=True)
@@ -72,13 +72,13 @@ class Scenario:
     waves: int
     """Dependent call waves on the critical path, e.g. ListWorkGroups -> GetWorkGroup is 2."""
     budget_s: float | None
-    """SPEC §8's budget; None: see FLOOR_MULTIPLE."""
+    """The budget of docs/performance.md; None: see FLOOR_MULTIPLE."""
     size: str
 
 
 SCENARIOS = (
     # ListBuckets -> ListObjectsV2 -> HeadObject beside ListBuckets -> identity simulation -> GetBucketPolicy
-    Scenario("permissions://discover", 3, 0.5, f"{BUCKETS} buckets"),  # SPEC §8 says 1.0 s; issue 16 asks 0.5
+    Scenario("permissions://discover", 3, 0.5, f"{BUCKETS} buckets"),  # tighter than the 1.0 s of the other fan-outs
     # ListWorkGroups | the query workgroup's GetWorkGroup, Athena's simulation -> GetWorkGroup of the rest | its
     # result location's bucket policy and owner (ListBuckets) -> the simulation of writing there
     # (permissions/workgroup_checks.py, results_path.py)
@@ -328,7 +328,7 @@ def measure(repeats: int) -> dict[str, Any]:
             results[scenario.uri] = {"wall_s": sorted(walls), "calls": made, "by_operation": dict(calls),
                                      "peak_in_flight": peak, "waves": scenario.waves,
                                      "budget_s": _budget(scenario, made),
-                                     "budget_from": "SPEC §8" if scenario.budget_s is not None else
+                                     "budget_from": "docs/performance.md" if scenario.budget_s is not None else
                                      f"max({SEQUENTIAL_SHARE:g} x sequential, {FLOOR_MULTIPLE} x floor)",
                                      "size": scenario.size, "chars": len(reading.text)}
         cpu_bound = _cpu_bound(mcp, local_chain.session(), endpoint_far_away, repeats)

@@ -1,4 +1,4 @@
-"""Rows of the result table: a measured figure, its baseline, the ratio, the SPEC §8 budget and the verdict."""
+"""Rows of the result table: a measured figure, its baseline, the ratio, the budget of docs/performance.md and the verdict."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ MB = 1024 * 1024
 
 @dataclass(frozen=True)
 class Budget:
-    """An upper bound from SPEC §8 on `Row.checked`, e.g. 1.15 (a ratio) or 160 MB."""
+    """An upper bound from docs/performance.md on `Row.checked`, e.g. 1.15 (a ratio) or 160 MB."""
 
     limit: float
     unit: str = "x"

@@ -1,4 +1,4 @@
-"""Performance ratios against baselines measured in the same run (SPEC §8). Not a test.
+"""Performance ratios against baselines measured in the same run. Not a test.
 
     .venv/bin/python benchmarks/run.py [--json] [--only cold,warm,...] [--profile]
 
@@ -86,7 +86,7 @@ GUARD_REFUSAL_BUDGET = Budget(1.0)
 WORKFLOW_TOKEN_BUDGET = Budget(1.1)
 GUARD_SHAPE_BUDGET = Budget(1, "s")
 STALL_BUDGET = Budget(1.0)
-"""Another caller's read while the worst statements are guarded, over 1.2x its idle latency + 50 ms (issue 30)."""
+"""Another caller's read while the worst statements are guarded, over 1.2x its idle latency + 50 ms."""
 FIRST_PAINT_BUDGET = Budget(300, "ms")
 FIRST_OPEN_BUDGET = Budget(400, "ms")
 
@@ -200,7 +200,7 @@ def measure_manager(args: argparse.Namespace) -> Section:
         fresh, held = lat[f"fresh/{rev}"], lat[f"held/{rev}"]
         faster = "held" if held.p50 < fresh.p50 else "fresh"
         rows.append(Row(f"fresh manager per invocation vs held, {rev}, p50", ms(fresh.p50), ms(held.p50),
-                        fresh.p50 / held.p50, note=f"{faster} is faster (bare SDK app, SPEC §3)"))
+                        fresh.p50 / held.p50, note=f"{faster} is faster (bare SDK app)"))
     return rows, raw
 
 
@@ -333,7 +333,7 @@ def measure_workflow(args: argparse.Namespace) -> Section:
     return [
         Row("workflow update with write tokens vs without, p50", ms(ours.p50), ms(bare.p50), ours.p50 / bare.p50,
             WORKFLOW_TOKEN_BUDGET, note=f"n={ours.n} each; update_step on a {raw['steps']}-step workflow, moto in "
-            "process; baseline: get, apply, one conditional PutItem without tokens (as before issue 35)"),
+            "process; baseline: get, apply, one conditional PutItem without tokens (as before versioned writes)"),
         Row("workflow update with write tokens vs without, p95", ms(ours.p95), ms(bare.p95), ours.p95 / bare.p95),
         Row("  stored workflow, bytes", f"{sizes['tokens']:,}", f"{sizes['tokenless']:,}",
             sizes["tokens"] / sizes["tokenless"], note="the body as stored; tokens add the same bytes to every one"),

@@ -1,4 +1,4 @@
-"""Finding the data in a large estate (issue 33): run by `worker.py search` in a fresh process.
+"""Finding the data in a large estate: run by `worker.py search` in a fresh process.
 
 moto's server runs in a process of its own (as for `fanout`), its Glue seeded in that process (10,000 tables through
 the API would take minutes): `DATABASES` databases of `TABLES` tables each, 11 columns with a comment on each and a

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/workflow_writes.py [--runs 3] [--calls 250] [--source DIR] [--step-ids] [--json]
 
-Not a test (minutes per run) and not a ratio: a check of issue 35 from outside, as a user would make it. Two
+Not a test (minutes per run) and not a ratio: a check from outside, as a user would make it. Two
 `serve` processes share one table of an emulated DynamoDB: moto's server behind a small proxy on loopback that
 makes every write slow (`WRITE_SECONDS`) and atomic (applied under one lock, as DynamoDB applies a conditional
 write; one that cannot get its turn within `HOT_KEY_SECONDS` is throttled), and that now and then stalls one

@@ -1,5 +1,5 @@
 """A Lambda cold start loads what serving MCP needs, and nothing a first request never uses: every module imported at
-init is time each cold start pays before its first answer (SPEC §8's cold start budget)."""
+init is time each cold start pays before its first answer (the cold start budget of docs/performance.md)."""
 
 from __future__ import annotations
 

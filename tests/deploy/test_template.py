@@ -2,7 +2,7 @@
 
 What a reviewer of the deployment looks for, as tests: the template lints clean, the
 function cannot read caller data with its own role, the runtime/timeout/SnapStart settings
-match the SPEC, the workflow table has TTL, and the layer is built for the Lambda platform
+match the contract, the workflow table has TTL, and the layer is built for the Lambda platform
 (never the host's). No `sam build` here: these run in a few seconds without network.
 """
 

@@ -1,4 +1,4 @@
-"""The server's probe is not Athena's request (issue 31): a bucket-policy statement conditioned on a key that
+"""The server's probe is not Athena's request: a bucket-policy statement conditioned on a key that
 differs between them (a VPC endpoint, a source IP, aws:CalledVia) is judged by IAM's simulator in Athena's context
 where AWS lets it simulate the caller, else `unknown`, never `allowed` from the probe alone."""
 

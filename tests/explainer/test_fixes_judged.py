@@ -1,4 +1,4 @@
-"""Each bucket-policy fix grants exactly one thing (issue 31), judged by @cloud-copilot/iam-simulate, an evaluator
+"""Each bucket-policy fix grants exactly one thing, judged by @cloud-copilot/iam-simulate, an evaluator
 this project did not write: the rewritten policy allows the one access it was written for, and every request the
 original refused to anyone else (another role, a request without TLS, one outside the VPC endpoint) it still
 refuses."""

@@ -1,4 +1,4 @@
-"""A Deny in an IAM group's policy, and a permissions boundary, named for what they are (issue 31), read through the
+"""A Deny in an IAM group's policy, and a permissions boundary, named for what they are, read through the
 MCP protocol (the SDK client over HTTP, the server in local mode signed in as each caller; the group's case through
 the Lambda handler and get_resource too) on an account whose IAM
 moto enforces, with S3's decision (identity policies, group policies, the boundary, the bucket policy) the demo's

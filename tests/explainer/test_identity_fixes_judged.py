@@ -1,4 +1,4 @@
-"""Each identity-side fix grants exactly one thing (issue 31), judged by @cloud-copilot/iam-simulate, an evaluator
+"""Each identity-side fix grants exactly one thing, judged by @cloud-copilot/iam-simulate, an evaluator
 this project did not write: a Deny in a group's policy or a permissions boundary narrowed for the caller, a boundary
 that does not allow the read given exactly that Allow, a Deny in the caller's own policy taken out. The rewritten
 policy allows the one access it was written for; every request the original refused to anyone else (another member

@@ -1,5 +1,5 @@
 """Lake Formation's verdict for one caller and one table, from answers shaped as AWS documents them (ListResources,
-ListPermissions, ListDataCellsFilter, GetResourceLFTags, ListLakeFormationOptIns): the cases of issue 31 that read
+ListPermissions, ListDataCellsFilter, GetResourceLFTags, ListLakeFormationOptIns): the cases that read
 as "allowed" where AWS refuses, or "denied" where the caller cannot see the grant. moto has no hybrid access mode,
 data cells filters or LF-tag grants listing, so these run against the decision itself; the moto scenarios are in
 test_permissions_explain.py."""

@@ -1,4 +1,4 @@
-"""A check from outside the demo's own cases (issue 31): the real-world policy patterns of the corpus
+"""A check from outside the demo's own cases: the real-world policy patterns of the corpus
 (support/policy_patterns.py), which the demo lake was not built around, each put on a table's bucket (or its
 object's KMS key) in the emulated account, for an IAM user of its own holding the pattern's identity policy; the
 table's explainer read through MCP as that user; its verdict on the table's data (s3:ListBucket, s3:GetObject,

@@ -1,4 +1,4 @@
-"""A query workgroup whose results bucket another account owns (issue 31), read over MCP (the SDK client over HTTP)
+"""A query workgroup whose results bucket another account owns, read over MCP (the SDK client over HTTP)
 from permissions://tables: S3 needs both the caller's identity policy and the bucket's policy to allow Athena's
 write and GetQueryResults' read-back there, so such a workgroup is never `allowed` on the caller's identity alone.
 

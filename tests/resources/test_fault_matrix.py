@@ -1,4 +1,4 @@
-"""Every per-item fan-out under the same four faults (SPEC §9): AccessDenied on some items only, throttling then
+"""Every per-item fan-out under the same four faults: AccessDenied on some items only, throttling then
 success, throttling forever on some items, and an endpoint slower than the request's remaining time.
 
 One table of resources (their item call, the IAM action a denied item names, where each item keeps its error)

@@ -272,7 +272,7 @@ def test_lake_formation_column_grant_reads_those_columns(lake: dict[str, dict[st
 
 @pytest.mark.usefixtures("enforced")
 def test_lake_formation_needs_get_data_access_in_iam(lake: dict[str, dict[str, str]]) -> None:
-    """A column grant is not enough: Athena asks lakeformation:GetDataAccess as the caller (issue 31)."""
+    """A column grant is not enough: Athena asks lakeformation:GetDataAccess as the caller."""
     who, _ = caller(lake, "no-data-access")
     found = explain("permissions://tables/governed/customers", who)
     assert verdicts(found)["lakeformation:SELECT"] == "allowed" and found["query"] == "denied", verdicts(found)
@@ -287,7 +287,7 @@ def test_lake_formation_needs_get_data_access_in_iam(lake: dict[str, dict[str, s
 
 @pytest.mark.usefixtures("enforced")
 def test_every_partition_location_is_sampled(lake: dict[str, dict[str, str]]) -> None:
-    """Files under a second key, or a partition in a bucket that denies the caller, refuse the query (issue 31):
+    """Files under a second key, or a partition in a bucket that denies the caller, refuse the query:
     never "allowed" from the first object of the root alone."""
     who, _ = caller(lake, "analyst")
     events = explain("permissions://tables/sales/events", who)

@@ -1,4 +1,4 @@
-"""Bad input (SPEC §9 and the hardening of issue 7), through the Lambda handler AND the local HTTP server.
+"""Bad input (docs/protocol.md), through the Lambda handler AND the local HTTP server.
 
 Every case: never a 500, a JSON error body, no traceback text, and the next request is served normally.
 """

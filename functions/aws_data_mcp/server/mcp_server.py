@@ -239,7 +239,7 @@ class DataMCPServer(SdkServer):
 
         Why: building the SDK's `Context`, its pydantic argument model and result
         conversion cost about a fifth of a warm read; the fallback tool must cost what
-        `resources/read` costs (SPEC §8); it also refuses arguments it does not take, where the SDK's path
+        `resources/read` costs; it also refuses arguments it does not take, where the SDK's path
         would drop them silently. Other tools take the SDK's path.
         """
         if params.name == GET_RESOURCE and self.registry.tool_named(GET_RESOURCE):
