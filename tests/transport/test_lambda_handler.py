@@ -1,4 +1,4 @@
-"""The Lambda pitfalls (docs/architecture.md), each proven through the real handler (`aws_data_mcp.handler.lambda_handler`).
+"""The Lambda pitfalls, each proven through the real handler (`aws_data_mcp.handler.lambda_handler`).
 
 One warm container serves every test here (the session `lambda_handler` fixture), as Lambda reuses one.
 """

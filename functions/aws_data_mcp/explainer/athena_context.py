@@ -15,7 +15,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aws_data_mcp.explainer.model import Link, _covers, link, listed
+from aws_data_mcp.explainer.model import Link, _covers, link
+from aws_data_mcp.explainer.policy_grammar import listed
 from aws_data_mcp.reading.fanout import Outcome
 
 SERVICE = "athena.amazonaws.com"

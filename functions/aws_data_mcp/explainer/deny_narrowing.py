@@ -13,11 +13,11 @@ is left out of that part too, and the fix says so (`widens`): an administrator d
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Mapping
 from typing import Any
 
-from aws_data_mcp.explainer.model import listed, narrowed
+from aws_data_mcp.explainer.model import narrowed
+from aws_data_mcp.explainer.policy_grammar import iam_like, listed
 
 PRINCIPAL_ARN = "aws:PrincipalArn"
 
@@ -41,7 +41,7 @@ def without_one(statement: Mapping[str, Any], action: str, resource: str, princi
     caller (`principal`) that one access, and what else it no longer denies the caller (where IAM's grammar cannot
     say it exactly). `shared`: others are bound by the policy too (a group's, a managed policy, the boundary)."""
     actions = [str(a) for a in listed(statement.get("Action"))]
-    covering = [a for a in actions if fnmatch.fnmatchcase(action.lower(), a.lower())]
+    covering = [a for a in actions if iam_like(a, action, case=False)]
     rest = [a for a in actions if a not in covering]
     found: list[dict[str, Any]] = [dict(statement) | {"Action": _one_or_many(rest)}] if rest else []
     part = dict(statement) | {"Action": _one_or_many(covering)}
@@ -51,7 +51,7 @@ def without_one(statement: Mapping[str, Any], action: str, resource: str, princi
         found.append(everyone_else)
     widens = [f"{a} beyond {action}" for a in covering if a.lower() != action.lower()]
     resources = [str(r) for r in listed(statement.get("Resource"))]
-    others = [r for r in resources if not fnmatch.fnmatchcase(resource, r)]
+    others = [r for r in resources if not iam_like(r, resource)]
     widens += [f"{action} on {r} beyond {resource}" for r in resources if r not in (resource, "*")
                and r not in others]
     left = None

@@ -26,7 +26,8 @@ from typing import Any, Literal
 
 from aws_data_mcp.errors import ErrorCode
 from aws_data_mcp.explainer.deny_narrowing import without_one
-from aws_data_mcp.explainer.model import Fix, listed, principal_kind, statements
+from aws_data_mcp.explainer.model import Fix, principal_kind, statements
+from aws_data_mcp.explainer.policy_grammar import listed
 from aws_data_mcp.identity.resolve import Caller
 from aws_data_mcp.reading.fanout import Call, Chain, Outcome
 

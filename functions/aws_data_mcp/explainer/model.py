@@ -7,7 +7,6 @@ from the caller's seat is `unknown` with what would settle it, never assumed.
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
 import shlex
@@ -15,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, NotRequired, TypedDict
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.explainer.policy_grammar import iam_like, listed
 from aws_data_mcp.reading.fanout import Outcome
 
 Verdict = Literal["allowed", "denied", "unknown"]
@@ -159,10 +159,6 @@ def identity_fix(principal: str | None, actions: Sequence[str], resources: Seque
 
 # --------------------------------------------------------------------------- resource policies
 
-def listed(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [value] if value is not None else []
-
-
 def names_principal(principal: Any, identities: Sequence[str], account: str | None) -> bool:
     """Whether a statement's Principal covers the caller: `*`, its account, or one of its ARNs."""
     if principal == "*":
@@ -174,7 +170,7 @@ def names_principal(principal: Any, identities: Sequence[str], account: str | No
 
 def _covers(patterns: Any, value: str, *, case: bool) -> bool:
     named = [str(p) for p in listed(patterns)]
-    return any(fnmatch.fnmatchcase(value if case else value.lower(), p if case else p.lower()) for p in named)
+    return any(iam_like(p, value, case=case) for p in named)
 
 
 def statements(policy: Mapping[str, Any] | None, effect: str, action: str, resource: str,

@@ -12,6 +12,7 @@ from functools import partial
 from typing import Any, NotRequired, TypedDict
 from urllib.parse import unquote
 
+from aws_data_mcp.explainer.policy_grammar import listed
 from aws_data_mcp.reading.fanout import Call, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import glue_databases
@@ -141,7 +142,7 @@ class Roles(TypedDict):
 
 
 def _as_list(value: Any) -> list[str]:
-    return [str(v) for v in value] if isinstance(value, list) else [str(value)] if value else []
+    return [str(v) for v in listed(value) if v]
 
 
 def trust_summary(document: Any) -> TrustSummary:

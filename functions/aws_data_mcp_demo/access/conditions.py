@@ -19,10 +19,11 @@ Allow as not (fail closed). The independent judge (tests/judge) checks these rea
 
 from __future__ import annotations
 
-import fnmatch
 import ipaddress
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
+
+from aws_data_mcp.explainer.policy_grammar import iam_like, listed
 
 Context = Mapping[str, str | Sequence[str]]
 """A request's context keys (``aws:SourceVpce``...), each a string or, multivalued, a list of strings."""
@@ -33,8 +34,7 @@ class _Unknown(Exception):
     """An operator this module does not evaluate."""
 
 
-def _like(pattern: str, value: str) -> bool:
-    return fnmatch.fnmatchcase(value, pattern.replace("[", "[[]"))
+_like = iam_like
 
 
 def _number(value: str) -> float:
@@ -66,8 +66,7 @@ _NEGATED: dict[str, str] = {
 
 
 def _listed(value: Any) -> list[str]:
-    values = value if isinstance(value, list) else [value]
-    return [str(v).lower() if isinstance(v, bool) else str(v) for v in values]
+    return [str(v).lower() if isinstance(v, bool) else str(v) for v in listed(value)]
 
 
 def _holds(operator: str, key: str, expected: Any, context: Context) -> bool:
@@ -118,8 +117,7 @@ def conditions_hold(statement: Mapping[str, Any], context: Context) -> bool | No
 def _principals(element: Any) -> list[str]:
     if element == "*":
         return ["*"]
-    listed = element.get("AWS", []) if isinstance(element, dict) else []
-    return [listed] if isinstance(listed, str) else list(listed)
+    return listed(element.get("AWS")) if isinstance(element, dict) else []
 
 
 def principal_applies(statement: Mapping[str, Any], chain: Iterable[str], account_id: str) -> bool:
@@ -135,14 +133,14 @@ def principal_applies(statement: Mapping[str, Any], chain: Iterable[str], accoun
     account = {f"arn:aws:iam::{account_id}:root", account_id}
     names = set(chain)
     if "NotPrincipal" in statement:
-        listed = set(_principals(statement["NotPrincipal"]))
-        return "*" not in listed and not (names <= listed and account & listed)
-    listed = set(_principals(statement.get("Principal")))
-    return bool("*" in listed or names & listed or account & listed)
+        excepted = set(_principals(statement["NotPrincipal"]))
+        return "*" not in excepted and not (names <= excepted and account & excepted)
+    named = set(_principals(statement.get("Principal")))
+    return bool("*" in named or names & named or account & named)
 
 
 def names_caller(statement: Mapping[str, Any], chain: Iterable[str]) -> bool:
     """Whether a statement's Principal names the caller itself (its session, role or user) or everyone: an Allow
     that does grants on its own; one naming only the caller's account trusts that account's IAM to decide."""
-    listed = set(_principals(statement.get("Principal")))
-    return "*" in listed or bool(set(chain) & listed)
+    named = set(_principals(statement.get("Principal")))
+    return "*" in named or bool(set(chain) & named)
