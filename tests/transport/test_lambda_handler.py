@@ -23,10 +23,11 @@ import pytest
 from botocore.client import BaseClient
 from mangum import Mangum
 
-from aws_data_mcp import observability, reader
+from aws_data_mcp import observability
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.identity.resolve import resolve_caller
+from aws_data_mcp.reading import reader
 from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.registry import Registry, ResourceRequest, ResourceSpec
 from aws_data_mcp.resources import registry
