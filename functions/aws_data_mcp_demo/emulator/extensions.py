@@ -2,7 +2,7 @@
 
 The product is written for real AWS; where moto differs, the gap is filled on moto's classes.
 Each ``Extension`` replaces one attribute of one moto class; ``EXTENSIONS`` lists them all.
-To add a gap-fill, write it beside its service's and add a row to that service's tuple.
+To add a gap-fill, write it in its service's module and add a row to that service's tuple.
 """
 
 import functools
