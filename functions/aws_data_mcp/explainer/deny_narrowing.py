@@ -1,7 +1,7 @@
 """Takes one access out of an identity policy's Deny statement, and nothing else.
 
 Everyone else stays denied what the statement denied them. The caller stays denied the rest.
-Where a wildcard leaves IAM's grammar no exact way, the fix lists what else it frees (`widens`).
+Where a wildcard admits no exact cut, the fix lists what else it frees (`widens`).
 The rule in full: docs/access.md, under fixes for a Deny.
 """
 

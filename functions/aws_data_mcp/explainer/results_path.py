@@ -1,7 +1,7 @@
 """A query workgroup's results path: Athena writes and reads back results as the caller.
 
-Writes cannot be probed without writing, so they are simulated and weighed with the bucket policy.
-Who owns the bucket decides how the two combine, so ListBuckets learns the owner as the caller.
+Writes are not probed but simulated, then weighed with the bucket policy.
+The bucket's owner decides how the two combine. ListBuckets learns it as the caller.
 How the owner is learned, and what stays `unknown`: docs/access.md, the results path.
 """
 

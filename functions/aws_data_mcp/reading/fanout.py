@@ -1,7 +1,7 @@
 """One bounded, deadline-aware fan-out for per-item AWS calls (per bucket, workgroup, user, database).
 
 Width, deadline and per-item errors are decided here, once for every resolver.
-An item may be a `Chain` of calls: the width bounds calls in flight, not chains.
+An item may be a `Chain` of calls. The width bounds calls in flight, not chains.
 The workers are one process-wide pool: new threads per fan-out cost more than the reads.
 """
 

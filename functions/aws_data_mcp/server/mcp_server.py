@@ -1,8 +1,8 @@
-"""The MCP server: the SDK's `MCPServer`, with the resource and prompt methods served from our registry.
+"""The MCP server: the SDK's `MCPServer`, with resource and prompt methods served from our registry.
 
 The SDK lists resources without cursors and cannot hand a static resource its caller.
-So `resources/*` come from the registry: cursors, a sorted order, the caller and our error codes.
-Everything else stays the SDK's; its private members are reached only through `sdk_adapter.py`.
+So the registry serves `resources/*`: cursors, a sorted order, the caller, our error codes.
+Everything else stays the SDK's. Its private members are reached only through `sdk_adapter.py`.
 """
 
 from __future__ import annotations

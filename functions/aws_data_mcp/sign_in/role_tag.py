@@ -1,8 +1,8 @@
-"""The user pool's pre-token-generation trigger (event version V2_0): the role tag STS reads, from the user's group.
+"""The user pool's pre-token-generation trigger (event version V2_0): the role tag STS reads.
 
-Cognito writes no tags claim, so this trigger adds the OidcRoleTag tag to the access token.
-Its value is the user's group; a user in no group gets none (the default role).
-A session tag holds one value, so a user in several groups is refused a token.
+Cognito writes no tags claim, so this trigger adds OidcRoleTag to the access token.
+Its value is the user's group. A user in no group gets none: the default role.
+A session tag holds one value, so a user in several groups gets no token.
 """
 
 from __future__ import annotations

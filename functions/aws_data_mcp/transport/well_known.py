@@ -1,8 +1,8 @@
-"""The oidc mode's discovery documents: how an MCP client finds who issues its tokens, and how to get one.
+"""The oidc mode's discovery documents: how an MCP client finds who issues its tokens.
 
 Cognito publishes no registration endpoint, so this API names itself the authorization server.
 Its metadata lists Cognito's endpoints and this API's /register; the tokens are still Cognito's.
-Built per request from the host and stage it came through, and served without a token.
+Built per request from the URL it came through, and served without a token.
 """
 
 from __future__ import annotations

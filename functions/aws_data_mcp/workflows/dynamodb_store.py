@@ -1,8 +1,8 @@
 """Workflows in the stack's DynamoDB table (Lambda, and the demo's emulated account).
 
-Keys are the owner's digest and the workflow id, so a caller sees only its own items.
+Keys are the owner's digest and the workflow id: a caller sees only its own.
 It uses the function's own credentials, for this table only: workflows are the server's state.
-A write whose answer was lost is learned from its token, or by reading the item back.
+A lost answer is learned from the write's token, or by reading the item back.
 """
 
 from __future__ import annotations

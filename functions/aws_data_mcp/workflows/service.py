@@ -2,7 +2,7 @@
 
 Plain functions over a `WorkflowStore`, called by the tools, the resources and the tests.
 Another caller's workflow is `not_found`, exactly like one that never existed.
-Each write carries its own token, so an update whose answer was lost is applied once.
+Each write carries a token, so an update whose answer was lost is applied once.
 """
 
 from __future__ import annotations

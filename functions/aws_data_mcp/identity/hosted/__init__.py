@@ -1,8 +1,8 @@
-"""Hosted callers: who API Gateway vouches for, exchanged with STS for credentials that act as exactly them.
+"""Hosted callers: who API Gateway vouches for, exchanged with STS to act as exactly them.
 
-`iam` and `oidc` read each mode's `claim`; `exchange` trades it with STS and caches the caller.
-`refusals` says what to fix when STS will not; `trust` writes the statements AWS enforces.
-Identity comes only from requestContext, so who may invoke the function is the boundary (docs/security.md).
+`iam` and `oidc` read each mode's `claim`. `exchange` trades it with STS and caches the caller.
+`refusals` says what to fix when STS will not. `trust` writes the statements AWS enforces.
+Identity comes only from requestContext: who may invoke the function is the boundary (docs/security.md).
 """
 
 from __future__ import annotations

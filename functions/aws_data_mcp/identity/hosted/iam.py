@@ -1,6 +1,6 @@
 """The iam mode's claim: the caller API Gateway's AWS_IAM authorizer named in requestContext.
 
-An assumed-role caller is assumed into that same role; any other goes through the role map.
+An assumed-role caller is assumed into that same role. Others go through the role map.
 Whoever assumes a role names the session, unless the role's trust pins the name.
 So a session counts as a person only in PINNED_SESSION_ROLES (docs/auth.md, iam mode).
 """

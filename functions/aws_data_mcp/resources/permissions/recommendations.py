@@ -1,8 +1,8 @@
 """permissions://recommendations: what to grant where the caller's access falls short.
 
 Each finding comes from other resources' answers and claims no more than they checked.
-Buckets come from permissions://discover's verdicts, workgroups from athena://workgroups.
-Other tables get their explainer (at most `EXPLAINED` a read): bucket-wide checks miss prefixes and keys.
+Buckets come from permissions://discover, workgroups from athena://workgroups.
+Each other table gets its explainer, at most `EXPLAINED` a read. Bucket checks miss prefixes and keys.
 """
 
 from __future__ import annotations
