@@ -1,4 +1,4 @@
-"""Which statements of a policy apply to one request: Principal, NotPrincipal and Condition (demo and tests only).
+"""Which statements of a policy apply to one request: Principal, NotPrincipal and Condition.
 
 moto matches actions and resources, but neither conditions nor NotPrincipal.
 So ``decisions`` asks here first whether a statement applies, by IAM's documented rules.

@@ -1,4 +1,4 @@
-"""What the demo's Athena checks as the caller before it reads, as Athena does (demo and tests only).
+"""What the demo's Athena checks as the caller before it reads, as Athena does.
 
 A query runs with the rights of whoever signed StartQueryExecution.
 ``CallerAccess`` checks what Athena checks, in its order, and fails with Athena's own words.

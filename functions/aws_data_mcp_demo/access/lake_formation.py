@@ -1,8 +1,8 @@
-"""What Lake Formation lets one caller read of one table, as LF decides it (demo and tests only, never in Lambda).
+"""What Lake Formation lets one caller read of one table, as LF decides it.
 
 It reads moto's Lake Formation backend and what ``emulator.lake_formation`` adds to it.
-In hybrid access mode only a caller who opted in is held to LF; others read with IAM and S3.
-Grants add up: the columns are their union, and rows are filtered only where every grant filters.
+In hybrid mode only callers who opted in are held to LF. Others read with IAM and S3.
+Grants add up: columns are their union. Rows are filtered only where every grant filters.
 """
 
 from __future__ import annotations

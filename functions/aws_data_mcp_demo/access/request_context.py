@@ -1,7 +1,7 @@
-"""The request context the emulated account's requests carry, which policies' conditions read (demo and tests only).
+"""The request context of the emulated account's requests, which policy conditions read.
 
 A direct request comes through the VPC endpoint ``DEMO_VPC_ENDPOINT``, so ``aws:SourceVpce`` is present.
-A request through Athena is a forward access session: ``aws:CalledVia`` names Athena, and no network key.
+A request through Athena is a forward access session: ``aws:CalledVia`` names Athena, no network key.
 So a VPC-endpoint-only bucket refuses Athena's reads, but not the caller's own.
 """
 

@@ -1,6 +1,6 @@
-"""The demo lake's ``enterprise`` database: the access cases real lakes have, one table (or workgroup) each.
+"""The demo lake's ``enterprise`` database: one table (or workgroup) per access case real lakes have.
 
-Each case comes with the policies, keys and Lake Formation set-up that make it (demo and tests only).
+Each comes with the policies, keys and Lake Formation set-up that make it.
 The demo's Athena enforces each as AWS would; docs/demo.md lists the cases and verdicts.
 "alice" stands for the analysts, "bob" for the admins and "carol" for the contractors.
 """

@@ -1,7 +1,7 @@
-"""The demo lake's tables as files, and putting them into an account (demo and tests only, never in Lambda).
+"""The demo lake's tables as files, and putting them into an account.
 
 ``lake_files()`` writes each table in the format and layout its Glue definition declares.
-The files are cached under a hash of what makes them, so a restart reads them back.
+The files are cached under a hash of their sources, so a restart reads them back.
 ``put_table`` stores them and registers each table with the statistics EXPLAIN estimates from.
 """
 

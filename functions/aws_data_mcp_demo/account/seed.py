@@ -1,6 +1,6 @@
-"""Seed the embedded demo account with a small but realistic data lake (what it holds: ``seed_data.py``).
+"""Seed the embedded demo account with a small but realistic data lake (its contents: ``seed_data.py``).
 
-Everything a user could build through the AWS API is built through boto3 calls to moto.
+Everything a user could build through the AWS API is built with boto3 calls.
 What moto's API cannot express is finished on moto's backend objects, in this process.
 The lake's files go straight into moto's S3 backend, in a tenth of PutObject's time.
 """

@@ -1,8 +1,8 @@
-"""The demo account's endpoint: moto's threaded server serving the emulated AWS services, without its admin API.
+"""The demo account's endpoint: moto's threaded server, without moto's admin API.
 
 It listens on loopback, where any user of the machine can reach it.
-moto's admin API checks no signature and serves every emulated secret, so it is refused here.
-Each host's service is remembered: moto's dispatcher tries every service under one shared lock.
+moto's admin API checks no signature and hands out every secret, so it is refused.
+Each host's service is remembered: moto's dispatcher tries every service under one lock.
 """
 
 import json

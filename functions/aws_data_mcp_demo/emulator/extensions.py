@@ -1,8 +1,8 @@
-"""What moto lacks of a real AWS account, filled in inside the emulator (demo mode, tests, benchmarks).
+"""What moto lacks of a real AWS account, filled in on moto's own classes.
 
-The product is written for real AWS; where moto differs, the gap is filled on moto's classes.
+The product is written for real AWS. Where moto differs, the gap is filled here.
 Each ``Extension`` replaces one attribute of one moto class; ``EXTENSIONS`` lists them all.
-To add a gap-fill, write it in its service's module and add a row to that service's tuple.
+To add one, write it in its service's module and add a row to that service's tuple.
 """
 
 import functools

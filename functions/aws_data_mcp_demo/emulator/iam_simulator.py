@@ -1,4 +1,4 @@
-"""IAM's SimulatePrincipalPolicy in the emulated account, which moto 5.2.5 lacks (demo, tests and benchmarks).
+"""IAM's SimulatePrincipalPolicy in the emulated account, which moto 5.2.5 lacks.
 
 It decides with the code the demo's Athena decides with (``decisions.decide``), so the two agree.
 A role's permissions boundary caps it, as ``PermissionsBoundaryDecisionDetail`` says.

@@ -1,8 +1,8 @@
-"""Lake Formation as AWS answers it where moto 5.2.5 does not (demo, tests and benchmarks; never in Lambda).
+"""Lake Formation as AWS answers it, where moto 5.2.5 does not.
 
 It adds hybrid access mode with its opt-ins, and data cells filters with their grants.
 It answers GetResourceLFTags and ListPermissions on LF-tag policies, where moto fails with a 500.
-State lives on moto's backend objects, so a reset forgets it; ``access.lake_formation`` reads it.
+State lives on moto's backend objects, so a reset forgets it. ``access.lake_formation`` reads it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""What moto lacks for searching a catalog: Glue SearchTables and Athena BatchGetNamedQuery (demo, tests, benchmarks).
+"""What moto lacks for searching a catalog: Glue SearchTables and Athena BatchGetNamedQuery.
 
 SearchTables matches every word over names, descriptions, columns and comments, ignoring case.
-Like AWS, it answers only the tables the caller may read, through IAM and Lake Formation.
+Like AWS, it answers only the tables the caller may read.
 GetNamedQuery refuses an unknown id as Athena does, and answers as before for the rest.
 """
 
