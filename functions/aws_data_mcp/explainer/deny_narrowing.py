@@ -1,14 +1,8 @@
-"""One access taken out of an identity policy's Deny statement, and nothing else: what the statement denied to
-anyone else, and to the caller besides that one access, it still denies.
+"""Takes one access out of an identity policy's Deny statement, and nothing else.
 
-A statement `Deny A on R` becomes: the actions of A that do not cover the one action, as they were (for everyone);
-the actions that do, narrowed to leave out the caller (`ArnNotEquals aws:PrincipalArn`, merged into any such
-condition already there: a negated operator's several values mean "none of them"); and, for the caller alone
-(`ArnEquals aws:PrincipalArn`), those actions on every resource of R but the one (`NotResource` where R is `*`, the
-rest of R where R lists it). Where the statement held only the caller (its own inline policy) no narrowing is
-needed: what is left applies as it was. Where a wildcard denies more than the one access and IAM's grammar cannot
-take exactly that access out (an action pattern such as `s3:*`, a resource pattern wider than the one), the caller
-is left out of that part too, and the fix says so (`widens`): an administrator decides.
+Everyone else stays denied what the statement denied them. The caller stays denied the rest.
+Where a wildcard admits no exact cut, the fix lists what else it frees (`widens`).
+The rule in full: docs/access.md, under fixes for a Deny.
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
-"""The caller's identity policies, read where a refusal has no Deny in the resource's policy: its own inline and
-customer managed policies, for a user its groups' policies, and its permissions boundary. A Deny in any of them is
-what refused it (an Allow added beside it changes nothing: an explicit Deny always wins), and a boundary that does
-not allow the action caps it (a boundary never grants; it only limits what the identity policies grant).
+"""The caller's identity policies, read where a refusal has no Deny in the resource's policy.
 
-Each fix grants exactly the one access it was written for, and says what holds the policy it changes:
-- a Deny in an inline policy of the caller's own: the denying statements taken out (they bind the caller alone);
-- a Deny in a policy others share (a group's, a customer managed policy, the boundary): narrowed, never removed,
-  to leave out the caller only (`ArnNotEquals aws:PrincipalArn`); everyone else it refused, it still refuses;
-- a boundary that does not allow the action: an Allow of exactly that action on that resource, for the caller's
-  principal only, added to it.
-
-Read only after a refusal, as one call of the explainer's (a chain of calls of its own, side by side where they can
-be: three short waves, two where the caller is in no group): an allowed chain costs no call here, and a refusal no
-extra wave of the explainer's.
+An explicit Deny always wins, so each fix changes the policy that holds it.
+They are read only after a refusal: an allowed chain costs no call here.
+Which fix each policy gets: docs/access.md, under fixes for a Deny.
 """
 
 from __future__ import annotations

@@ -1,29 +1,8 @@
-"""A query workgroup's results path: Athena writes each query's results as the caller (s3:PutObject under the result
-location, with kms:GenerateDataKey where they are encrypted), and GetQueryResults reads them back as the caller
-(s3:GetObject, with kms:Decrypt), in a bucket that may be another account's.
+"""A query workgroup's results path: Athena writes and reads back results as the caller.
 
-Writes cannot be probed without writing: IAM's simulator decides on the caller's identity policies, and the bucket
-policy is weighed by its statements that name the caller, where the caller can read it. Who owns the bucket decides
-how the two combine, as S3 combines them: within one account either an Allow in the identity policies or one in the
-bucket policy naming the caller suffices; from another account both must allow (the bucket policy naming the caller
-or its account).
-
-The owner is learned as the caller, beside the bucket policy (no wave more): ListBuckets asked with `Prefix` set to
-the bucket's name lists only buckets the caller's own account owns, so the bucket listed is the caller's account's,
-and one not listed (ListBuckets answered) is another account's. That is S3's own answer about ownership, needing
-only `s3:ListAllMyBuckets` (which most callers have: discover asks it too). The alternatives say less: GetBucketAcl
-names a canonical user ID, not an account, and another account may not read it; HeadBucket names no owner; a request
-made with ExpectedBucketOwner set to the caller's account is refused with the same 403 AccessDenied as any refusal.
-Where ListBuckets is refused: S3 answers GetBucketPolicy from an identity of another account with 405
-MethodNotAllowed (only the owner's account may read a bucket policy), which says "another account"; else the
-workgroup's ResultConfiguration.ExpectedBucketOwner names the owner as the workgroup expects it (Athena sends it
-with every request to the bucket, and S3 refuses them all where another account owns it); else the owner is
-unknown, and no write is `allowed` on one policy's word.
-
-Since S3 lets only the owner's account read a bucket policy, another account's results bucket is `unknown` from the
-caller's seat unless something already refuses (the caller's identity policies, a mismatched ExpectedBucketOwner):
-`settle` names the owner and the statement its administrator checks for. Where such a policy could be read, it is
-judged as S3 would: no Allow naming the caller or its account is `denied`, with the fix the owner applies.
+Writes are not probed but simulated, then weighed with the bucket policy.
+The bucket's owner decides how the two combine. ListBuckets learns it as the caller.
+How the owner is learned, and what stays `unknown`: docs/access.md, the results path.
 """
 
 from __future__ import annotations

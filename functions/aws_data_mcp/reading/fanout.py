@@ -1,17 +1,8 @@
 """One bounded, deadline-aware fan-out for per-item AWS calls (per bucket, workgroup, user, database).
 
-Every resolver that calls AWS once per item goes through `fan_out`, so the width
-(which botocore's connection pool covers, see `aws.pool_size`), the deadline
-and the per-item error vocabulary are decided in one place. An item that fails keeps
-its own error beside it; an item still running at the deadline is reported as
-`timeout` and the read answers with everything else.
-
-An item may be a chain of calls, each chosen from the answers before it (a bucket's listing, then the head of an
-object it listed): it yields its calls (`Chain`) and the fan-out runs them, so the width bounds the calls in flight,
-not the chains; a chain holds no slot between its calls.
-
-The workers are one process-wide pool's, kept between fan-outs: starting 32 threads per fan-out cost more CPU
-than a read's own work once AWS answers fast, and each start waits for the new thread to be scheduled.
+Width, deadline and per-item errors are decided here, once for every resolver.
+An item may be a `Chain` of calls. The width bounds calls in flight, not chains.
+The workers are one process-wide pool: new threads per fan-out cost more than the reads.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
-"""The MCP server: the SDK's `MCPServer`, with the resource and prompt methods served from our registry.
+"""The MCP server: the SDK's `MCPServer`, with resource and prompt methods served from our registry.
 
-Why override the SDK's resource handlers: `MCPServer` lists resources without
-cursors, cannot hand a static resource its request (so no caller), and maps every
-failure to a bare code. Serving `resources/*` from the registry gives cursors, a
-stable sorted order, the caller seam and the shared error vocabulary; everything
-else (tools, JSON-RPC, transports, templates matching) stays the SDK's.
-
-`initialize` and `server/discover` advertise the same on each transport (see `capabilities`): live updates
-only where they are served (`live_updates.py`). The SDK's private members are reached only through
-`sdk_adapter.py`; list paging is `list_paging.py`.
+The SDK lists resources without cursors and cannot hand a static resource its caller.
+So the registry serves `resources/*`: cursors, a sorted order, the caller, our error codes.
+Everything else stays the SDK's. Its private members are reached only through `sdk_adapter.py`.
 """
 
 from __future__ import annotations

@@ -1,28 +1,8 @@
-"""Which redirect URIs a client may register: the operator's allowlist (RegistrationRedirectPatterns), matched part
-by part, never as one string (where `*` crossed parts, `https://*.corp.example/callback` admitted
-`https://evil.example/.corp.example/callback`, and a signed-in user's authorization code went there).
+"""Which redirect URIs a client may register: the operator's allowlist (RegistrationRedirectPatterns).
 
-The pattern language, `scheme://host[:port][/path][?query]`, each part split with `urllib.parse.urlsplit`:
-
-- scheme: exactly as written (case-insensitive), no `*`.
-- host: a DNS name (case-insensitive, letters, digits and hyphens, no trailing dot), an IPv4 address or a bracketed
-  IPv6 address, matched exactly; or `*.` and a name of at least two labels, where `*` stands for one or more whole
-  leading labels: `*.corp.example` matches `a.corp.example` and `a.b.corp.example`, never `corp.example`,
-  `evilcorp.example` nor `corp.example.evil`. `*` nowhere else in a host. No user name (`user@`).
-- port: exactly the one written, a missing port being the scheme's default (80 for http, 443 for https:
-  `https://x.example:443/cb` is `https://x.example/cb`). `:*`, any port, only on a loopback host (`localhost`,
-  `127.0.0.1`, `[::1]`), where a native app listens on a port of its own (RFC 8252 section 7.3).
-- path: exactly as written (case-sensitive; no path is `/`), except that a `*` inside a segment matches any run,
-  even empty, of `A-Z a-z 0-9 - . _ ~` within that segment: never `/`, `%` or anything else, and never so that the
-  whole segment is empty, `.` or `..`. On a loopback host a pattern without a path admits any path the app chooses:
-  segments of those characters and `! $ & ' ( ) * + , ; = : @`, none empty, `.` or `..`, and a trailing `/`.
-- query: a URI with one matches only a pattern with the same query, exactly (no `*`). No fragment, in a pattern or
-  a URI (RFC 6749 section 3.1.2).
-
-A URI matches none if it is not plain ASCII, holds a space, a control character or a backslash, has a user name, a
-non-numeric or out-of-range port, or a host that is neither a DNS name nor an IP address (percent-encoded, an
-IDN in Unicode; punycode labels are plain DNS labels). A pattern that breaks these rules is refused when the
-registration function loads its settings, with the setting named.
+Patterns are matched part by part, never as one string. Where `*` crossed parts,
+`https://*.corp.example/callback` admitted `https://evil.example/.corp.example/callback`.
+The pattern language: docs/sign-in.md, redirect-URI patterns.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """RFC 7591 dynamic client registration for a Cognito user pool, which has none of its own.
 
-An MCP client (Claude Code, VS Code, Cursor...) posts its metadata here before its first sign-in; this creates
-exactly one public Cognito app client for it: no secret, the authorization-code grant only, the pool's fixed
-scopes, and the redirect URIs it asked for, each of which must match the operator's allowlist (part by part:
-`redirect_allowlist` says how). Everything is checked before Cognito is called, so a refused request makes no AWS
-call. The only AWS permission this needs is `cognito-idp:CreateUserPoolClient` (and `CreateManagedLoginBranding`,
-`DeleteUserPoolClient` for the client it just made) on the one pool.
-
-What a client gets is no more than a name for itself: signing in still takes a user of the pool (admin-created
-only), and the token it gets is still validated by API Gateway (issuer, audience) and exchanged with STS.
+Each request makes exactly one public app client, once its redirect URIs pass the allowlist.
+Everything is checked before Cognito is called, so a refused request makes no AWS call.
+A client gets only a name: signing in still takes a user of the pool.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
-"""The user pool's pre-token-generation trigger (event version V2_0): the role tag STS reads, from the user's group.
+"""The user pool's pre-token-generation trigger (event version V2_0): the role tag STS reads.
 
-The MCP function exchanges a Cognito access token with STS AssumeRoleWithWebIdentity; with OidcRoleClaim=tag the
-role is chosen by a principal tag, which STS sets from the token's https://aws.amazon.com/tags claim and each
-role's trust checks again. Cognito writes no such claim, so this trigger adds it to the access token: the tag
-OidcRoleTag with the name of the user's group as its value (the group `data-admins` selects the role OidcRoleMap
-gives `data-admins`). A user in no group gets no tag (the default role, OidcRoleArn). A session tag holds one
-value, so a user in several groups is refused a token rather than given one of them by chance.
-
-Access-token customization needs the Essentials (or Plus) tier and trigger version V2_0; the claim value is a
-JSON object, which V2_0 accepts for access tokens (README, sign in from the client).
+Cognito writes no tags claim, so this trigger adds OidcRoleTag to the access token.
+Its value is the user's group. A user in no group gets none: the default role.
+A session tag holds one value, so a user in several groups gets no token.
 """
 
 from __future__ import annotations

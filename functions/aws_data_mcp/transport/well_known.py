@@ -1,16 +1,8 @@
-"""The oidc mode's discovery documents: how an MCP client finds who issues its tokens, and how to get one.
+"""The oidc mode's discovery documents: how an MCP client finds who issues its tokens.
 
-- RFC 9728 protected-resource metadata: this resource and its authorization server (the issuer).
-- With the template's Cognito user pool (`sign_in_domain` set), RFC 8414 authorization-server metadata too. Cognito
-  publishes OpenID discovery but no registration endpoint, which clients need, so this API names itself the
-  authorization server: its metadata lists Cognito's authorize, token and revoke endpoints and this API's own
-  /register. The issuer is this API's base URL, the URL clients derive the metadata's address from and compare
-  its `issuer` with (RFC 8414 section 3.3); the tokens themselves are still Cognito's (API Gateway checks their iss).
-
-Built per request with the SDK's models, because the URLs are the ones this request came
-through (API Gateway's host and stage), which the function learns only from the request.
-Served without authorization (the routes have none in the template): a client reads them
-before it has a token.
+Cognito publishes no registration endpoint, so this API names itself the authorization server.
+Its metadata lists Cognito's endpoints and this API's /register; the tokens are still Cognito's.
+Built per request from the URL it came through, and served without a token.
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """Workflows in the stack's DynamoDB table (Lambda, and the demo's emulated account).
 
-Keys: pk = the owner's digest, sk = the workflow id, so a caller's query can only ever
-see its own items. Every write is conditional (new item, or the version it read), and a
-finished workflow gets a TTL. The function's own credentials are used here, and for this
-table only: workflows are the server's state about a caller, not caller data in AWS.
-
-The client is `aws.client`'s, so every call, retries included, stops at the request's deadline
-(`aws.deadline_scope`) exactly as the resource reads do. It speaks DynamoDB's wire types directly:
-the item is five strings and numbers, which is shorter to write than to convert.
-
-A write's answer can be lost after the write landed (a read timeout, a dropped connection, a 5xx). botocore's
-retry then sends it again and its condition fails on the version the first attempt made; the item that failure
-returns (`ReturnValuesOnConditionCheckFailure=ALL_OLD`) carries the write's own token, so the caller learns it
-landed. When botocore gives up, or does not retry, the store reads the item back (consistently) within the time
-its write left for that (`SETTLE_SHARE`, at most `SETTLE_SECONDS`); a write never sent is an ordinary failure.
+Keys are the owner's digest and the workflow id: a caller sees only its own.
+It uses the function's own credentials, for this table only: workflows are the server's state.
+A lost answer is learned from the write's token, or by reading the item back.
 """
 
 from __future__ import annotations

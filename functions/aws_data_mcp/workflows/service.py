@@ -1,14 +1,8 @@
 """Workflow operations for one caller: ownership, limits, and versioned writes that never lose an update.
 
-Plain functions over a `WorkflowStore`: the tools and resources call them, and so do tests.
-Another caller's workflow is `not_found`, exactly like one that never existed. Every store call goes
-through `GuardedStore`, so a failing store is one of the shared error codes wherever it is reached.
-
-Every write carries a token of its own (`Workflow.writes`), so an update whose answer was lost is applied once:
-the item the store answers with says whether one of this call's writes made the next version (success, nothing
-applied again), another writer's did (a conflict: applied again on theirs), or none yet (tried again on the same
-version, which at most one of the call's writes can land on). A call that ends with a write still open answers
-`OutcomeUnknown`, never a retryable error.
+Plain functions over a `WorkflowStore`, called by the tools, the resources and the tests.
+Another caller's workflow is `not_found`, exactly like one that never existed.
+Each write carries a token, so an update whose answer was lost is applied once.
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
-"""Which statements of a policy apply to one request: its Principal or NotPrincipal, and its Condition block, read
-in the request's context as IAM reads them (demo and tests only, never in Lambda).
+"""Which statements of a policy apply to one request: Principal, NotPrincipal and Condition.
 
-moto's policy engine (``moto.iam.access_control``) matches actions and resources but not conditions (it knows
-``StringEquals`` alone, and a failed condition there denies even in an Allow), nor ``NotPrincipal``. The demo's
-decisions (``athena_access.decide``) keep moto for actions and resources and ask this module first whether a
-statement applies at all, following IAM's documented rules
-(https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html):
-
-* a key absent from the request: the condition is false, except for the negated operators (``StringNotEquals``,
-  ``ArnNotLike``...), ``...IfExists``, ``ForAllValues:`` and ``Null: true``, which hold;
-* several values in one condition are ORed, several keys and several operators ANDed;
-* ``ForAnyValue:`` / ``ForAllValues:`` compare a multivalued key (``aws:CalledVia``) as sets.
-
-An operator the demo does not know makes the statement ``UNDECIDED``: the caller weighs a Deny as applying and an
-Allow as not (fail closed). The independent judge (tests/judge) checks these readings against
-``@cloud-copilot/iam-simulate``.
+moto matches actions and resources, but neither conditions nor NotPrincipal.
+So ``decisions`` asks here first whether a statement applies, by IAM's documented rules.
+An unknown operator is ``UNDECIDED``: a Deny then applies and an Allow does not.
 """
 
 from __future__ import annotations

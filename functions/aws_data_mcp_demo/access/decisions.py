@@ -1,28 +1,8 @@
-"""What the demo's Athena checks as the caller before it reads, as Athena does (demo and tests only, never in Lambda).
+"""What the demo's Athena checks as the caller before it reads, as Athena does.
 
-A query runs with its caller's rights: the one who signed StartQueryExecution. Before the engine reads a table,
-``CallerAccess`` checks what Athena checks, in its order, and fails the query with Athena's own words when a link
-breaks:
-
-* the result location: ``s3:PutObject`` on ``<output>/<id>.csv`` (and ``kms:GenerateDataKey`` on the workgroup's
-  SSE-KMS key for results), then reading them back: ``s3:GetObject`` (and ``kms:Decrypt``);
-* Glue: ``glue:GetTable`` (and ``glue:GetPartitions`` for a partitioned table) on the catalog, database and table;
-* Lake Formation, where the table's location is registered (and, in hybrid access mode, the caller opted in):
-  the caller's grants on the table (SELECT or ALL, on the table, some columns, a data cells filter or an LF-tag
-  expression: a query sees only the columns granted, so any other is Athena's COLUMN_NOT_FOUND, and only the rows
-  a filter keeps), then ``lakeformation:GetDataAccess``. LF then vends the data's credentials: the caller's S3 and
-  KMS rights do not matter there;
-* elsewhere S3: ``s3:ListBucket`` on the bucket and ``s3:GetObject`` on each object read, with the bucket's policy;
-  ``kms:Decrypt`` on each SSE-KMS object's key, with the key's policy.
-
-Policies are evaluated the way moto's own IAM enforcement evaluates them (``moto.iam.access_control``: the
-principal's identity policies, ``IAMPolicy``) for actions and resources; which statements apply to the request (their
-Principal or NotPrincipal, their conditions in the request's context: ``request_context``) is
-``policy_conditions``'. A resource policy adds its statements that take the caller in, and an explicit deny in any
-wins; a bucket in another account must also allow the caller (or its account) itself. A KMS key policy decides
-alone, except where it delegates to the account's IAM (the root principal), as AWS evaluates key policies. Athena's
-requests are its forward access sessions (``aws:CalledVia``, no ``aws:SourceVpce``). LF grants are read from moto's
-Lake Formation backend (``lake_formation_access``).
+A query runs with the rights of whoever signed StartQueryExecution.
+``CallerAccess`` checks what Athena checks, in its order, and fails with Athena's own words.
+moto's engine matches actions and resources; ``conditions`` says which statements apply.
 """
 
 from __future__ import annotations

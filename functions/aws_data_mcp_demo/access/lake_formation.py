@@ -1,17 +1,8 @@
-"""What Lake Formation lets one caller read of one table, as LF decides it (demo and tests only, never in Lambda).
+"""What Lake Formation lets one caller read of one table, as LF decides it.
 
-Read by the demo's Athena (``athena_access.CallerAccess.columns``) from moto's Lake Formation backend and the gaps
-``moto_lake_formation`` fills:
-
-* whether LF governs the table's location at all: it is registered, and, in hybrid access mode, the caller opted in
-  on the table or its database (a caller who did not reads with IAM and S3, as before LF);
-* the caller's grants of SELECT (or ALL): on the table, on some of its columns, on a data cells filter (its columns
-  and its row filter), or on an LF-tag expression the table's tags satisfy (a table's own tags, else its
-  database's; a column's own tags override the table's for that column). ``IAM_ALLOWED_PRINCIPALS`` grants count
-  for everyone, except for a principal that opted in to hybrid mode, which LF holds to its own grants.
-
-Several grants add up: the columns are their union, and rows are filtered only when every grant that gives a
-column filters them (their filters ORed), as LF combines data cells filters.
+It reads moto's Lake Formation backend and what ``emulator.lake_formation`` adds to it.
+In hybrid mode only callers who opted in are held to LF. Others read with IAM and S3.
+Grants add up: columns are their union. Rows are filtered only where every grant filters.
 """
 
 from __future__ import annotations

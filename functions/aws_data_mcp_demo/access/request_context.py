@@ -1,15 +1,8 @@
-"""The request context the emulated account's requests carry, which policies' conditions read (demo and tests only).
+"""The request context of the emulated account's requests, which policy conditions read.
 
-Two kinds of request reach a bucket or a key in the demo, as on AWS:
-
-* **direct**, signed by the caller (the MCP server's probes, an AWS CLI profile): over TLS, from the network of
-  the demo, which reaches S3 through the VPC endpoint ``DEMO_VPC_ENDPOINT`` as a function in a VPC with an S3
-  endpoint does, so ``aws:SourceVpce`` is present;
-* **through Athena**, a forward access session made with the caller's identity
-  (https://docs.aws.amazon.com/IAM/latest/UserGuide/access_forward_access_sessions.html): ``aws:CalledVia`` names
-  athena.amazonaws.com and ``aws:ViaAWSService`` is true, and the network keys (``aws:SourceVpce``,
-  ``aws:SourceIp``, ``aws:SourceVpc``) are absent, since the request comes from Athena, not from the caller's
-  network. A KMS request S3 makes for such a read carries ``kms:ViaService`` = ``s3.<region>.amazonaws.com``.
+A direct request comes through the VPC endpoint ``DEMO_VPC_ENDPOINT``, so ``aws:SourceVpce`` is present.
+A request through Athena is a forward access session: ``aws:CalledVia`` names Athena, no network key.
+So a VPC-endpoint-only bucket refuses Athena's reads, but not the caller's own.
 """
 
 from __future__ import annotations

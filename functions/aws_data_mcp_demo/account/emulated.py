@@ -1,30 +1,8 @@
 """The embedded emulated AWS account behind demo mode.
 
-``DemoAccount`` runs moto's ``ThreadedMotoServer`` in this process on 127.0.0.1 (a free
-port), seeds it with the demo data lake (``seed.py``) using moto's default "anything
-goes" access, then switches on moto's IAM enforcement so that the demo caller (an IAM
-user with a real policy) is held to it: listing the ``finance-restricted`` workgroup works,
-describing it is denied, exactly as on AWS.
-
-Process-wide effects (moto keeps its state and settings per process), all undone by
-``stop()``:
-
-* moto's IAM enforcement (``moto.settings.INITIAL_NO_AUTH_ACTION_COUNT``) is switched on
-  while the account runs. It applies to every moto use in the process, including
-  ``mock_aws`` in other tests, so only one ``DemoAccount`` may run per process and it
-  should not overlap other moto mocks.
-* moto's backends are reset on start and on stop (they are process-global), in-process: the endpoint serves
-  the emulated AWS APIs only, not moto's admin API (``emulated_endpoint``).
-* what moto lacks of a real account is filled in on moto's classes (``moto_extensions.EXTENSIONS``:
-  resource-scoped authorisation, JSON-shaped access errors, Athena's and Glue's missing
-  operations and pages, IAM's policy simulation, atomic DynamoDB writes).
-* the ``werkzeug`` and ``moto`` loggers are raised to WARNING (request lines and moto's
-  debug dumps of signed headers stay out of the logs).
-* while seeding, moto answers boto3 in this process (``_answered_in_process``): the seed's few hundred calls
-  skip the HTTP round trip to the endpoint's thread (about half their CPU) and land on the same state.
-
-No environment variable is read or written (but moto's own placeholder keys, for the seed's duration);
-``caller_environment()`` returns a dict for the caller to apply.
+``DemoAccount`` runs moto's server in this process, seeds it, then switches on IAM enforcement.
+moto keeps state and settings per process, so one ``DemoAccount`` runs per process at most.
+``stop()`` undoes each process-wide effect. ``caller_environment()`` returns the variables to set.
 """
 
 import logging

@@ -1,26 +1,8 @@
-"""The demo lake's ``enterprise`` database: the access cases real lakes have, each in one table (or workgroup), with
-the policies, keys and Lake Formation set-up that make it (demo and tests only, never in Lambda).
+"""The demo lake's ``enterprise`` database: one table (or workgroup) per access case real lakes have.
 
-Every case is enforced by the demo's Athena as AWS would (``athena_access``); docs/demo.md lists the verdicts:
-
-=========================  ==========================================================================================
-``hybrid_orders``          hybrid access mode: alice opted in with a grant on two columns; bob did not (IAM and S3)
-``lf_no_data_access``      LF-governed, SELECT granted to carol's role, whose IAM lacks lakeformation:GetDataAccess;
-                           alice has both
-``filtered_payments``      a data cells filter for alice: rows ``country = 'DE'``, every column but ``iban``
-``tagged_customers``       LF-tag ``domain=customers`` on the table; SELECT on that expression granted to alice
-``mixed_key_events``       two partitions under two KMS keys: alice may decrypt the first only, bob both
-``far_partition_sales``    one partition in another bucket, whose policy denies alice; bob may read it
-``vpce_only_logs``         the bucket denies every request not from vpce-0a1b2c3d: Athena's reads carry no SourceVpce
-``vpce_exempt_logs``       the same, with an ``aws:CalledVia`` exemption for athena.amazonaws.com
-``tls_only_sessions``      the standard TLS-only Deny, plus a Deny of s3:GetObject to alice's role
-``lake_owned_invoices``    data in a bucket of the lake account, whose policy grants the home account nothing
-``notprincipal_audit``     Deny of s3:GetObject to all but bob, with NotPrincipal as AWS documents it
-``encrypted-results``      a workgroup whose results are SSE-KMS under a key alice may GenerateDataKey with, not Decrypt
-=========================  ==========================================================================================
-
-"alice" stands for the analysts (alice's role, and the plain demo's caller demo-analyst, whose rights are hers);
-"bob" for the admins' role; carol is the contractors' role.
+Each comes with the policies, keys and Lake Formation set-up that make it.
+The demo's Athena enforces each as AWS would; docs/demo.md lists the cases and verdicts.
+"alice" stands for the analysts, "bob" for the admins and "carol" for the contractors.
 """
 
 from __future__ import annotations

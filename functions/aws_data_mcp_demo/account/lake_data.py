@@ -1,14 +1,8 @@
 """The demo lake's rows: a small online shop (Acme Outdoor) from 2026-01-01 to 2026-04-30, as DuckDB SQL.
 
-One SELECT per table of the seed's catalog (``seed_data.TABLES``), its Glue columns in order and its partition key
-last; ``lake_tables.py`` runs them and writes the files. Every value is a function of row numbers through DuckDB's
-``hash`` (a seeded, deterministic stand-in for an RNG), and the tables agree with each other: each order's lines
-add up to its total, every web or mobile order has its session and may be a campaign's conversion, the features
-and churn labels are computed from the orders, sessions and e-mails they describe.
-
-``sales.orders`` is the exception kept from before: every value is plain arithmetic on the row number
-(``order_values``), so tests can compute exact aggregates in Python. It is uncompressed Parquet, about 12 MB: more
-than analytics' 10 MB cutoff, so a full scan is refused while a query on a few days passes.
+One SELECT per table of ``seed_data.TABLES``; ``lake_tables`` runs them and writes the files.
+Values come from DuckDB's ``hash`` of row numbers: deterministic, and the tables agree.
+``sales.orders`` is plain arithmetic (``order_values``), so tests can compute exact aggregates.
 """
 
 from bisect import bisect_right

@@ -1,14 +1,8 @@
-"""The demo lake's tables as files, and putting them into an account (demo and tests only, never in Lambda).
+"""The demo lake's tables as files, and putting them into an account.
 
-``lake_files()`` runs ``lake_data.TABLE_SQL`` in DuckDB and writes every table of ``seed_data.TABLES`` in the format,
-compression and layout its Glue definition declares: one file per partition (``key=value/``), or one file. The
-files are kept in a cache directory named after a hash of what produces them (this module's and ``lake_data``'s
-source, the tables' definitions, DuckDB's version), so a demo started again reads them back in a tenth of a
-second instead of generating them (15 seconds on a busy machine).
-``put_table`` stores them (through S3, or straight into moto's S3 backend when it runs in this process: the seed's
-550 objects would take a second through botocore) and registers each table and its partitions through Glue, with
-the statistics Athena's CTAS or ANALYZE would leave (numRows, totalSize, numFiles): the demo's EXPLAIN (TYPE IO)
-estimates from them.
+``lake_files()`` writes each table in the format and layout its Glue definition declares.
+The files are cached under a hash of their sources, so a restart reads them back.
+``put_table`` stores them and registers each table with the statistics EXPLAIN estimates from.
 """
 
 import contextlib

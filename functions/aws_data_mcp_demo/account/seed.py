@@ -1,18 +1,8 @@
-"""Seed the embedded demo account with a small but realistic data lake (what it holds: ``seed_data.py``).
+"""Seed the embedded demo account with a small but realistic data lake (its contents: ``seed_data.py``).
 
-Everything a user could build through the AWS API is built here through ordinary boto3
-calls to moto (answered in-process: ``account``): buckets and objects, Glue databases/tables/partitions,
-Athena workgroups and query executions, IAM users/groups/roles/policies, OIDC and SAML
-providers, and the IAM Identity Center set-up.
-
-The lake's files (``lake_tables``: 550 objects, 60 MB) are stored straight into moto's S3 backend when moto
-answers in this process, in a tenth of the time PutObject calls take. A few details cannot be expressed through
-moto's API, so they are finished in-process on moto's backend objects (possible because the demo runs moto's
-server in this very process; when the backend is not reachable they are skipped and the inventory says so):
-the query history's states, times, statistics and errors (``seed_athena.py``), "last used"
-times of roles and passwords (moto documents these attributes as public), and the service
-user's access key (issued in-process so its secret never crosses botocore's DEBUG response
-logging).
+Everything a user could build through the AWS API is built with boto3 calls.
+What moto's API cannot express is finished on moto's backend objects, in this process.
+The lake's files go straight into moto's S3 backend, in a tenth of PutObject's time.
 """
 
 from collections import Counter

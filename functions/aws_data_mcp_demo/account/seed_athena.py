@@ -1,19 +1,8 @@
-"""Seed the demo account's Athena: the data catalog, workgroups, saved queries and the query history
-(``seed_data.py``).
+"""Seed the demo account's Athena: the data catalog, workgroups, saved queries and the query history.
 
-moto's API can only start queries (it marks every execution SUCCEEDED), so the history is then finished
-in-process on moto's backend objects (possible because the demo runs moto's server in this very process):
-
-* past query executions: their final state, submission/completion times spread over the last days,
-  statistics (bytes scanned, run times) and, for failed/cancelled ones, the reason; kept on each execution
-  object under ``EXECUTION_DETAILS_ATTR`` and served by the Athena extensions (``moto_extensions.py``);
-* the ``primary`` workgroup's result location (moto has no UpdateWorkGroup) and the descriptions of the
-  databases Athena's own ListDatabases returns (moto keeps those apart from Glue and fills them only from
-  ``CREATE DATABASE`` statements, which the history runs).
-
-Canned first pages of results for the successful SELECTs go into the queue behind moto's documented
-``/moto-api/static/athena/query-results`` (in-process: the demo's endpoint serves no admin API), so
-``GetQueryResults`` returns rows and the result CSVs land in ``acme-athena-results`` as they would on AWS.
+moto marks every execution SUCCEEDED, so the history is finished on moto's backend objects.
+Their states, times and statistics sit under ``EXECUTION_DETAILS_ATTR``, served by ``emulator.athena``.
+Canned result pages are queued in-process, so ``GetQueryResults`` returns rows as on AWS.
 """
 
 import json

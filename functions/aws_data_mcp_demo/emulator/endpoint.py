@@ -1,14 +1,8 @@
-"""The demo account's endpoint: moto's threaded server serving the emulated AWS services, without moto's admin API.
+"""The demo account's endpoint: moto's threaded server, without moto's admin API.
 
-The endpoint listens on loopback, where any user of the machine can reach it. Real AWS checks a signature on
-every call, and so does the emulated account (IAM enforced); moto's admin API (``/moto-api/...``) checks
-nothing and serves ``data.json`` (every emulated access key, secret and session), resets the account and
-switches IAM enforcement off (``reset-auth``). It is refused here; the demo does what it needs of it in-process
-(``moto_api_backend``: resetting the account, queueing Athena results while seeding).
-
-Both servers here find a request's service as moto does, but remember the service of each host: moto's own
-dispatcher lists its package's folders and tries every service's URL pattern on each request, under a lock all
-requests share (about a millisecond a call).
+It listens on loopback, where any user of the machine can reach it.
+moto's admin API checks no signature and hands out every secret, so it is refused.
+Each host's service is remembered: moto's dispatcher tries every service under one lock.
 """
 
 import json

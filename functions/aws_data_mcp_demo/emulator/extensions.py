@@ -1,40 +1,8 @@
-"""What moto lacks of a real AWS account, filled in inside the emulator (demo mode, tests, benchmarks).
+"""What moto lacks of a real AWS account, filled in on moto's own classes.
 
-The production code is written for real AWS and stays that way; where moto 5.2.5 answers differently from
-AWS, or not at all, the gap is filled here, on moto's own classes, rather than worked around in the code under
-test. Each extension replaces one attribute of one moto class (see ``Extension``); why each exists:
-
-* Authorisation: moto checks every Athena and DynamoDB action against ``*``, so a statement scoped to a
-  workgroup or a table (the demo caller's Deny on ``finance-restricted``) would never match: requests are
-  authorised against the workgroup's or table's ARN (``_determine_resource``). moto's IAM errors are XML,
-  which JSON-protocol services (Athena, Glue, SSO Admin) never send: they get ``AccessDeniedException`` etc.
-  as JSON. STS's unsigned AssumeRoleWithWebIdentity/SAML are not signature-checked, as on AWS.
-* DynamoDB: writes are atomic. moto's server answers each request in its own thread and checks a condition,
-  then writes, with no lock: two callers updating one workflow at once could both pass ``version = :expected``.
-* Athena (``moto_athena``): ``BatchGetQueryExecution`` exists (moto lacks it); ``GetQueryExecution`` reports the
-  state, reason, error and statistics the seed gave an execution (``EXECUTION_DETAILS_ATTR``) and refuses an
-  unknown id with a 400; ``ListWorkGroups`` and ``GetWorkGroup`` report both engine versions, ``GetWorkGroup``
-  refuses an unknown name; ``ListQueryExecutions`` lists one workgroup's, newest first; both listings page;
-  ``UpdateWorkGroup`` exists.
-* Glue (``moto_paging``): ``GetDatabases`` and ``GetTables`` page (moto returns everything at once);
-  ``GetTables`` honours ``AttributesToGet``.
-* IAM: ``SimulatePrincipalPolicy`` exists (moto lacks it), decided as the demo's Athena decides
-  (``policy_simulation``: conditions in the given context, NotPrincipal, the resource's owner).
-* Resource checks, decided by the code the demo's Athena decides with (``athena_access``), so a direct call and a
-  query agree: S3 weighs the bucket policy beside the identity's (moto: identity only; and a Deny binds those it
-  names, not everyone), and a GET of an SSE-KMS object needs ``kms:Decrypt`` on its key (key policy, IAM where it
-  delegates), refused as S3 words it; a bucket's policy is read or changed only by its owner's account (another
-  account's identity gets S3's 405 MethodNotAllowed; moto serves it to anyone); Glue authorises against the
-  database's or table's ARN, IAM's SimulatePrincipalPolicy against the simulated principal (moto: ``*``); Lake
-  Formation's ``ListPermissions`` lists column grants (moto leaves them out), grants on LF-tag expressions and on
-  data cells filters (``moto_lake_formation``) and, for a caller who is not a data lake administrator, only the
-  permissions the caller holds on the resource, as AWS filters it.
-
-``EXTENSIONS`` are installed wherever moto serves the product (``install_moto_extensions``; ``DemoAccount``
-saves and restores them). ``LISTING_PAGES`` (IAM ListUsers, S3 ListBuckets in pages) are opt-in: tests that
-follow those paginators install them for one test; so is ``BUCKET_REGIONS`` (ListBuckets in pages naming each
-bucket's region, as S3 does); both are ``moto_paging``'s. Adding one more gap-fill: write the replacement beside its
-service's (this module, ``moto_athena``, ``moto_paging``) and add an ``Extension`` row to the service's tuple.
+The product is written for real AWS. Where moto differs, the gap is filled here.
+Each ``Extension`` replaces one attribute of one moto class; ``EXTENSIONS`` lists them all.
+To add one, write it in its service's module and add a row to that service's tuple.
 """
 
 import functools

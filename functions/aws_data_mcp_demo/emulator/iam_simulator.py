@@ -1,14 +1,8 @@
-"""IAM's SimulatePrincipalPolicy in the emulated account, which moto 5.2.5 lacks (demo, tests and benchmarks).
+"""IAM's SimulatePrincipalPolicy in the emulated account, which moto 5.2.5 lacks.
 
-Decided by the code the demo's Athena decides with (``athena_access.decide``): the principal's identity policies
-(gathered as moto's authoriser gathers them) and the ``ResourcePolicy`` given, with its Principal or NotPrincipal,
-read in the request context the ``ContextEntries`` give (and no other key: a key the policies test that is not given
-is absent, and listed in ``MissingContextValues``, as IAM's simulator lists it), the resource owned by
-``ResourceOwner`` when given (another account's resource must allow the caller in its policy). A simulation
-with a resource policy is not a key policy's: IAM's simulator weighs every resource policy the same way. A role's
-permissions boundary caps it. Each result names, as IAM's does, the policies whose statements decided
-(``MatchedStatements``: SourcePolicyId and SourcePolicyType, the denying ones for an explicit deny, the allowing
-ones for an allow) and, for a principal with a boundary, ``PermissionsBoundaryDecisionDetail``.
+It decides with the code the demo's Athena decides with (``decisions.decide``), so the two agree.
+A role's permissions boundary caps it, as ``PermissionsBoundaryDecisionDetail`` says.
+Each result names the statements that decided (``MatchedStatements``), as IAM's simulator does.
 """
 
 from __future__ import annotations

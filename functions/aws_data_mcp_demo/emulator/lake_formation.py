@@ -1,25 +1,8 @@
-"""Lake Formation as AWS answers it where moto 5.2.5 does not (demo, tests and benchmarks; never in Lambda).
+"""Lake Formation as AWS answers it, where moto 5.2.5 does not.
 
-The demo's ``enterprise`` database (``enterprise_lake``) has what real lakes have and moto lacks:
-
-* **hybrid access mode**: ``RegisterResource`` keeps ``HybridAccessEnabled`` and ``DescribeResource`` /
-  ``ListResources`` report it; ``CreateLakeFormationOptIn`` / ``ListLakeFormationOptIns`` /
-  ``DeleteLakeFormationOptIn`` keep which principals opted in on which database or table. In a hybrid location a
-  principal that opted in is held to its Lake Formation grants; any other reads with IAM and S3 as before
-  (https://docs.aws.amazon.com/lake-formation/latest/dg/hybrid-access-mode.html);
-* **data cells filters**: ``CreateDataCellsFilter``, ``GetDataCellsFilter``, ``ListDataCellsFilter`` (moto's
-  answers an empty list) and ``DeleteDataCellsFilter``, as the API reference shapes them; a grant on a filter
-  (``Resource: {"DataCellsFilter": ...}``) is kept by moto's own ``GrantPermissions``;
-* ``GetResourceLFTags`` of a resource without tags answers none (moto fails with a 500), and of a table names its
-  database's tags too (what it inherits);
-* ``ListPermissions`` by ``ResourceType`` ``LF_TAG_POLICY``, ``LF_TAG_POLICY_DATABASE`` or ``LF_TAG_POLICY_TABLE``
-  lists the grants on LF-tag expressions of those resources (moto's enum lacks the types: a ValueError, a 500), and
-  on a ``Resource`` naming a ``DataCellsFilter`` the grants on that filter (moto matches none). What a caller who
-  is not a data lake administrator sees of them is ``moto_extensions``' (ListPermissions is "filtered by the
-  permissions of the caller", as every other listing).
-
-LF-tags, their assignment and grants on LF-tag expressions are moto's own. What the demo's Athena makes of all of
-this, as the caller, is ``athena_access``'s. State lives on moto's backend objects, so a reset forgets it.
+It adds hybrid access mode with its opt-ins, and data cells filters with their grants.
+It answers GetResourceLFTags and ListPermissions on LF-tag policies, where moto fails with a 500.
+State lives on moto's backend objects, so a reset forgets it. ``access.lake_formation`` reads it.
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
-"""What moto lacks for searching a catalog (demo, tests and benchmarks only): Glue ``SearchTables`` and Athena
-``BatchGetNamedQuery``, filled in on moto's own classes, as AWS documents them.
+"""What moto lacks for searching a catalog: Glue SearchTables and Athena BatchGetNamedQuery.
 
-* ``SearchTables``: ``SearchText`` is matched, case-insensitively, over each table's name, description, column and
-  partition-key names and their comments; every word must occur, and a quoted phrase occurs as written. ``Filters``
-  (``EQUALS`` on ``DatabaseName``, ``TableName`` or ``Description``) narrow it; ``ResourceShareType`` ``LOCAL``
-  (the default) searches the caller's account, ``FOREIGN`` the tables other accounts shared with it (here: a Lake
-  Formation grant to the account on a table of another account of the same region), ``ALL`` both. Pages of
-  ``MaxResults`` (at most 1,000) behind ``NextToken``. Like AWS, it answers only the tables the caller may read:
-  while moto enforces IAM, a table the caller may not ``glue:GetTable`` is left out, and one in a Lake Formation
-  location the caller holds no grant on.
-* ``BatchGetNamedQuery`` (at most 50 ids, unknown ones in ``UnprocessedNamedQueryIds``), and ``GetNamedQuery``
-  refusing an unknown id with Athena's ``InvalidRequestException`` (moto: an internal error).
-
-Installed with the others (``moto_extensions.EXTENSIONS``, which a DemoAccount saves and restores): the two
-methods moto does not have are added, and GetNamedQuery answers as before for every id moto knows.
+SearchTables matches every word over names, descriptions, columns and comments, ignoring case.
+Like AWS, it answers only the tables the caller may read.
+GetNamedQuery refuses an unknown id as Athena does, and answers as before for the rest.
 """
 
 from __future__ import annotations

@@ -1,31 +1,8 @@
-"""Hosted callers: who API Gateway vouches for, exchanged with STS for credentials that act as exactly them.
+"""Hosted callers: who API Gateway vouches for, exchanged with STS to act as exactly them.
 
-- `iam`: API Gateway's AWS_IAM authorizer verified the SigV4 signature and names the
-  caller's ARN in requestContext. An assumed-role caller is assumed into *that same role*,
-  so the function acts with exactly the role's permissions; its session name counts as a
-  person (SourceIdentity, workflows of its own) only where the role's trust pins it. IAM
-  users act through a configured principal-to-role map, or are refused.
-- `oidc`: API Gateway's JWT authorizer validated the bearer token (issuer, audience,
-  expiry); the token, issued for this server, is exchanged with AssumeRoleWithWebIdentity
-  for the role its role tag (or subject) maps to, which each role's trust checks again
-  (`trust`). A token exchange, not a passthrough.
-
-One module a step: `iam` and `oidc` read each mode's `claim` from the request, `exchange` trades
-it with STS (and caches the caller it gets), `refusals` tells the caller what to fix when STS will not,
-and `trust` writes the trust statements that make AWS enforce what the function chose.
-
-Identity comes only from requestContext (and, in oidc, the bearer token that the
-authorizer validated); never from other client-set headers. The STS calls are the only
-ones made with the function's own credentials, and those credentials never leave this
-package. Exchanged credentials are cached per caller until a minute before they (or the
-token) expire.
-
-What requestContext is worth: API Gateway writes it, but anyone allowed
-`lambda:InvokeFunction` on the function can invoke it directly with a requestContext of
-their own, naming any caller, this API's id and its stage (both are in every URL). The
-function cannot tell such an event from API Gateway's; the defence is who may invoke it
-(its resource policy admits only this API; no identity policy should grant the action).
-The API id and stage checks below only refuse events meant for somewhere else.
+`iam` and `oidc` read each mode's `claim`. `exchange` trades it with STS and caches the caller.
+`refusals` says what to fix when STS will not. `trust` writes the statements AWS enforces.
+Identity comes only from requestContext: who may invoke the function is the boundary (docs/security.md).
 """
 
 from __future__ import annotations

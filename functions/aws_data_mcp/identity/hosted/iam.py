@@ -1,14 +1,8 @@
 """The iam mode's claim: the caller API Gateway's AWS_IAM authorizer named in requestContext.
 
-An assumed-role caller is assumed into that same role, so the function acts with exactly the
-caller's permissions; any other principal acts through the operator's principal-to-role map,
-or is refused.
-
-A role session's name is chosen by whoever assumes the role, unless the role's trust pins it
-(Identity Center pins it to the user name). So the person behind a session counts only for
-roles the operator declares pinned (PINNED_SESSION_ROLES): only they get SourceIdentity, a
-session-keyed map entry and workflows of their own. Any other session's caller is, for
-everything the function keeps or decides, their role.
+An assumed-role caller is assumed into that same role. Others go through the role map.
+Whoever assumes a role names the session, unless the role's trust pins the name.
+So a session counts as a person only in PINNED_SESSION_ROLES (docs/auth.md, iam mode).
 """
 
 from __future__ import annotations

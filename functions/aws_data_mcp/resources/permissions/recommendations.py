@@ -1,15 +1,8 @@
 """permissions://recommendations: what to grant where the caller's access falls short.
 
-Every finding is derived from other resources' answers, claiming no more than their checks established:
-
-- permissions://discover's per-bucket verdicts, for the buckets of tables (tabulator://buckets) and of result
-  locations (athena://workgroups): a bucket whose objects the caller cannot list or read refuses every table in it,
-  named with each table's explainer, at no call more;
-- permissions://tables/{database}/{table} for every other table (its objects may sit under a prefix a bucket
-  policy denies, or under a KMS key the caller may not use, which no bucket-wide check sees), at most `EXPLAINED`
-  tables a read, through the same reader and cache; the tables beyond are named in one finding, unexplained;
-- athena://workgroups' query_workgroups (usable, why_not) for each query workgroup the caller cannot use, with the
-  link that refuses it from the table explainer's workgroup checks.
+Each finding comes from other resources' answers and claims no more than they checked.
+Buckets come from permissions://discover, workgroups from athena://workgroups.
+Each other table gets its explainer, at most `EXPLAINED` a read. Bucket checks miss prefixes and keys.
 """
 
 from __future__ import annotations
