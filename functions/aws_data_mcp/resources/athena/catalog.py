@@ -9,15 +9,21 @@ a database: a listing's cost stays bounded however large the estate (athena://se
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NotRequired, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, TypeVar
 
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.fanout import Call, Outcome
+from aws_data_mcp.lakehouse.formats import table_format
+from aws_data_mcp.lakehouse.projection import PartitionProjection, describe_projection
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.query_answers import SQL_PREVIEW_CHARS
 from aws_data_mcp.resources.resolving import ItemError, attempt, iso, side_by_side
+
+if TYPE_CHECKING:
+    from aws_data_mcp.lakehouse.formats import DeltaTable, HudiTable
+    from aws_data_mcp.lakehouse.iceberg import IcebergTable
 
 T = TypeVar("T")
 
@@ -95,16 +101,6 @@ class Tables(TypedDict):
     tables: list[TableSummary]
 
 
-class PartitionProjection(TypedDict):
-    """Athena partition projection: the table's projection.* parameters, summarised."""
-
-    enabled: bool
-    keys: dict[str, str]
-    """Projected key -> projection type (date, integer, enum, injected)."""
-    location_template: str | None
-    """Where each partition's files are (storage.location.template), when set."""
-
-
 class Table(TypedDict):
     database: str
     name: str
@@ -122,6 +118,11 @@ class Table(TypedDict):
     created: str | None
     updated: str | None
     column_access: ColumnAccess
+    partitioning: NotRequired[str]
+    """An Iceberg table's partitioning and the columns to filter on (Glue lists no partition keys for Iceberg)."""
+    iceberg: NotRequired[IcebergTable]
+    delta: NotRequired[DeltaTable]
+    hudi: NotRequired[HudiTable]
 
 
 def glue_databases(glue: Any) -> list[dict[str, Any]]:
@@ -223,39 +224,6 @@ def databases(request: ResourceRequest) -> Databases:
     return Databases(catalogs=catalog_entries, catalogs_error=catalogs_error, databases=entries)
 
 
-def table_format(table: Mapping[str, Any]) -> str | None:
-    """What a user calls the format: a view, an open table format, Glue's classification, else read off the SerDe
-    and input format."""
-    if table.get("TableType") == "VIRTUAL_VIEW":
-        return "view"
-    parameters = table.get("Parameters") or {}
-    declared = str(parameters.get("table_type", "")).lower()
-    if declared in ("iceberg", "delta"):
-        return declared
-    descriptor = table.get("StorageDescriptor") or {}
-    serde = descriptor.get("SerdeInfo") or {}
-    hints = f"{descriptor.get('InputFormat', '')} {serde.get('SerializationLibrary', '')}".lower()
-    if "hudi" in hints:  # HoodieParquetInputFormat: Hudi, though its files are Parquet
-        return "hudi"
-    if parameters.get("classification"):
-        return str(parameters["classification"]).lower()
-    for name in ("parquet", "orc", "avro", "json", "delta"):
-        if name in hints:
-            return name
-    if "lazysimpleserde" in hints or "opencsvserde" in hints:
-        return "tsv" if (serde.get("Parameters") or {}).get("field.delim") == "\t" else "csv"
-    return None
-
-
-def partition_projection(parameters: Mapping[str, str]) -> PartitionProjection | None:
-    if not any(key.startswith("projection.") for key in parameters):
-        return None
-    keys = {key[len("projection."):-len(".type")]: value for key, value in parameters.items()
-            if key.startswith("projection.") and key.endswith(".type")}
-    return PartitionProjection(enabled=str(parameters.get("projection.enabled", "")).lower() == "true", keys=keys,
-                               location_template=parameters.get("storage.location.template"))
-
-
 def _columns(raw: Sequence[Mapping[str, Any]]) -> list[Column]:
     columns = []
     for column in raw:
@@ -327,29 +295,36 @@ def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
 )
 def table(request: ResourceRequest) -> Table:
     """GetTable, shaped for a reader writing SQL: Glue's bookkeeping parameters are left out, long values cut; each
-    column the caller may not read is marked. The table first (a refusal or a missing table costs no other call),
-    then the caller's Lake Formation grants in one wave of seven calls, as the caller."""
+    column the caller may not read is marked; an open table format is described as it is (an Iceberg table's
+    metadata file, partition projection's settings). The table first (a refusal or a missing table costs no other
+    call), then one wave: the caller's Lake Formation grants (seven calls) beside what the format needs."""
+    from aws_data_mcp.resources.athena import open_tables
+
     database, name = request.args["database"], request.args["table"]
-    found = _glue_call(lambda: request.client("glue").get_table(DatabaseName=database, Name=name)["Table"],
+    found = _glue_call(lambda: open_tables.get_table(request.client("glue"), database, name),
                        f"No table {name!r} in Glue database {database!r}")
-    lake = side_by_side(request, lake=_lake_formation_calls(request, database, name))["lake"]
+    kind = table_format(found)
+    wave = side_by_side(request, lake=_lake_formation_calls(request, database, name),
+                        format=open_tables.format_calls(request, found, kind))
     descriptor = found.get("StorageDescriptor") or {}
     parameters = found.get("Parameters") or {}
     view_sql = found.get("ViewOriginalText")
     columns, keys = _columns(descriptor.get("Columns") or []), _columns(found.get("PartitionKeys") or [])
-    access = _column_access(request, database, found, lake)
+    access = _column_access(request, database, found, wave["lake"])
     for column in [*columns, *keys]:
         if column["name"] in access["hidden_columns"]:
             column["readable"] = False
-    return Table(
+    answer = Table(
         database=database, name=found["Name"], type=found.get("TableType"), description=found.get("Description"),
-        format=table_format(found), location=descriptor.get("Location"), input_format=descriptor.get("InputFormat"),
+        format=kind, location=descriptor.get("Location"), input_format=descriptor.get("InputFormat"),
         serde=(descriptor.get("SerdeInfo") or {}).get("SerializationLibrary"),
-        columns=columns, partition_keys=keys,
-        parameters=_shown_parameters(parameters), partition_projection=partition_projection(parameters),
+        columns=columns, partition_keys=keys, parameters=_shown_parameters(parameters),
+        partition_projection=describe_projection(parameters, [k["name"] for k in keys]),
         view_sql=view_sql[:SQL_PREVIEW_CHARS] if view_sql else None,
         created=iso(found.get("CreateTime")), updated=iso(found.get("UpdateTime")), column_access=access,
     )
+    return answer | open_tables.format_details(found, kind, (database, found["Name"]),  # type: ignore[return-value]
+                                               wave["format"])
 
 
 def _lake_formation_calls(request: ResourceRequest, database: str, name: str) -> list[Call[Any]]:
