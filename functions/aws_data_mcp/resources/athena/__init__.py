@@ -5,6 +5,15 @@ One module per resource family; importing this package registers them all. Other
 use from the module that defines it (`athena.catalog.glue_databases`, `athena.workgroups.query_workgroup`).
 """
 
-from aws_data_mcp.resources.athena import catalog, execution, history, named_queries, query, search, workgroups
+from aws_data_mcp.resources.athena import (
+    catalog,
+    catalogs,
+    execution,
+    history,
+    named_queries,
+    query,
+    search,
+    workgroups,
+)
 
-__all__ = ["catalog", "execution", "history", "named_queries", "query", "search", "workgroups"]
+__all__ = ["catalog", "catalogs", "execution", "history", "named_queries", "query", "search", "workgroups"]

@@ -125,13 +125,19 @@ class Table(TypedDict):
     hudi: NotRequired[HudiTable]
 
 
-def glue_databases(glue: Any) -> list[dict[str, Any]]:
-    pages = glue.get_paginator("get_databases").paginate()
+def in_catalog(catalog_id: str | None) -> dict[str, str]:
+    """The `CatalogId` a Glue call takes for a catalog other than the account's own; none for the default, whose
+    calls stay as they always were."""
+    return {"CatalogId": catalog_id} if catalog_id else {}
+
+
+def glue_databases(glue: Any, catalog_id: str | None = None) -> list[dict[str, Any]]:
+    pages = glue.get_paginator("get_databases").paginate(**in_catalog(catalog_id))
     return [database for page in pages for database in page.get("DatabaseList", [])]
 
 
-def glue_tables(glue: Any, database: str) -> list[dict[str, Any]]:
-    pages = glue.get_paginator("get_tables").paginate(DatabaseName=database)
+def glue_tables(glue: Any, database: str, catalog_id: str | None = None) -> list[dict[str, Any]]:
+    pages = glue.get_paginator("get_tables").paginate(DatabaseName=database, **in_catalog(catalog_id))
     return [table for page in pages for table in page.get("TableList", [])]
 
 
@@ -141,16 +147,18 @@ def glue_table_names(glue: Any, database: str) -> list[str]:
     return [table["Name"] for page in pages for table in page.get("TableList", [])]
 
 
-def _glue_call(call: Callable[[], T], not_found: str) -> T:
-    """`call()`, Glue's EntityNotFoundException as a `not_found` that says what is missing."""
+def glue_call(call: Callable[[], T], not_found: str, listed_at: str = "athena://databases") -> T:
+    """`call()`, Glue's EntityNotFoundException as a `not_found` that says what is missing and where the caller's
+    are listed."""
     try:
         return call()
     except ClientError as exc:
         if exc.response.get("Error", {}).get("Code") != "EntityNotFoundException":
             raise
+        what = "catalogs" if listed_at == "athena://catalogs" else "databases"
         raise ResourceFailure(ErrorCode.NOT_FOUND, not_found,
-                              details=["athena://databases lists the databases the caller can see."],
-                              valid_uris=["athena://databases"]) from exc
+                              details=[f"{listed_at} lists the {what} the caller can see."],
+                              valid_uris=[listed_at]) from exc
 
 
 def _listed_catalogs(athena: Any) -> list[dict[str, Any]]:
@@ -234,7 +242,7 @@ def _columns(raw: Sequence[Mapping[str, Any]]) -> list[Column]:
     return columns
 
 
-def _table_summary(table: Mapping[str, Any]) -> TableSummary:
+def table_summary(table: Mapping[str, Any]) -> TableSummary:
     descriptor = table.get("StorageDescriptor") or {}
     return TableSummary(
         name=table["Name"], type=table.get("TableType"), description=table.get("Description"),
@@ -270,9 +278,9 @@ def complete_table(request: ResourceRequest, prefix: str) -> list[str]:
 def tables(request: ResourceRequest) -> Tables:
     """Every page of GetTables, each table summarised; an unknown database is not_found, not an empty list."""
     database = request.args["database"]
-    found = _glue_call(lambda: glue_tables(request.client("glue"), database),
+    found = glue_call(lambda: glue_tables(request.client("glue"), database),
                        f"No Glue database {database!r} in this account's AwsDataCatalog")
-    return Tables(database=database, tables=[_table_summary(t) for t in found])
+    return Tables(database=database, tables=[table_summary(t) for t in found])
 
 
 def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
@@ -301,7 +309,7 @@ def table(request: ResourceRequest) -> Table:
     from aws_data_mcp.resources.athena import open_tables
 
     database, name = request.args["database"], request.args["table"]
-    found = _glue_call(lambda: open_tables.get_table(request.client("glue"), database, name),
+    found = glue_call(lambda: open_tables.get_table(request.client("glue"), database, name),
                        f"No table {name!r} in Glue database {database!r}")
     kind = table_format(found)
     wave = side_by_side(request, lake=_lake_formation_calls(request, database, name),
