@@ -145,14 +145,53 @@ def _tables() -> list[dict[str, Any]]:
     ]
 
 
+def _arn(path: str) -> str:
+    return f"arn:aws:glue:{REGION}:{ACCOUNT}:catalog/{path}"
+
+
+BUCKET_CATALOG = "s3tablescatalog/acme-analytics"
+BUCKET_CATALOG_ID = f"{ACCOUNT}:{BUCKET_CATALOG}"
+S3_TABLES_CONNECTION = {"ConnectionName": "aws:s3tables"}
+REDSHIFT = {"DataLakeAccessProperties": {"CatalogType": "aws:redshift", "DataLakeAccess": True}}
+GLUE_CATALOGS = [
+    {"CatalogId": f"{ACCOUNT}:s3tablescatalog", "Name": "s3tablescatalog", "ResourceArn": _arn("s3tablescatalog"),
+     "FederatedCatalog": S3_TABLES_CONNECTION | {"Identifier": f"arn:aws:s3tables:{REGION}:{ACCOUNT}:bucket/*"}},
+    {"CatalogId": BUCKET_CATALOG_ID, "Name": "acme-analytics", "ResourceArn": _arn(BUCKET_CATALOG),
+     "FederatedCatalog": S3_TABLES_CONNECTION | {
+         "Identifier": f"arn:aws:s3tables:{REGION}:{ACCOUNT}:bucket/acme-analytics"}},
+    {"CatalogId": f"{ACCOUNT}:dynamo_orders", "Name": "dynamo_orders", "ResourceArn": _arn("dynamo_orders"),
+     "Description": "Orders in DynamoDB", "FederatedCatalog": {
+         "Identifier": f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/orders", "ConnectionName": "dynamodb-orders"}},
+    {"CatalogId": f"{ACCOUNT}:salescatalog", "Name": "salescatalog", "ResourceArn": _arn("salescatalog"),
+     "CatalogProperties": REDSHIFT},
+    {"CatalogId": f"{ACCOUNT}:salescatalog/dev", "Name": "dev", "ResourceArn": _arn("salescatalog/dev"),
+     "CatalogProperties": REDSHIFT},
+]
+"""Glue's catalogs as GetCatalogs (recursive) answers them: S3 Tables' parent and one table bucket's, a federated
+DynamoDB catalog, a Redshift-managed catalog and its database's."""
+DAILY_ORDERS = {"Name": "daily_orders", "TableType": "EXTERNAL_TABLE", "DatabaseName": "sales",
+                "CatalogId": BUCKET_CATALOG_ID, "Parameters": {"table_type": "ICEBERG"},
+                "StorageDescriptor": {"Location": "s3://0f1e2d3c-acme-analytics--table-s3", "Columns": [
+                    {"Name": "order_date", "Type": "date"}, {"Name": "orders", "Type": "bigint"},
+                    {"Name": "revenue_usd", "Type": "decimal(12,2)"}]}}
+
+
 @pytest.fixture(scope="module")
 def lake(moto_endpoint: str) -> Iterator[None]:
     reset_moto()
     with pytest.MonkeyPatch.context() as patch:
-        for owner, name, replacement in moto_lakehouse.EXTENSIONS:
+        for owner, name, replacement in moto_lakehouse.extensions():
             patch.setattr(owner, name, replacement, raising=False)
+        patch.setattr(moto_lakehouse, "CATALOGS", GLUE_CATALOGS)
+        patch.setitem(moto_lakehouse.CATALOG_DATABASES, BUCKET_CATALOG_ID, [
+            {"Name": "sales", "CatalogId": BUCKET_CATALOG_ID, "Description": "the sales namespace"}])
+        patch.setitem(moto_lakehouse.CATALOG_TABLES, (BUCKET_CATALOG_ID, "sales"), [DAILY_ORDERS])
         session = boto3.Session(region_name=REGION)
-        s3, glue = session.client("s3"), session.client("glue")
+        s3, glue, athena = session.client("s3"), session.client("glue"), session.client("athena")
+        athena.create_data_catalog(Name="partner", Type="LAMBDA", Description="A partner's connector",
+                                   Parameters={"function": f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:partner"})
+        athena.create_data_catalog(Name="hms", Type="HIVE",
+                                   Parameters={"metadata-function": f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:hms"})
         for bucket in (LAKE, DATA):
             s3.create_bucket(Bucket=bucket)
         s3.put_object(Bucket=LAKE, Key=METADATA.removeprefix(f"s3://{LAKE}/"),
@@ -308,3 +347,87 @@ def test_hudi_says_which_of_a_merge_on_read_pair_to_query(lake: None) -> None:
     assert (realtime["table_type"], realtime["view"]) == ("merge_on_read", "snapshot")
     assert (optimised["table_type"], optimised["view"]) == ("merge_on_read", "read_optimized")
     assert "Query trips_rt for the latest data" in optimised["query"]
+
+
+# --------------------------------------------------------------------------- catalogs
+
+async def test_catalogs_are_glues_and_athenas_each_with_its_kind_and_databases(server: ServerThread,
+                                                                               local_lambda_handler: Any) -> None:
+    answer = await read_everywhere(server.url, local_lambda_handler, "athena://catalogs")
+    by_name = {c["name"]: c for c in answer["catalogs"]}
+    assert list(by_name) == ["AwsDataCatalog", "dynamo_orders", "hms", "partner", "s3tablescatalog", BUCKET_CATALOG,
+                             "salescatalog", "salescatalog/dev"]
+    assert {name: c["kind"] for name, c in by_name.items()} == {
+        "AwsDataCatalog": "glue", "dynamo_orders": "federated", "hms": "hive_metastore", "partner": "lambda_connector",
+        "s3tablescatalog": "s3_tables_root", BUCKET_CATALOG: "s3_tables", "salescatalog": "redshift",
+        "salescatalog/dev": "redshift"}
+    assert by_name["AwsDataCatalog"] | {"databases": "athena://databases", "catalog_id": ACCOUNT,
+                                        "listed_by": ["athena"]} == by_name["AwsDataCatalog"]
+    bucket = by_name[BUCKET_CATALOG]
+    assert bucket | {"catalog_id": BUCKET_CATALOG_ID, "parent": "s3tablescatalog", "listed_by": ["glue"],
+                     "databases": "athena://catalogs/s3tablescatalog%2Facme-analytics/databases",
+                     "source": f"arn:aws:s3tables:{REGION}:{ACCOUNT}:bucket/acme-analytics"} == bucket
+    assert by_name["s3tablescatalog"]["databases"] is None  # it holds catalogs, not databases
+    assert by_name["partner"] | {"athena_type": "LAMBDA", "catalog_id": None} == by_name["partner"]
+    assert set(answer["kinds"]) == {c["kind"] for c in answer["catalogs"]} and answer["count"] == 8
+    assert answer["glue_error"] is None and answer["athena_error"] is None
+
+
+def test_catalogs_are_one_wave_of_two_calls(lake: None, aws_faults: AwsFaults) -> None:
+    direct_read("athena://catalogs")
+    assert aws_faults.calls == {"glue.GetCatalogs": 1, "athena.ListDataCatalogs": 1} | {
+        k: v for k, v in aws_faults.calls.items() if k.startswith("sts.")}
+
+
+def test_glue_catalogs_denied_leaves_athenas_with_the_error_beside_them(lake: None, aws_faults: AwsFaults) -> None:
+    aws_faults.fail("glue.GetCatalogs", "AccessDeniedException")
+    answer = direct_read("athena://catalogs")
+    assert [c["name"] for c in answer["catalogs"]] == ["AwsDataCatalog", "hms", "partner"]
+    assert answer["glue_error"]["error"] == "access_denied" and answer["glue_error"]["action"] == "glue:GetCatalogs"
+
+
+async def test_a_table_buckets_namespaces_and_tables_by_a_uri_naming_its_catalog(server: ServerThread,
+                                                                                 local_lambda_handler: Any) -> None:
+    encoded = "athena://catalogs/s3tablescatalog%2Facme-analytics"
+    databases = await read_everywhere(server.url, local_lambda_handler, f"{encoded}/databases")
+    assert databases["catalog"] == BUCKET_CATALOG and databases["catalog_id"] == BUCKET_CATALOG_ID
+    assert databases["read_with"] == "glue" and databases["databases"] == [
+        {"catalog": BUCKET_CATALOG, "name": "sales", "description": "the sales namespace", "location": None,
+         "tables": f"{encoded}/databases/sales/tables"}]
+    tables = await read_everywhere(server.url, local_lambda_handler, f"{encoded}/databases/sales/tables")
+    assert [(t["name"], t["format"], t["column_count"]) for t in tables["tables"]] == [("daily_orders", "iceberg", 3)]
+
+
+def test_the_default_catalog_by_name_reads_as_it_always_did(lake: None, aws_faults: AwsFaults) -> None:
+    answer = direct_read("athena://catalogs/AwsDataCatalog/databases")
+    assert answer["catalog_id"] is None and [d["name"] for d in answer["databases"]] == [DATABASE]
+    assert answer["databases"][0]["tables"] == f"athena://databases/{DATABASE}/tables"
+    assert aws_faults.calls["athena.GetDataCatalog"] == 0 and aws_faults.calls["glue.GetDatabases"] == 1
+
+
+def test_a_connectors_databases_are_athenas_and_its_tables_are_refused_plainly(lake: None,
+                                                                               aws_faults: AwsFaults) -> None:
+    aws_faults.fail("athena.ListDatabases", "AccessDeniedException")
+    with pytest.raises(ResourceFailure) as denied:
+        direct_read("athena://catalogs/partner/databases")
+    assert denied.value.code is ErrorCode.ACCESS_DENIED and aws_faults.calls["athena.GetDataCatalog"] == 1
+    with pytest.raises(ResourceFailure) as refused:
+        direct_read("athena://catalogs/partner/databases/x/tables")
+    assert refused.value.code is ErrorCode.INVALID_ARGUMENT and "connector" in refused.value.message
+
+
+def test_an_unknown_catalog_is_not_found_pointing_at_the_catalogs(lake: None) -> None:
+    with pytest.raises(ResourceFailure) as missing:
+        direct_read("athena://catalogs/s3tablescatalog%2Fno-such-bucket/databases")
+    assert missing.value.code is ErrorCode.NOT_FOUND and missing.value.valid_uris == ["athena://catalogs"]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_completion_offers_the_catalogs_that_hold_databases(server: ServerThread, mode: str) -> None:
+    from mcp import Client
+    from mcp_types import ResourceTemplateReference
+
+    template = ResourceTemplateReference(uri="athena://catalogs/{catalog}/databases")
+    async with Client(server.url, mode=mode) as client:
+        offered = await client.complete(template, {"name": "catalog", "value": "s3"})
+    assert offered.completion.values == [BUCKET_CATALOG]

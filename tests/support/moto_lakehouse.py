@@ -6,8 +6,11 @@ written for real AWS):
   names and without snapshots; without `DEFAULT` the Hive definition is left out.
 - GetCatalogs exists: it answers the catalogs a test declares (`CATALOGS`), children of `ParentCatalogId`, or all
   of them with `Recursive`.
+- GetDatabases and GetTables honour `CatalogId` (moto keeps one catalog per account): a declared catalog's id
+  answers its declared databases and tables (`CATALOG_DATABASES`, `CATALOG_TABLES`), any other is the account's.
 
-`EXTENSIONS` are applied per test module with a monkeypatch, as `moto_extensions.LISTING_PAGES` are.
+`extensions()` are applied per test module with a monkeypatch, as `moto_extensions.LISTING_PAGES` are, over the
+session's own (GetDatabases and GetTables in pages).
 """
 
 from __future__ import annotations
@@ -17,11 +20,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from moto.core.responses import ActionResult
+from moto.glue.exceptions import EntityNotFoundException
 from moto.glue.responses import GlueResponse
 from moto.s3.models import s3_backends
 
 CATALOGS: list[dict[str, Any]] = []
 """The catalogs GetCatalogs answers, as Glue returns them (`ResourceArn` names each one's path)."""
+CATALOG_DATABASES: dict[str, list[dict[str, Any]]] = {}
+"""Catalog id -> its databases, as GetDatabases returns them."""
+CATALOG_TABLES: dict[tuple[str, str], list[dict[str, Any]]] = {}
+"""(catalog id, database) -> its tables, as GetTables returns them."""
 _ORIGINAL_GET_TABLE = GlueResponse.get_table
 
 
@@ -87,7 +95,36 @@ def _get_catalogs(self: GlueResponse) -> ActionResult:
     return ActionResult({"CatalogList": found})
 
 
-EXTENSIONS: tuple[tuple[type, str, Any], ...] = (
-    (GlueResponse, "get_table", _get_table),
-    (GlueResponse, "get_catalogs", _get_catalogs),
-)
+def _in_declared_catalog(listed: Any, answer: Any) -> Any:
+    """`listed` (the session's GetDatabases or GetTables), or a declared catalog's answer where `CatalogId` names
+    one; `answer(self, catalog_id)` gives it, or None for an unknown database."""
+    def respond(self: GlueResponse) -> Any:
+        catalog_id = self.parameters.get("CatalogId")
+        if not catalog_id or catalog_id == self.current_account:
+            return listed(self)
+        found = answer(self, catalog_id)
+        if found is None:
+            raise EntityNotFoundException(f"Catalog or database not found in {catalog_id}")
+        return found
+
+    return respond
+
+
+def _databases(self: GlueResponse, catalog_id: str) -> ActionResult | None:
+    found = CATALOG_DATABASES.get(catalog_id)
+    return None if found is None else ActionResult({"DatabaseList": found})
+
+
+def _tables(self: GlueResponse, catalog_id: str) -> ActionResult | None:
+    found = CATALOG_TABLES.get((catalog_id, str(self.parameters.get("DatabaseName"))))
+    return None if found is None else ActionResult({"TableList": found})
+
+
+def extensions() -> tuple[tuple[type, str, Any], ...]:
+    """The replacements, over the session's GetDatabases and GetTables as they are now."""
+    return (
+        (GlueResponse, "get_table", _get_table),
+        (GlueResponse, "get_catalogs", _get_catalogs),
+        (GlueResponse, "get_databases", _in_declared_catalog(GlueResponse.get_databases, _databases)),
+        (GlueResponse, "get_tables", _in_declared_catalog(GlueResponse.get_tables, _tables)),
+    )

@@ -142,15 +142,15 @@ def _glue_entry(catalog: Mapping[str, Any], account: str | None) -> CatalogEntry
 
 
 def _athena_entry(catalog: Mapping[str, Any], account: str | None) -> CatalogEntry:
+    """An Athena data catalog as ListDataCatalogs summarises it (no parameters: another account's Glue catalog
+    says its id when its databases are read)."""
     name, kind = str(catalog["CatalogName"]), _ATHENA_KINDS.get(str(catalog.get("Type")), "athena_federated")
-    parameters = catalog.get("Parameters") or {}
-    glue_id = parameters.get("catalog-id") or (account if name == GLUE_CATALOG else None)
-    entry = CatalogEntry(name=name, kind=kind, listed_by=["athena"], catalog_id=glue_id if kind == "glue" else None,
-                         parent=None, description=catalog.get("Description"), databases=databases_uri(name),
+    entry = CatalogEntry(name=name, kind=kind, listed_by=["athena"],
+                         catalog_id=account if name == GLUE_CATALOG else None, parent=None,
+                         description=catalog.get("Description"), databases=databases_uri(name),
                          athena_type=str(catalog.get("Type")))
-    source = parameters.get("function") or parameters.get("metadata-function") or parameters.get("connection-arn")
-    if source:
-        entry["source"] = str(source)
+    if catalog.get("ConnectionType"):
+        entry["source"] = f"connection type {catalog['ConnectionType']}"
     return entry
 
 
