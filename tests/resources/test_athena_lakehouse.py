@@ -169,9 +169,37 @@ GLUE_CATALOGS = [
 ]
 """Glue's catalogs as GetCatalogs (recursive) answers them: S3 Tables' parent and one table bucket's, a federated
 DynamoDB catalog, a Redshift-managed catalog and its database's."""
+TABLE_BUCKET_STORE = "0f1e2d3c-acme-analytics--table-s3"
+DAILY_LOCATION = f"s3://{TABLE_BUCKET_STORE}"
+DAILY_METADATA = f"{DAILY_LOCATION}/metadata/00002-9a8b7c6d.metadata.json"
+FIRST_DAY, SECOND_DAY = 1111111111111111111, 2222222222222222222
+DAILY_ORDERS_METADATA: dict[str, Any] = {
+    "format-version": 2, "table-uuid": "9a8b7c6d-0000-4000-8000-000000000001", "location": DAILY_LOCATION,
+    "last-sequence-number": 2, "last-updated-ms": _millis("2026-04-02T00:05:00+00:00"), "last-column-id": 3,
+    "current-schema-id": 0,
+    "schemas": [{"type": "struct", "schema-id": 0, "fields": [
+        {"id": 1, "name": "order_date", "required": True, "type": "date"},
+        {"id": 2, "name": "orders", "required": True, "type": "long"},
+        {"id": 3, "name": "revenue_usd", "required": False, "type": "decimal(12, 2)"}]}],
+    "default-spec-id": 0, "partition-specs": [{"spec-id": 0, "fields": []}], "last-partition-id": 999,
+    "default-sort-order-id": 0, "sort-orders": [{"order-id": 0, "fields": []}],
+    "properties": {"write.format.default": "parquet"},
+    "current-snapshot-id": SECOND_DAY,
+    "refs": {"main": {"snapshot-id": SECOND_DAY, "type": "branch"}},
+    "snapshots": [
+        {"snapshot-id": FIRST_DAY, "sequence-number": 1, "timestamp-ms": _millis("2026-04-01T00:05:00+00:00"),
+         "manifest-list": f"{DAILY_LOCATION}/metadata/snap-1.avro", "schema-id": 0,
+         "summary": {"operation": "append", "added-records": "1", "total-records": "1"}},
+        {"snapshot-id": SECOND_DAY, "parent-snapshot-id": FIRST_DAY, "sequence-number": 2,
+         "timestamp-ms": _millis("2026-04-02T00:05:00+00:00"), "schema-id": 0,
+         "manifest-list": f"{DAILY_LOCATION}/metadata/snap-2.avro",
+         "summary": {"operation": "append", "added-records": "1", "total-records": "2"}}],
+}
+"""An S3 table's metadata: one row per day, two snapshots, not partitioned."""
 DAILY_ORDERS = {"Name": "daily_orders", "TableType": "EXTERNAL_TABLE", "DatabaseName": "sales",
-                "CatalogId": BUCKET_CATALOG_ID, "Parameters": {"table_type": "ICEBERG"},
-                "StorageDescriptor": {"Location": "s3://0f1e2d3c-acme-analytics--table-s3", "Columns": [
+                "CatalogId": BUCKET_CATALOG_ID,
+                "Parameters": {"table_type": "ICEBERG", "metadata_location": DAILY_METADATA},
+                "StorageDescriptor": {"Location": DAILY_LOCATION, "Columns": [
                     {"Name": "order_date", "Type": "date"}, {"Name": "orders", "Type": "bigint"},
                     {"Name": "revenue_usd", "Type": "decimal(12,2)"}]}}
 
@@ -192,8 +220,10 @@ def lake(moto_endpoint: str) -> Iterator[None]:
                                    Parameters={"function": f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:partner"})
         athena.create_data_catalog(Name="hms", Type="HIVE",
                                    Parameters={"metadata-function": f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:hms"})
-        for bucket in (LAKE, DATA):
+        for bucket in (LAKE, DATA, TABLE_BUCKET_STORE):
             s3.create_bucket(Bucket=bucket)
+        s3.put_object(Bucket=TABLE_BUCKET_STORE, Key=DAILY_METADATA.removeprefix(f"{DAILY_LOCATION}/"),
+                      Body=json.dumps(DAILY_ORDERS_METADATA).encode())
         s3.put_object(Bucket=LAKE, Key=METADATA.removeprefix(f"s3://{LAKE}/"),
                       Body=json.dumps(ORDERS_METADATA).encode())
         glue.create_database(DatabaseInput={"Name": DATABASE, "LocationUri": f"s3://{LAKE}/{DATABASE}/"})
@@ -431,3 +461,24 @@ async def test_completion_offers_the_catalogs_that_hold_databases(server: Server
     async with Client(server.url, mode=mode) as client:
         offered = await client.complete(template, {"name": "catalog", "value": "s3"})
     assert offered.completion.values == [BUCKET_CATALOG]
+
+
+async def test_an_s3_table_is_described_in_its_catalog_with_sql_naming_the_catalog(server: ServerThread,
+                                                                                  local_lambda_handler: Any) -> None:
+    uri = "athena://catalogs/s3tablescatalog%2Facme-analytics/databases/sales/tables/daily_orders"
+    table = await read_everywhere(server.url, local_lambda_handler, uri)
+    assert table["catalog"] == BUCKET_CATALOG and table["format"] == "iceberg" and table["location"] == DAILY_LOCATION
+    iceberg = table["iceberg"]
+    assert iceberg["snapshot_count"] == 2 and iceberg["current_snapshot"]["total_records"] == 2
+    assert iceberg["time_travel"]["by_version"] == (
+        f'SELECT * FROM "s3tablescatalog/acme-analytics"."sales"."daily_orders" FOR VERSION AS OF {SECOND_DAY}')
+    assert table["partitioning"].startswith("not partitioned")
+    assert table["column_access"]["known"] is False and table["column_access"]["explain"] is None
+
+
+def test_the_default_catalogs_table_passes_no_catalog_id(lake: None, aws_faults: AwsFaults) -> None:
+    aws_faults.fail("glue.GetTable", "AccessDeniedException", when=lambda r: b"CatalogId" in r.body)
+    assert direct_read(_uri("orders_iceberg"))["iceberg"]["snapshot_count"] == 3
+    assert direct_read("athena://catalogs/AwsDataCatalog/databases/lakehouse/tables/orders_iceberg")["name"] == \
+        "orders_iceberg"
+    assert aws_faults.calls["glue.GetTable"] == 2

@@ -6,7 +6,7 @@ written for real AWS):
   names and without snapshots; without `DEFAULT` the Hive definition is left out.
 - GetCatalogs exists: it answers the catalogs a test declares (`CATALOGS`), children of `ParentCatalogId`, or all
   of them with `Recursive`.
-- GetDatabases and GetTables honour `CatalogId` (moto keeps one catalog per account): a declared catalog's id
+- GetDatabases, GetTables and GetTable honour `CatalogId` (moto keeps one catalog per account): a declared catalog's id
   answers its declared databases and tables (`CATALOG_DATABASES`, `CATALOG_TABLES`), any other is the account's.
 
 `extensions()` are applied per test module with a monkeypatch, as `moto_extensions.LISTING_PAGES` are, over the
@@ -63,11 +63,24 @@ def _metadata_file(account: str, location: str) -> dict[str, Any]:
     return json.loads(s3_backends[account]["aws"].get_object(bucket, key).value)
 
 
+def _declared_table(self: GlueResponse, catalog_id: str) -> dict[str, Any]:
+    name = self.parameters.get("Name")
+    found = [t for t in CATALOG_TABLES.get((catalog_id, str(self.parameters.get("DatabaseName"))), [])
+             if t["Name"] == name]
+    if not found:
+        raise EntityNotFoundException(f"Table {name} not found in {catalog_id}")
+    return dict(found[0])
+
+
 def _get_table(self: GlueResponse) -> ActionResult:
-    """GetTable, with Glue's latest Iceberg metadata where `AttributesToGet` asks for it."""
-    answer = _ORIGINAL_GET_TABLE(self)
+    """GetTable (a declared catalog's table where `CatalogId` names one), with Glue's latest Iceberg metadata where
+    `AttributesToGet` asks for it."""
+    catalog_id = self.parameters.get("CatalogId")
+    if catalog_id and catalog_id != self.current_account:
+        table = _declared_table(self, catalog_id)
+    else:
+        table = _ORIGINAL_GET_TABLE(self).result["Table"]  # type: ignore[index]
     attributes = self.parameters.get("AttributesToGet") or ["DEFAULT"]
-    table: dict[str, Any] = answer.result["Table"]  # type: ignore[index]
     parameters = table.get("Parameters") or {}
     if "LATEST_ICEBERG_METADATA" in attributes and str(parameters.get("table_type", "")).upper() == "ICEBERG" \
             and parameters.get("metadata_location"):

@@ -80,8 +80,9 @@ class ColumnAccess(TypedDict):
     hidden_columns: list[str]
     """The columns the caller may not read (marked `readable: false`)."""
     note: str
-    explain: str
-    """The table's explainer: every link of the caller's access to it, checked as the caller."""
+    explain: str | None
+    """The table's explainer: every link of the caller's access to it, checked as the caller (null: none yet for a
+    table outside the default catalog)."""
 
 
 class TableSummary(TypedDict):
@@ -104,6 +105,8 @@ class Tables(TypedDict):
 class Table(TypedDict):
     database: str
     name: str
+    catalog: NotRequired[str]
+    """The catalog, where it is not the default (AwsDataCatalog)."""
     type: str | None
     description: str | None
     format: str | None
@@ -293,9 +296,11 @@ def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
     name="athena-table",
     title="One table",
     description="One Glue table: columns with types and comments, partition keys, S3 location, format, SerDe, "
-    "the parameters worth showing, and a view's SQL.",
+    "the parameters worth showing, and a view's SQL. An Iceberg table adds its schema with field ids, partitioning "
+    "and how to filter on it, snapshots, branches, tags and the time-travel SQL (from its metadata file); a "
+    "projected table each key's range; Delta and Hudi what Athena reads of them.",
     requires="auth",
-    aws_calls=["glue:GetTable", "lakeformation:ListResources", "lakeformation:ListPermissions",
+    aws_calls=["glue:GetTable", "s3:GetObject", "lakeformation:ListResources", "lakeformation:ListPermissions",
                "lakeformation:ListDataCellsFilter", "lakeformation:GetResourceLFTags",
                "lakeformation:ListLakeFormationOptIns", "lakeformation:GetDataLakeSettings"],
     completions={"database": complete_database, "table": complete_table},
@@ -306,19 +311,26 @@ def table(request: ResourceRequest) -> Table:
     column the caller may not read is marked; an open table format is described as it is (an Iceberg table's
     metadata file, partition projection's settings). The table first (a refusal or a missing table costs no other
     call), then one wave: the caller's Lake Formation grants (seven calls) beside what the format needs."""
+    return described_table(request, request.args["database"], request.args["table"])
+
+
+def described_table(request: ResourceRequest, database: str, name: str, catalog: str | None = None,
+                    catalog_id: str | None = None) -> Table:
+    """The table resource's answer, in the default catalog or in `catalog` (Glue's id: `catalog_id`). Column access
+    is read from Lake Formation for the default catalog; in another it is said to be unknown, never guessed."""
     from aws_data_mcp.resources.athena import open_tables
 
-    database, name = request.args["database"], request.args["table"]
-    found = glue_call(lambda: open_tables.get_table(request.client("glue"), database, name),
-                       f"No table {name!r} in Glue database {database!r}")
+    where = f"Glue database {database!r}" + (f" of catalog {catalog!r}" if catalog else "")
+    found = glue_call(lambda: open_tables.get_table(request.client("glue"), database, name, **in_catalog(catalog_id)),
+                      f"No table {name!r} in {where}")
     kind = table_format(found)
-    wave = side_by_side(request, lake=_lake_formation_calls(request, database, name),
+    wave = side_by_side(request, lake=[] if catalog else _lake_formation_calls(request, database, name),
                         format=open_tables.format_calls(request, found, kind))
     descriptor = found.get("StorageDescriptor") or {}
     parameters = found.get("Parameters") or {}
     view_sql = found.get("ViewOriginalText")
     columns, keys = _columns(descriptor.get("Columns") or []), _columns(found.get("PartitionKeys") or [])
-    access = _column_access(request, database, found, wave["lake"])
+    access = _other_catalog_access(catalog) if catalog else _column_access(request, database, found, wave["lake"])
     for column in [*columns, *keys]:
         if column["name"] in access["hidden_columns"]:
             column["readable"] = False
@@ -331,8 +343,16 @@ def table(request: ResourceRequest) -> Table:
         view_sql=view_sql[:SQL_PREVIEW_CHARS] if view_sql else None,
         created=iso(found.get("CreateTime")), updated=iso(found.get("UpdateTime")), column_access=access,
     )
-    return answer | open_tables.format_details(found, kind, (database, found["Name"]),  # type: ignore[return-value]
-                                               wave["format"])
+    if catalog:
+        answer["catalog"] = catalog
+    names = (*([catalog] if catalog else []), database, found["Name"])
+    return answer | open_tables.format_details(found, kind, names, wave["format"])  # type: ignore[return-value]
+
+
+def _other_catalog_access(catalog: str) -> ColumnAccess:
+    return ColumnAccess(known=False, decided_by=None, hidden_columns=[], explain=None,
+                        note=f"Whether every column is readable is not read here for catalog {catalog!r}: the "
+                             "caller's Lake Formation grants are read for the default catalog only.")
 
 
 def _lake_formation_calls(request: ResourceRequest, database: str, name: str) -> list[Call[Any]]:

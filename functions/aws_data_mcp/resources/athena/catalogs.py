@@ -22,8 +22,10 @@ from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import (
     GLUE_CATALOG,
     Database,
+    Table,
     TableSummary,
     data_catalogs,
+    described_table,
     glue_call,
     glue_databases,
     glue_tables,
@@ -232,6 +234,16 @@ def _glue_id(request: ResourceRequest, name: str) -> tuple[Literal["glue", "athe
     return "glue", f"{account}:{name}" if account else name
 
 
+def _glue_held(request: ResourceRequest, name: str) -> str | None:
+    """Glue's id for the catalog `name`; a connector's catalog is refused, saying where its databases are."""
+    source, catalog_id = _glue_id(request, name)
+    if source == "athena":
+        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Catalog {name!r} is an Athena connector's, not Glue's",
+                              details=[f"{databases_uri(name)} lists its databases; SHOW TABLES IN a database of "
+                                       "it, with athena_query, lists its tables."])
+    return catalog_id
+
+
 def complete_catalog(request: ResourceRequest, prefix: str) -> list[str]:
     listed = catalogs(request)["catalogs"]
     return [c["name"] for c in listed if c["name"].startswith(prefix) and c["databases"] is not None]
@@ -289,12 +301,28 @@ def catalog_databases(request: ResourceRequest) -> CatalogDatabases:
 )
 def catalog_tables(request: ResourceRequest) -> CatalogTables:
     name, database = request.args["catalog"], request.args["database"]
-    source, catalog_id = _glue_id(request, name)
-    if source == "athena":
-        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Catalog {name!r} is an Athena connector's, not Glue's",
-                              details=[f"{databases_uri(name)} lists its databases; SHOW TABLES IN a database of "
-                                       "it, with athena_query, lists its tables."])
+    catalog_id = _glue_held(request, name)
     found = glue_call(lambda: glue_tables(request.client("glue"), database, catalog_id),
                       f"No database {database!r} in catalog {name!r}", databases_uri(name))
     return CatalogTables(catalog=name, catalog_id=catalog_id, database=database,
                          tables=[table_summary(t) for t in found])
+
+
+@registry.resource(
+    "athena://catalogs/{catalog}/databases/{database}/tables/{table}",
+    name="athena-catalog-table",
+    title="One table in one catalog",
+    description="One table of a Glue-held catalog (an S3 table bucket's Iceberg table, a federated or "
+    "Redshift-managed catalog's): GetTable with the catalog's id, described as athena://databases/{database}/"
+    "tables/{table} describes one (an Iceberg table's snapshots and time-travel SQL name the catalog); which columns "
+    "Lake Formation lets you read is not read here.",
+    requires="auth",
+    aws_calls=["athena:GetDataCatalog", "glue:GetTable", "s3:GetObject"],
+    completions={"catalog": complete_catalog},
+    example="athena://catalogs/s3tablescatalog%2Facme-analytics/databases/sales/tables/daily_orders",
+)
+def catalog_table(request: ResourceRequest) -> Table:
+    name = request.args["catalog"]
+    if name == GLUE_CATALOG:
+        return described_table(request, request.args["database"], request.args["table"])
+    return described_table(request, request.args["database"], request.args["table"], name, _glue_held(request, name))

@@ -37,17 +37,17 @@ class FormatDetails(TypedDict):
     """An Iceberg table's partitioning and how to filter on it (Glue lists no partition keys for Iceberg)."""
 
 
-def get_table(glue: Any, database: str, name: str) -> dict[str, Any]:
-    """GetTable with Glue's latest Iceberg metadata; where the attribute list is refused (by Glue, or by an older
-    botocore that does not know it), GetTable as it always was."""
+def get_table(glue: Any, database: str, name: str, **where: str) -> dict[str, Any]:
+    """GetTable (in the catalog `where` names: its `CatalogId`) with Glue's latest Iceberg metadata; where the
+    attribute list is refused (by Glue, or by an older botocore that does not know it), GetTable as it always was."""
     try:
-        return glue.get_table(DatabaseName=database, Name=name, AttributesToGet=ICEBERG_ATTRIBUTES)["Table"]
+        return glue.get_table(DatabaseName=database, Name=name, AttributesToGet=ICEBERG_ATTRIBUTES, **where)["Table"]
     except ParamValidationError:
         pass
     except ClientError as exc:
         if exc.response.get("Error", {}).get("Code") not in _ATTRIBUTES_REFUSED:
             raise
-    return glue.get_table(DatabaseName=database, Name=name)["Table"]
+    return glue.get_table(DatabaseName=database, Name=name, **where)["Table"]
 
 
 def _bucket_and_key(location: str) -> tuple[str, str]:
