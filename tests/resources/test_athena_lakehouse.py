@@ -458,9 +458,14 @@ async def test_completion_offers_the_catalogs_that_hold_databases(server: Server
     from mcp_types import ResourceTemplateReference
 
     template = ResourceTemplateReference(uri="athena://catalogs/{catalog}/databases")
+    table = ResourceTemplateReference(uri="athena://catalogs/{catalog}/databases/{database}/tables/{table}")
     async with Client(server.url, mode=mode) as client:
         offered = await client.complete(template, {"name": "catalog", "value": "s3"})
+        databases = await client.complete(table, {"name": "database", "value": ""}, {"catalog": BUCKET_CATALOG})
+        tables = await client.complete(table, {"name": "table", "value": "d"},
+                                       {"catalog": BUCKET_CATALOG, "database": "sales"})
     assert offered.completion.values == [BUCKET_CATALOG]
+    assert databases.completion.values == ["sales"] and tables.completion.values == ["daily_orders"]
 
 
 async def test_an_s3_table_is_described_in_its_catalog_with_sql_naming_the_catalog(server: ServerThread,

@@ -144,9 +144,10 @@ def glue_tables(glue: Any, database: str, catalog_id: str | None = None) -> list
     return [table for page in pages for table in page.get("TableList", [])]
 
 
-def glue_table_names(glue: Any, database: str) -> list[str]:
+def glue_table_names(glue: Any, database: str, catalog_id: str | None = None) -> list[str]:
     """A database's table names only (GetTables with AttributesToGet): a fraction of the bytes of whole tables."""
-    pages = glue.get_paginator("get_tables").paginate(DatabaseName=database, AttributesToGet=["NAME"])
+    pages = glue.get_paginator("get_tables").paginate(DatabaseName=database, AttributesToGet=["NAME"],
+                                                      **in_catalog(catalog_id))
     return [table["Name"] for page in pages for table in page.get("TableList", [])]
 
 

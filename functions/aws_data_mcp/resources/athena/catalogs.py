@@ -28,6 +28,7 @@ from aws_data_mcp.resources.athena.catalog import (
     described_table,
     glue_call,
     glue_databases,
+    glue_table_names,
     glue_tables,
     table_summary,
 )
@@ -249,6 +250,30 @@ def complete_catalog(request: ResourceRequest, prefix: str) -> list[str]:
     return [c["name"] for c in listed if c["name"].startswith(prefix) and c["databases"] is not None]
 
 
+def _chosen_catalog_id(request: ResourceRequest) -> tuple[bool, str | None]:
+    """For completion: whether the chosen catalog is Glue's, and its id; nothing chosen or a connector's: not."""
+    name = request.args.get("catalog")
+    if not name:
+        return False, None
+    source, catalog_id = _glue_id(request, name)
+    return source == "glue", catalog_id
+
+
+def complete_catalog_database(request: ResourceRequest, prefix: str) -> list[str]:
+    held, catalog_id = _chosen_catalog_id(request)
+    if not held:
+        return []
+    return [d["Name"] for d in glue_databases(request.client("glue"), catalog_id) if d["Name"].startswith(prefix)]
+
+
+def complete_catalog_table(request: ResourceRequest, prefix: str) -> list[str]:
+    held, catalog_id = _chosen_catalog_id(request)
+    database = request.args.get("database")
+    if not held or not database:
+        return []
+    return [n for n in glue_table_names(request.client("glue"), database, catalog_id) if n.startswith(prefix)]
+
+
 def _athena_databases(request: ResourceRequest, catalog: str) -> list[dict[str, Any]]:
     pages = request.client("athena").get_paginator("list_databases").paginate(CatalogName=catalog)
     return [database for page in pages for database in page.get("DatabaseList", [])]
@@ -296,7 +321,7 @@ def catalog_databases(request: ResourceRequest) -> CatalogDatabases:
     requires="auth",
     aws_calls=["athena:GetDataCatalog", "glue:GetTables"],
     list_field="tables",
-    completions={"catalog": complete_catalog},
+    completions={"catalog": complete_catalog, "database": complete_catalog_database},
     example="athena://catalogs/s3tablescatalog%2Facme-analytics/databases/sales/tables",
 )
 def catalog_tables(request: ResourceRequest) -> CatalogTables:
@@ -318,7 +343,8 @@ def catalog_tables(request: ResourceRequest) -> CatalogTables:
     "Lake Formation lets you read is not read here.",
     requires="auth",
     aws_calls=["athena:GetDataCatalog", "glue:GetTable", "s3:GetObject"],
-    completions={"catalog": complete_catalog},
+    completions={"catalog": complete_catalog, "database": complete_catalog_database,
+                 "table": complete_catalog_table},
     example="athena://catalogs/s3tablescatalog%2Facme-analytics/databases/sales/tables/daily_orders",
 )
 def catalog_table(request: ResourceRequest) -> Table:
