@@ -18,6 +18,8 @@ LEFT_FOR_LATER = {
     "difflib": "a not-found's nearest URIs",
     "aws_data_mcp.explainer.table_chain": "the first read of a table's explainer",
     "aws_data_mcp.explainer.bucket_chain": "the first read of a bucket's explainer",
+    "aws_data_mcp.resources.athena.open_tables": "the first read of a table (its format's description)",
+    "aws_data_mcp.lakehouse.iceberg": "the first read of an Iceberg table",
 }
 
 

@@ -2,8 +2,8 @@
 
 Data flows one way: request -> identity -> caller session -> resolver -> typed result -> JSON. By layer: the
 entries (`handler` on Lambda, `cli` locally, assembled by `app`), `transport/`, `server/`, `registry`, `identity/`,
-`reading/`, `aws` (clients), then `resources/`, `guard/`, `query/`, `explainer/`, `workflows/` and `sign_in/`;
-beside them `config` (settings), `errors` (the error vocabulary), `observability` (logs and metrics) and
+`reading/`, `aws` (clients), then `resources/`, `guard/`, `query/`, `explainer/`, `lakehouse/`, `workflows/`
+and `sign_in/`; beside them `config` (settings), `errors` (the error vocabulary), `observability` (logs and metrics) and
 `private_files` (owner-only local state).
 """
 

@@ -83,6 +83,13 @@ def test_every_account_side_by_side(estate: None) -> None:
     assert [(a["name"], a["count"]) for a in answer["accounts"]] == [("home", 1), ("lake", 1), ("sandbox", 1)]
 
 
+def test_catalogs_in_every_account_name_each_accounts_own_glue_catalog(estate: None) -> None:
+    invoke = lambda_container(IAM_ACCOUNTS)
+    answer = status_of(read(invoke, iam_event("DataAnalyst", "alice", uri="athena://catalogs?account=*")))
+    glue = {c["account"]: c["catalog_id"] for c in answer["catalogs"] if c["name"] == "AwsDataCatalog"}
+    assert glue == {"home": ACCOUNT, "lake": LAKE, "sandbox": SANDBOX}
+
+
 @pytest.mark.parametrize("account", ["prod", "arn:aws:iam::222222222222:role/DataAdmin", "222222222222", "LAKE"])
 def test_unlisted_account_or_role_arn_refused_with_zero_calls(estate: None, sts: AwsFaults, account: str) -> None:
     invoke = lambda_container(IAM_ACCOUNTS)

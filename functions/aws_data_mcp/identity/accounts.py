@@ -23,9 +23,10 @@ EVERY = "*"
 Choice = Account | Literal["*"] | None
 """None: the caller's home account, as every URI without `?account=` reads."""
 
-ORG_WIDE_URIS = frozenset({"athena://databases", "athena://databases/{database}/tables", "athena://workgroups",
-                           "athena://query/history", "permissions://discover", "tabulator://buckets",
-                           "athena://search{?q,database,account,cursor}", "athena://named-queries"})
+ORG_WIDE_URIS = frozenset({"athena://catalogs", "athena://databases", "athena://databases/{database}/tables",
+                           "athena://workgroups", "athena://query/history", "permissions://discover",
+                           "tabulator://buckets", "athena://search{?q,database,account,cursor}",
+                           "athena://named-queries"})
 """The catalog and workgroup views `?account=*` reads in every reachable account, side by side."""
 
 _reading: ContextVar[Choice] = ContextVar("aws_data_mcp_account", default=None)

@@ -1,6 +1,6 @@
 """athena://: workgroups (`workgroups`), query history (`history`), one query (`execution`), databases and
-tables (`catalog`), search (`search`) and saved queries (`named_queries`); the `athena_query` tools register here
-too (their code is `aws_data_mcp.query`).
+tables (`catalog`; in any catalog `catalogs`; a table's format `open_tables`), search (`search`) and saved queries
+(`named_queries`); the `athena_query` tools register here too (their code is `aws_data_mcp.query`).
 """
 
 from aws_data_mcp.resources.athena import catalog, execution, history, named_queries
@@ -10,6 +10,6 @@ from aws_data_mcp.resources.athena import catalog, execution, history, named_que
 from aws_data_mcp.query import tool as query
 
 # isort: split
-from aws_data_mcp.resources.athena import search, workgroups
+from aws_data_mcp.resources.athena import catalogs, search, workgroups
 
-__all__ = ["catalog", "execution", "history", "named_queries", "query", "search", "workgroups"]
+__all__ = ["catalog", "catalogs", "execution", "history", "named_queries", "query", "search", "workgroups"]

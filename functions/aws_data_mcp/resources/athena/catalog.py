@@ -9,15 +9,21 @@ a database: a listing's cost stays bounded however large the estate (athena://se
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NotRequired, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, TypeVar
 
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.lakehouse.formats import table_format
+from aws_data_mcp.lakehouse.projection import PartitionProjection, describe_projection
 from aws_data_mcp.query.answers import SQL_PREVIEW_CHARS
 from aws_data_mcp.reading.fanout import Call, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.resolving import ItemError, attempt, iso, side_by_side
+
+if TYPE_CHECKING:
+    from aws_data_mcp.lakehouse.formats import DeltaTable, HudiTable
+    from aws_data_mcp.lakehouse.iceberg import IcebergTable
 
 T = TypeVar("T")
 
@@ -74,8 +80,9 @@ class ColumnAccess(TypedDict):
     hidden_columns: list[str]
     """The columns the caller may not read (marked `readable: false`)."""
     note: str
-    explain: str
-    """The table's explainer: every link of the caller's access to it, checked as the caller."""
+    explain: str | None
+    """The table's explainer: every link of the caller's access to it, checked as the caller (null: none yet for a
+    table outside the default catalog)."""
 
 
 class TableSummary(TypedDict):
@@ -95,19 +102,11 @@ class Tables(TypedDict):
     tables: list[TableSummary]
 
 
-class PartitionProjection(TypedDict):
-    """Athena partition projection: the table's projection.* parameters, summarised."""
-
-    enabled: bool
-    keys: dict[str, str]
-    """Projected key -> projection type (date, integer, enum, injected)."""
-    location_template: str | None
-    """Where each partition's files are (storage.location.template), when set."""
-
-
 class Table(TypedDict):
     database: str
     name: str
+    catalog: NotRequired[str]
+    """The catalog, where it is not the default (AwsDataCatalog)."""
     type: str | None
     description: str | None
     format: str | None
@@ -122,34 +121,48 @@ class Table(TypedDict):
     created: str | None
     updated: str | None
     column_access: ColumnAccess
+    partitioning: NotRequired[str]
+    """An Iceberg table's partitioning and the columns to filter on (Glue lists no partition keys for Iceberg)."""
+    iceberg: NotRequired[IcebergTable]
+    delta: NotRequired[DeltaTable]
+    hudi: NotRequired[HudiTable]
 
 
-def glue_databases(glue: Any) -> list[dict[str, Any]]:
-    pages = glue.get_paginator("get_databases").paginate()
+def in_catalog(catalog_id: str | None) -> dict[str, str]:
+    """The `CatalogId` a Glue call takes for a catalog other than the account's own; none for the default, whose
+    calls stay as they always were."""
+    return {"CatalogId": catalog_id} if catalog_id else {}
+
+
+def glue_databases(glue: Any, catalog_id: str | None = None) -> list[dict[str, Any]]:
+    pages = glue.get_paginator("get_databases").paginate(**in_catalog(catalog_id))
     return [database for page in pages for database in page.get("DatabaseList", [])]
 
 
-def glue_tables(glue: Any, database: str) -> list[dict[str, Any]]:
-    pages = glue.get_paginator("get_tables").paginate(DatabaseName=database)
+def glue_tables(glue: Any, database: str, catalog_id: str | None = None) -> list[dict[str, Any]]:
+    pages = glue.get_paginator("get_tables").paginate(DatabaseName=database, **in_catalog(catalog_id))
     return [table for page in pages for table in page.get("TableList", [])]
 
 
-def glue_table_names(glue: Any, database: str) -> list[str]:
+def glue_table_names(glue: Any, database: str, catalog_id: str | None = None) -> list[str]:
     """A database's table names only (GetTables with AttributesToGet): a fraction of the bytes of whole tables."""
-    pages = glue.get_paginator("get_tables").paginate(DatabaseName=database, AttributesToGet=["NAME"])
+    pages = glue.get_paginator("get_tables").paginate(DatabaseName=database, AttributesToGet=["NAME"],
+                                                      **in_catalog(catalog_id))
     return [table["Name"] for page in pages for table in page.get("TableList", [])]
 
 
-def _glue_call(call: Callable[[], T], not_found: str) -> T:
-    """`call()`, Glue's EntityNotFoundException as a `not_found` that says what is missing."""
+def glue_call(call: Callable[[], T], not_found: str, listed_at: str = "athena://databases") -> T:
+    """`call()`, Glue's EntityNotFoundException as a `not_found` that says what is missing and where the caller's
+    are listed."""
     try:
         return call()
     except ClientError as exc:
         if exc.response.get("Error", {}).get("Code") != "EntityNotFoundException":
             raise
+        what = "catalogs" if listed_at == "athena://catalogs" else "databases"
         raise ResourceFailure(ErrorCode.NOT_FOUND, not_found,
-                              details=["athena://databases lists the databases the caller can see."],
-                              valid_uris=["athena://databases"]) from exc
+                              details=[f"{listed_at} lists the {what} the caller can see."],
+                              valid_uris=[listed_at]) from exc
 
 
 def _listed_catalogs(athena: Any) -> list[dict[str, Any]]:
@@ -223,39 +236,6 @@ def databases(request: ResourceRequest) -> Databases:
     return Databases(catalogs=catalog_entries, catalogs_error=catalogs_error, databases=entries)
 
 
-def table_format(table: Mapping[str, Any]) -> str | None:
-    """What a user calls the format: a view, an open table format, Glue's classification, else read off the SerDe
-    and input format."""
-    if table.get("TableType") == "VIRTUAL_VIEW":
-        return "view"
-    parameters = table.get("Parameters") or {}
-    declared = str(parameters.get("table_type", "")).lower()
-    if declared in ("iceberg", "delta"):
-        return declared
-    descriptor = table.get("StorageDescriptor") or {}
-    serde = descriptor.get("SerdeInfo") or {}
-    hints = f"{descriptor.get('InputFormat', '')} {serde.get('SerializationLibrary', '')}".lower()
-    if "hudi" in hints:  # HoodieParquetInputFormat: Hudi, though its files are Parquet
-        return "hudi"
-    if parameters.get("classification"):
-        return str(parameters["classification"]).lower()
-    for name in ("parquet", "orc", "avro", "json", "delta"):
-        if name in hints:
-            return name
-    if "lazysimpleserde" in hints or "opencsvserde" in hints:
-        return "tsv" if (serde.get("Parameters") or {}).get("field.delim") == "\t" else "csv"
-    return None
-
-
-def partition_projection(parameters: Mapping[str, str]) -> PartitionProjection | None:
-    if not any(key.startswith("projection.") for key in parameters):
-        return None
-    keys = {key[len("projection."):-len(".type")]: value for key, value in parameters.items()
-            if key.startswith("projection.") and key.endswith(".type")}
-    return PartitionProjection(enabled=str(parameters.get("projection.enabled", "")).lower() == "true", keys=keys,
-                               location_template=parameters.get("storage.location.template"))
-
-
 def _columns(raw: Sequence[Mapping[str, Any]]) -> list[Column]:
     columns = []
     for column in raw:
@@ -266,7 +246,7 @@ def _columns(raw: Sequence[Mapping[str, Any]]) -> list[Column]:
     return columns
 
 
-def _table_summary(table: Mapping[str, Any]) -> TableSummary:
+def table_summary(table: Mapping[str, Any]) -> TableSummary:
     descriptor = table.get("StorageDescriptor") or {}
     return TableSummary(
         name=table["Name"], type=table.get("TableType"), description=table.get("Description"),
@@ -302,9 +282,9 @@ def complete_table(request: ResourceRequest, prefix: str) -> list[str]:
 def tables(request: ResourceRequest) -> Tables:
     """Every page of GetTables, each table summarised; an unknown database is not_found, not an empty list."""
     database = request.args["database"]
-    found = _glue_call(lambda: glue_tables(request.client("glue"), database),
+    found = glue_call(lambda: glue_tables(request.client("glue"), database),
                        f"No Glue database {database!r} in this account's AwsDataCatalog")
-    return Tables(database=database, tables=[_table_summary(t) for t in found])
+    return Tables(database=database, tables=[table_summary(t) for t in found])
 
 
 def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
@@ -317,9 +297,11 @@ def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
     name="athena-table",
     title="One table",
     description="One Glue table: columns with types and comments, partition keys, S3 location, format, SerDe, "
-    "the parameters worth showing, and a view's SQL.",
+    "the parameters worth showing, and a view's SQL. An Iceberg table adds its schema with field ids, partitioning "
+    "and how to filter on it, snapshots, branches, tags and the time-travel SQL (from its metadata file); a "
+    "projected table each key's range; Delta and Hudi what Athena reads of them.",
     requires="auth",
-    aws_calls=["glue:GetTable", "lakeformation:ListResources", "lakeformation:ListPermissions",
+    aws_calls=["glue:GetTable", "s3:GetObject", "lakeformation:ListResources", "lakeformation:ListPermissions",
                "lakeformation:ListDataCellsFilter", "lakeformation:GetResourceLFTags",
                "lakeformation:ListLakeFormationOptIns", "lakeformation:GetDataLakeSettings"],
     completions={"database": complete_database, "table": complete_table},
@@ -327,29 +309,51 @@ def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
 )
 def table(request: ResourceRequest) -> Table:
     """GetTable, shaped for a reader writing SQL: Glue's bookkeeping parameters are left out, long values cut; each
-    column the caller may not read is marked. The table first (a refusal or a missing table costs no other call),
-    then the caller's Lake Formation grants in one wave of seven calls, as the caller."""
-    database, name = request.args["database"], request.args["table"]
-    found = _glue_call(lambda: request.client("glue").get_table(DatabaseName=database, Name=name)["Table"],
-                       f"No table {name!r} in Glue database {database!r}")
-    lake = side_by_side(request, lake=_lake_formation_calls(request, database, name))["lake"]
+    column the caller may not read is marked; an open table format is described as it is (an Iceberg table's
+    metadata file, partition projection's settings). The table first (a refusal or a missing table costs no other
+    call), then one wave: the caller's Lake Formation grants (seven calls) beside what the format needs."""
+    return described_table(request, request.args["database"], request.args["table"])
+
+
+def described_table(request: ResourceRequest, database: str, name: str, catalog: str | None = None,
+                    catalog_id: str | None = None) -> Table:
+    """The table resource's answer, in the default catalog or in `catalog` (Glue's id: `catalog_id`). Column access
+    is read from Lake Formation for the default catalog; in another it is said to be unknown, never guessed."""
+    from aws_data_mcp.resources.athena import open_tables
+
+    where = f"Glue database {database!r}" + (f" of catalog {catalog!r}" if catalog else "")
+    found = glue_call(lambda: open_tables.get_table(request.client("glue"), database, name, **in_catalog(catalog_id)),
+                      f"No table {name!r} in {where}")
+    kind = table_format(found)
+    wave = side_by_side(request, lake=[] if catalog else _lake_formation_calls(request, database, name),
+                        format=open_tables.format_calls(request, found, kind))
     descriptor = found.get("StorageDescriptor") or {}
     parameters = found.get("Parameters") or {}
     view_sql = found.get("ViewOriginalText")
     columns, keys = _columns(descriptor.get("Columns") or []), _columns(found.get("PartitionKeys") or [])
-    access = _column_access(request, database, found, lake)
+    access = _other_catalog_access(catalog) if catalog else _column_access(request, database, found, wave["lake"])
     for column in [*columns, *keys]:
         if column["name"] in access["hidden_columns"]:
             column["readable"] = False
-    return Table(
+    answer = Table(
         database=database, name=found["Name"], type=found.get("TableType"), description=found.get("Description"),
-        format=table_format(found), location=descriptor.get("Location"), input_format=descriptor.get("InputFormat"),
+        format=kind, location=descriptor.get("Location"), input_format=descriptor.get("InputFormat"),
         serde=(descriptor.get("SerdeInfo") or {}).get("SerializationLibrary"),
-        columns=columns, partition_keys=keys,
-        parameters=_shown_parameters(parameters), partition_projection=partition_projection(parameters),
+        columns=columns, partition_keys=keys, parameters=_shown_parameters(parameters),
+        partition_projection=describe_projection(parameters, [k["name"] for k in keys]),
         view_sql=view_sql[:SQL_PREVIEW_CHARS] if view_sql else None,
         created=iso(found.get("CreateTime")), updated=iso(found.get("UpdateTime")), column_access=access,
     )
+    if catalog:
+        answer["catalog"] = catalog
+    names = (*([catalog] if catalog else []), database, found["Name"])
+    return answer | open_tables.format_details(found, kind, names, wave["format"])  # type: ignore[return-value]
+
+
+def _other_catalog_access(catalog: str) -> ColumnAccess:
+    return ColumnAccess(known=False, decided_by=None, hidden_columns=[], explain=None,
+                        note=f"Whether every column is readable is not read here for catalog {catalog!r}: the "
+                             "caller's Lake Formation grants are read for the default catalog only.")
 
 
 def _lake_formation_calls(request: ResourceRequest, database: str, name: str) -> list[Call[Any]]:
