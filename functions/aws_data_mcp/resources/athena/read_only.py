@@ -457,7 +457,7 @@ def _sources_in_tree(statement: _Statement, tree: exp.Expression, catalogs: set[
     relations: list[str] = []
     for node in tree.walk():
         if isinstance(node, exp.Table):
-            if isinstance(node.this, exp.Func):
+            if isinstance(node.this, exp.Func) and not isinstance(node.this, exp.JSONTable):  # json_table reads JSON
                 raise statement.refused(f"A table function ({node.this.sql('trino')[:60]}) is refused",
                                         _catalogs_advice(), None)
             if node.catalog:
