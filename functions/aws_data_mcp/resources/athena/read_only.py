@@ -51,6 +51,9 @@ MAX_TOKENS = 10_000
 """The most significant tokens (words, literals, symbols) the guard reads: about a 5,000-item IN list. sqlglot's
 parse costs about 0.1 ms a token, so a statement near Athena's byte limit (130,000 tokens) would hold a core for
 10-20 s; refused past this, before parsing, the guard stays well under a second on any text."""
+MAX_DEPTH = 24
+"""The deepest nesting of parentheses and brackets the guard reads (the corpus of reads by others nests at most 11):
+the parser of Trino's grammar looks ahead across every level, so its work grows with the square of the depth."""
 TOO_LONG_ADVICE = ("Split it into smaller statements, use a smaller IN list, or put the values in a table (e.g. a "
                    "CSV in S3 read by a Glue table) and join or filter on it.")
 DEFAULT_CATALOGS = ("AwsDataCatalog",)
@@ -260,11 +263,17 @@ def _second_reading(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatem
 
 
 def _grammar_reading(statement: _Statement) -> trino_parser.Reading:
+    depth = 0
+    for token in statement.words:
+        depth += token.is_symbol("(", "[") - token.is_symbol(")", "]")
+        if depth > MAX_DEPTH:
+            raise _cannot_check(statement, _Unread(f"It nests parentheses or brackets more than {MAX_DEPTH} deep",
+                                                   _NEST_LESS, token))
     try:
         return trino_parser.read(statement.text)
-    except RecursionError:
-        raise _cannot_check(statement, _Unread("The SQL nests deeper than this tool's reader of Athena's grammar "
-                                               "follows", _NEST_LESS, statement.words[0])) from None
+    except (RecursionError, trino_parser.TooIntricate):
+        raise _cannot_check(statement, _Unread("It nests deeper, or asks more look-ahead, than this tool's reader of "
+                                               "Athena's grammar follows", _NEST_LESS, statement.words[0])) from None
 
 
 def _not_trino(statement: _Statement, reading: trino_parser.Reading, shape: Refusal | None,

@@ -16,6 +16,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+MAX_LOOKAHEAD = 100_000
+"""The most tokens the parser may step through, look-ahead included (each token once when parsing, again for every
+prediction that scans past it: a `(` at depth d is scanned by the d predictions around it). The whole corpus of
+reads by others needs under 5,000; a 10,000-token text nested 24 deep about 100,000, a few tenths of a second of
+CPU. A bound on work, not on time: the same text gets the same verdict on a busy machine as on an idle one."""
+
 QUERY, EXPLAIN, METADATA, OTHER = "query", "explain", "metadata", "other"
 METADATA_STATEMENTS = frozenset({
     "ShowTablesContext", "ShowSchemasContext", "ShowColumnsContext", "ShowCreateTableContext",
@@ -72,6 +78,10 @@ class Reading:
         return not self.errors
 
 
+class TooIntricate(ValueError):
+    """The parser stepped through more than `MAX_LOOKAHEAD` tokens: refused rather than read on."""
+
+
 class _Errors:
     """An ANTLR error listener that keeps the problems (ANTLR's default prints them)."""
 
@@ -95,24 +105,39 @@ class _Errors:
 
 
 @cache
-def _modules() -> tuple[Any, Any, Any]:
+def _modules() -> tuple[Any, Any, Any, type]:
     antlr4 = importlib.import_module("antlr4")
     lexer = importlib.import_module(f"{__package__}.trino_sql.SqlBaseLexer").SqlBaseLexer
     parser = importlib.import_module(f"{__package__}.trino_sql.SqlBaseParser").SqlBaseParser
-    return antlr4, lexer, parser
+
+    class Bounded(antlr4.CommonTokenStream):
+        """The lexer's tokens, counting every step the parser takes through them."""
+
+        def __init__(self, source: Any) -> None:
+            super().__init__(source)
+            self.steps = 0
+
+        def consume(self) -> None:
+            self.steps += 1
+            if self.steps > MAX_LOOKAHEAD:
+                raise TooIntricate(f"more than {MAX_LOOKAHEAD:,} steps of look-ahead")
+            super().consume()
+
+    return antlr4, lexer, parser, Bounded
 
 
 def read(text: str) -> Reading:
     """What Trino's parser reads in `text`, as one statement (`singleStatement`): SLL first, LL where SLL fails, as
-    Trino's own SqlParser does. RecursionError escapes where the text nests deeper than Python's stack."""
-    antlr4, lexer_class, parser_class = _modules()
+    Trino's own SqlParser does. `TooIntricate` past `MAX_LOOKAHEAD`; RecursionError where the text nests deeper
+    than Python's stack."""
+    antlr4, lexer_class, parser_class, stream_class = _modules()
     errors = _Errors(text)
     tree = None
     for mode in ("SLL", "LL"):
         lexer = lexer_class(antlr4.InputStream(text))
         lexer.removeErrorListeners()
         lexer.addErrorListener(errors)
-        parser = parser_class(antlr4.CommonTokenStream(lexer))
+        parser = parser_class(stream_class(lexer))
         parser.removeErrorListeners()
         if mode == "SLL":
             parser._interp.predictionMode = antlr4.PredictionMode.SLL
