@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # mcp-proxy-for-aws (the SigV4 proxy iam-mode users run) pins its own MCP SDK: it gets a venv of its own.
 PROXY := .venv-proxy/bin/mcp-proxy-for-aws
 
-.PHONY: install demo demo-iam demo-oidc serve test lint bench build clean views views-install grammar-install judge-install
+.PHONY: install demo demo-iam demo-oidc serve test lint bench build clean views views-install grammar-install grammar judge-install
 # The MCP Apps views' build tools and browser test driver (esbuild, ext-apps, playwright-core), pinned by the lockfile.
 VIEWS_STAMP := views/node_modules/.installed-stamp
 # The independent IAM judge of the tests (@cloud-copilot/iam-simulate, run through node), pinned by its lockfile.
@@ -59,6 +59,14 @@ $(GRAMMAR_STAMP): tests/support/trino_grammar/package-lock.json
 	cd tests/support/trino_grammar && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed-stamp
 
 grammar-install: $(GRAMMAR_STAMP)
+
+# The parser the guard reads queries by, generated from Trino's grammar into the package (a test checks it matches).
+GUARD_PARSER := functions/aws_data_mcp/guard/trino_sql
+
+grammar: grammar-install  ## regenerate the guard's parser from tests/support/trino_grammar/SqlBase.g4 (Java 17+)
+	cd tests/support/trino_grammar && java -jar node_modules/antlr4ng-cli/antlr4-4.13.2-SNAPSHOT-complete.jar \
+		-Dlanguage=Python3 -no-listener -no-visitor -Xexact-output-dir -o $(CURDIR)/$(GUARD_PARSER) SqlBase.g4
+	rm -f $(GUARD_PARSER)/*.interp $(GUARD_PARSER)/*.tokens
 
 $(JUDGE_STAMP): tests/judge/package-lock.json
 	@command -v npm >/dev/null || { echo "== npm not found: the IAM judge's tests will skip (install Node 20+)"; exit 0; }; \

@@ -28,8 +28,9 @@ from sqlglot.tokens import Token as SqlglotToken
 from sqlglot.tokens import TokenType
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
+from aws_data_mcp.guard import trino_parser
 from aws_data_mcp.guard.metadata_statements import NotAMetadataRead, metadata_read
-from aws_data_mcp.guard.token_shapes import refused_shape
+from aws_data_mcp.guard.token_shapes import Refusal, refused_shape
 from aws_data_mcp.guard.tree_shapes import lenient_reading
 from aws_data_mcp.guard.trino_lexer import (
     HIDDEN,
@@ -50,6 +51,9 @@ MAX_TOKENS = 10_000
 """The most significant tokens (words, literals, symbols) the guard reads: about a 5,000-item IN list. sqlglot's
 parse costs about 0.1 ms a token, so a statement near Athena's byte limit (130,000 tokens) would hold a core for
 10-20 s; refused past this, before parsing, the guard stays well under a second on any text."""
+MAX_DEPTH = 24
+"""The deepest nesting of parentheses and brackets the guard reads (the corpus of reads by others nests at most 11):
+the parser of Trino's grammar looks ahead across every level, so its work grows with the square of the depth."""
 TOO_LONG_ADVICE = ("Split it into smaller statements, use a smaller IN list, or put the values in a table (e.g. a "
                    "CSV in S3 read by a Glue table) and join or filter on it.")
 DEFAULT_CATALOGS = ("AwsDataCatalog",)
@@ -82,6 +86,9 @@ REFUSED_NAMES: dict[type[exp.Expression], str] = {
 _COMPOUND_NAMES = {"MSCK": 2, "DEALLOCATE": 2, "START": 2, "USING": 3, "REFRESH": 2}
 """Statements named by more than their first word in a refusal (`MSCK REPAIR`, `USING EXTERNAL FUNCTION`)."""
 _EXPLAIN_OPTIONS = {"FORMAT": ("TEXT", "GRAPHVIZ", "JSON"), "TYPE": ("LOGICAL", "DISTRIBUTED", "VALIDATE", "IO")}
+_ANALYZE_OPTIONS = {"FORMAT": ("TEXT", "JSON")}
+"""EXPLAIN ANALYZE's options in Athena ("Using EXPLAIN and EXPLAIN ANALYZE"); Trino's grammar has none."""
+_NEST_LESS = "Nest fewer parentheses or subqueries (a WITH clause can name a subquery)."
 _TRINO = Trino()
 _COMMENTS = frozenset({Kind.LINE_COMMENT, Kind.BLOCK_COMMENT})
 
@@ -122,14 +129,31 @@ class _Statement:
     def text(self) -> str:
         return self.source[self.found[0].start:self.found[-1].end].strip(" \t\r\n")
 
+    @property
+    def offset(self) -> int:
+        """Where `text` begins in the caller's text."""
+        return self.source.index(self.text, self.found[0].start)
+
     def after(self, token: Token) -> _Statement:
         return _Statement(self.source, [found for found in self.found if found.start >= token.start])
 
     def refused(self, message: str, advice: str, at: Token | None) -> ResourceFailure:
-        if at is not None:
-            line, column = position(self.source, at.start)
+        return self.refused_at(message, advice, None if at is None else at.start)
+
+    def refused_at(self, message: str, advice: str, offset: int | None) -> ResourceFailure:
+        if offset is not None:
+            line, column = position(self.source, offset)
             message = f"{message} (line {line}, column {column})"
         return _refused(message, advice)
+
+
+class _Unread(Exception):
+    """sqlglot reads the text otherwise than Trino's grammar may (or not at all as Trino reads it): `message`,
+    what to do instead, and where."""
+
+    def __init__(self, message: str, advice: str, at: Token | None) -> None:
+        super().__init__(message)
+        self.message, self.advice, self.at = message, advice, at
 
 
 def read_only_statement(sql: object, catalogs: Collection[str] = DEFAULT_CATALOGS) -> ReadOnlyStatement:
@@ -187,22 +211,117 @@ def _decide(statement: _Statement, catalogs: set[str], *, explained: bool) -> Re
         raise statement.refused(f"{name} is not a read: this tool runs {ALLOWED} only",
                                 "Writes, DDL, UNLOAD, procedures, prepared statements, external functions and "
                                 "statements that change session or catalog state are refused.", first)
-    shape = refused_shape(words)
-    if shape is not None:
+    return _query(statement, catalogs)
+
+
+def _query(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement:
+    """A query, read twice: by Trino's grammar, which must read it as one allowed query (Athena reads nothing
+    else), then by sqlglot, whose tree the older checks walk. A text sqlglot cannot parse at all is decided by the
+    grammar's reading alone; one sqlglot reads otherwise than the grammar is refused, honestly: as a form this tool
+    cannot check yet, not as SQL that does not parse."""
+    shape = refused_shape(statement.words)
+    if shape is not None and shape.policy:
         raise statement.refused(shape.message, shape.advice, shape.at)
+    reading = _grammar_reading(statement)
+    if not reading.parsed:
+        raise _not_trino(statement, reading, shape, catalogs)
+    if shape is not None:
+        raise _cannot_check(statement, _Unread(shape.message, shape.advice, shape.at))
+    relations = _allowed_by_grammar(statement, reading, catalogs)
+    try:
+        checked = _second_reading(statement, catalogs)
+    except _Unread as unread:
+        raise _cannot_check(statement, unread) from None
+    if checked is not None:
+        return checked
+    kind = "VALUES" if statement.words[0].is_word("VALUES") else "SELECT"
+    return ReadOnlyStatement(statement.text, kind, relations=relations)
+
+
+def _second_reading(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement | None:
+    """sqlglot's reading and the checks on its tree; None where sqlglot cannot parse the text at all. Raises
+    `_Unread` where it reads the text otherwise than Trino's grammar may, a refusal where the tree reads or writes
+    what the guard refuses."""
+    _literals_read_alike(statement)
     tree = _parsed(statement)
+    if tree is None:
+        return None
     kind = READ_ROOTS.get(type(tree))
     if kind is None:
         raise statement.refused(f"The statement parses as {type(tree).__name__.upper()}, not a query",
-                                f"Send one of: {ALLOWED}.", first)
+                                f"Send one of: {ALLOWED}.", statement.words[0])
     for node in tree.walk():
         if isinstance(node, WRITES_BELOW):
             raise statement.refused(f"The statement holds a write ({_node_name(node)})",
                                     "A write inside a WITH clause or a subquery is still a write: it is refused.",
                                     None)
-    _as_trino_parses(statement, tree)
+    lenient = lenient_reading(tree, statement.words)
+    if lenient is not None:
+        raise _Unread(lenient.message, lenient.advice, None)
     relations = _sources_in_tree(statement, tree, catalogs)
     return ReadOnlyStatement(statement.text, kind, relations=relations)
+
+
+def _grammar_reading(statement: _Statement) -> trino_parser.Reading:
+    depth = 0
+    for token in statement.words:
+        depth += token.is_symbol("(", "[") - token.is_symbol(")", "]")
+        if depth > MAX_DEPTH:
+            raise _cannot_check(statement, _Unread(f"It nests parentheses or brackets more than {MAX_DEPTH} deep",
+                                                   _NEST_LESS, token))
+    try:
+        return trino_parser.read(statement.text)
+    except (RecursionError, trino_parser.TooIntricate):
+        raise _cannot_check(statement, _Unread("It nests deeper, or asks more look-ahead, than this tool's reader of "
+                                               "Athena's grammar follows", _NEST_LESS, statement.words[0])) from None
+
+
+def _not_trino(statement: _Statement, reading: trino_parser.Reading, shape: Refusal | None,
+               catalogs: set[str]) -> ResourceFailure:
+    """The refusal of a text Trino's grammar does not read: the guard's own name for the problem where it has
+    one (`OFFSET after LIMIT`, a reserved word as a name...), else where Trino's parser stopped."""
+    if shape is not None:
+        return statement.refused(shape.message, shape.advice, shape.at)
+    try:
+        _second_reading(statement, catalogs)
+    except _Unread as unread:
+        return statement.refused(unread.message, unread.advice, unread.at)
+    problem = reading.errors[0]
+    return statement.refused_at(f"The SQL does not parse as Athena (Trino) reads it: {problem.message}",
+                                "Check the statement against Athena's SQL (Trino) reference.",
+                                statement.offset + problem.offset)
+
+
+def _allowed_by_grammar(statement: _Statement, reading: trino_parser.Reading, catalogs: set[str]) -> tuple[str, ...]:
+    """The policy on the grammar's own names, whatever sqlglot makes of the text: one query, no `WITH FUNCTION` or
+    `WITH SESSION`, no table function, no function named by its catalog, tables only in allowed catalogs. Returns
+    the tables it reads, dotted and lower-cased."""
+    names = reading.names
+    if reading.kind != trino_parser.QUERY:
+        raise statement.refused(f"Athena reads this statement as {reading.statement.removesuffix('Context')}, "
+                                "not a query", f"Send one of: {ALLOWED}.", statement.words[0])
+    if names.scoped:
+        raise statement.refused(f"{names.scoped[0]} is refused: it runs code of the caller's own or changes the "
+                                "session", "Send the query alone, with Athena's built-in functions.", None)
+    if names.table_functions:
+        raise statement.refused(f"A table function ({'.'.join(names.table_functions[0])}) is refused",
+                                _catalogs_advice(), None)
+    catalogued = next((name for name in names.functions if len(name) >= 3), None)
+    if catalogued is not None:
+        raise statement.refused(f"A function named by its catalog ({'.'.join(catalogued)}) is refused",
+                                "Call functions by their name alone (or schema.name).", None)
+    for relation in names.relations:
+        if len(relation) > 3:
+            raise statement.refused(f"{'.'.join(relation)} names a table by more than catalog.schema.table",
+                                    "Name a table as table, schema.table or catalog.schema.table.", None)
+        if len(relation) == 3:
+            _allowed_catalog(statement, relation[0], catalogs, None)
+    return tuple(".".join(relation) for relation in names.relations)
+
+
+def _cannot_check(statement: _Statement, unread: _Unread) -> ResourceFailure:
+    return statement.refused(f"Athena reads this SQL, but this tool cannot check that form yet. {unread.message}",
+                             f"Write it another way for now. {unread.advice}", unread.at)
 
 
 def _metadata(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement:
@@ -214,28 +333,26 @@ def _metadata(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement:
                                 refusal.at) from None
     for catalog in named:
         _allowed_catalog(statement, catalog.name, catalogs, catalog)
+    try:
+        _literals_read_alike(statement)
+    except _Unread as unread:
+        raise statement.refused(unread.message, unread.advice, unread.at) from None
     return ReadOnlyStatement(statement.text, kind)
 
 
 def _explain(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement:
-    """EXPLAIN [ANALYZE [VERBOSE]] or EXPLAIN [(option, ...)] of a statement this tool would run: ANALYZE executes
-    it, so only reads may be explained."""
+    """EXPLAIN [(option, ...)], or EXPLAIN ANALYZE [VERBOSE] [(FORMAT TEXT|JSON)] (Athena's own extension of
+    Trino's grammar, which has no options after ANALYZE), of a statement this tool would run: ANALYZE executes it,
+    so only reads may be explained."""
     words = statement.words
     rest, estimate = words[1:], False
     if rest and rest[0].is_word("ANALYZE"):
         rest = rest[2:] if len(rest) > 1 and rest[1].is_word("VERBOSE") else rest[1:]
+        if rest and rest[0].is_symbol("("):
+            _, rest = _explain_options(statement, rest, _ANALYZE_OPTIONS)
     elif rest and rest[0].is_symbol("("):
-        close = next((index for index, token in enumerate(rest) if token.is_symbol(")")), len(rest))
-        options = [rest[index:index + 2] for index in range(1, close, 3)]
-        separators = rest[3:close:3]
-        known = all(len(option) == 2 and option[1].is_word(*_EXPLAIN_OPTIONS.get(option[0].upper, ()))
-                    for option in options)
-        if close != 3 * len(options) or not known or not all(token.is_symbol(",") for token in separators):
-            raise statement.refused("EXPLAIN's options are FORMAT TEXT|GRAPHVIZ|JSON and TYPE LOGICAL|DISTRIBUTED|"
-                                    "VALIDATE|IO, between parentheses", "Write e.g. EXPLAIN (TYPE IO) SELECT ...",
-                                    rest[0])
+        options, rest = _explain_options(statement, rest, _EXPLAIN_OPTIONS)
         estimate = any(option[0].is_word("TYPE") and option[1].is_word("IO") for option in options)
-        rest = rest[close + 1:]
     if not rest:
         raise statement.refused("EXPLAIN of nothing", f"Send EXPLAIN of one of: {ALLOWED}.", None)
     try:
@@ -247,22 +364,36 @@ def _explain(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement:
                              relations=explained.relations)
 
 
-def _parsed(statement: _Statement) -> exp.Expression:
-    """sqlglot's Trino tree of the statement, after proving its tokenizer splits the text where ours does."""
+def _explain_options(statement: _Statement, rest: list[Token],
+                     allowed: dict[str, tuple[str, ...]]) -> tuple[list[list[Token]], list[Token]]:
+    """The `(name value, ...)` options at the head of `rest`, each one `allowed`, and the tokens after them."""
+    close = next((index for index, token in enumerate(rest) if token.is_symbol(")")), len(rest))
+    options = [rest[index:index + 2] for index in range(1, close, 3)]
+    separators = rest[3:close:3]
+    known = all(len(option) == 2 and option[1].is_word(*allowed.get(option[0].upper, ())) for option in options)
+    if close != 3 * len(options) or not known or not all(token.is_symbol(",") for token in separators):
+        written = " and ".join(f"{name} {'|'.join(values)}" for name, values in allowed.items())
+        raise statement.refused(f"EXPLAIN{' ANALYZE' if allowed is _ANALYZE_OPTIONS else ''}'s options are "
+                                f"{written}, between parentheses", "Write e.g. EXPLAIN (TYPE IO) SELECT ...",
+                                rest[0])
+    return options, rest[close + 1:]
+
+
+def _parsed(statement: _Statement) -> exp.Expression | None:
+    """sqlglot's Trino tree of the statement, after proving its tokenizer splits the text where ours does; None
+    where sqlglot cannot parse it."""
     base = statement.found[0].start
     text = statement.source[base:statement.found[-1].end]
     try:
         theirs = _TRINO.tokenize(text)
         _same_tokens(statement, theirs, base)
         trees = [tree for tree in _TRINO.parser().parse(theirs, text) if tree is not None]
-    except (ParseError, TokenError) as exc:
-        raise statement.refused(f"The SQL does not parse: {_where(exc)}",
-                                "Check the statement against Athena's SQL (Trino) reference.", None) from None
+    except (ParseError, TokenError):
+        return None
     except RecursionError:
-        raise statement.refused("The SQL nests too deeply to read", "Nest fewer parentheses or subqueries.",
-                                None) from None
+        raise _Unread("The SQL nests too deeply to read", _NEST_LESS, None) from None
     if len(trees) != 1:
-        raise statement.refused("The SQL does not parse as one statement", f"Send one of: {ALLOWED}.", None)
+        raise _Unread("The SQL does not parse as one statement", f"Send one of: {ALLOWED}.", None)
     return trees[0]
 
 
@@ -279,14 +410,14 @@ def _same_tokens(statement: _Statement, theirs: list[SqlglotToken], base: int) -
             index += 1
         if (index == len(found) or found[first].start != start or found[index].end != end
                 or found[index].kind in HIDDEN):
-            raise statement.refused("The SQL reads two ways (the guard's parser splits it differently from Athena)",
-                                    "Write the statement more plainly (e.g. without unusual literals).",
-                                    found[min(first, len(found) - 1)])
+            raise _Unread("The SQL reads two ways (the guard's parser splits it differently from Athena)",
+                          "Write the statement more plainly (e.g. without unusual literals).",
+                          found[min(first, len(found) - 1)])
         index += 1
     rest = next((token for token in found[index:] if token.kind not in HIDDEN), None)
     if rest is not None:
-        raise statement.refused("The SQL reads two ways (the guard's parser drops part of it)",
-                                "Write the statement more plainly.", rest)
+        raise _Unread("The SQL reads two ways (the guard's parser drops part of it)",
+                      "Write the statement more plainly.", rest)
 
 
 def _spans(theirs: list[SqlglotToken], base: int, numbers: set[int]) -> Iterator[tuple[int, int]]:
@@ -309,12 +440,6 @@ def _by_token(statement: _Statement, catalogs: set[str]) -> None:
     spaces, a number with digit separators)."""
     words = statement.words
     for token, following in itertools.pairwise([*words, None]):
-        if token.kind is Kind.NUMBER and ("_" in token.text or token.upper.startswith(("0B", "0O"))):
-            raise statement.refused("A number with digit separators or a 0b/0o prefix is refused (the guard's parser "
-                                    "cannot read it as Athena does)", "Write it in plain decimal (or 0x...).", token)
-        if token.kind is Kind.BINARY and any(char in token.text for char in " \t\r\n"):
-            raise statement.refused("A binary literal with spaces is refused (the guard's parser cannot read it as "
-                                    "Athena does)", "Write it without spaces, e.g. X'00FF'.", token)
         if token.is_word("TABLE") and following is not None and following.is_symbol("("):
             raise statement.refused("A table function (TABLE(...)) is refused: it reads a source outside the "
                                     "allowed catalogs, or hands it a query of its own", _catalogs_advice(), token)
@@ -322,11 +447,16 @@ def _by_token(statement: _Statement, catalogs: set[str]) -> None:
             _allowed_catalog(statement, token.name, catalogs, token)
 
 
-def _as_trino_parses(statement: _Statement, tree: exp.Expression) -> None:
-    """Where sqlglot is more lenient than Trino's grammar, a reading Athena would not share: refused."""
-    lenient = lenient_reading(tree, statement.words)
-    if lenient is not None:
-        raise statement.refused(lenient.message, lenient.advice, None)
+def _literals_read_alike(statement: _Statement) -> None:
+    """Literals valid to Trino that sqlglot cannot read as Trino does: a number with digit separators or a 0b/0o
+    prefix, a binary literal with spaces."""
+    for token in statement.words:
+        if token.kind is Kind.NUMBER and ("_" in token.text or token.upper.startswith(("0B", "0O"))):
+            raise _Unread("A number with digit separators or a 0b/0o prefix is refused (the guard's parser cannot read "
+                          "it as Athena does)", "Write it in plain decimal (or 0x...).", token)
+        if token.kind is Kind.BINARY and any(char in token.text for char in " \t\r\n"):
+            raise _Unread("A binary literal with spaces is refused (the guard's parser cannot read it as Athena does)",
+                          "Write it without spaces, e.g. X'00FF'.", token)
 
 
 def _sources_in_tree(statement: _Statement, tree: exp.Expression, catalogs: set[str]) -> tuple[str, ...]:
@@ -336,7 +466,7 @@ def _sources_in_tree(statement: _Statement, tree: exp.Expression, catalogs: set[
     relations: list[str] = []
     for node in tree.walk():
         if isinstance(node, exp.Table):
-            if isinstance(node.this, exp.Func):
+            if isinstance(node.this, exp.Func) and not isinstance(node.this, exp.JSONTable):  # json_table reads JSON
                 raise statement.refused(f"A table function ({node.this.sql('trino')[:60]}) is refused",
                                         _catalogs_advice(), None)
             if node.catalog:

@@ -37,6 +37,8 @@ class Refusal:
     message: str
     advice: str
     at: Token
+    policy: bool = False
+    """Refused for what it reads or runs (not for how it is written): whatever any parser makes of the text."""
 
 
 def refused_shape(words: list[Token]) -> Refusal | None:
@@ -64,7 +66,7 @@ def refused_shape(words: list[Token]) -> Refusal | None:
                 return Refusal(f"A function named by its catalog ({named[:60]}) is refused, whatever follows the "
                                "call (FILTER, OVER, IGNORE NULLS, WITHIN GROUP...)",
                                "Call functions by their name alone (or schema.name): Athena's own functions need "
-                               "no catalog.", parts[0])
+                               "no catalog.", parts[0], policy=True)
         elif token.is_word("WITHIN") and index + 1 < len(words) and words[index + 1].is_word("GROUP"):
             if not _after_listagg(words, index):
                 return Refusal("WITHIN GROUP follows listagg(...) only in Athena's SQL",
@@ -163,8 +165,9 @@ def _scoped(words: list[Token], index: int) -> Refusal | None:
         return None
     if what.is_word("FUNCTION") and follower.is_symbol("("):
         return Refusal("WITH FUNCTION (an inline function) is refused: it runs code of the caller's own",
-                       "Use Athena's built-in functions, or a function your administrators registered.", what)
+                       "Use Athena's built-in functions, or a function your administrators registered.", what,
+                       policy=True)
     if what.is_word("SESSION") and follower.is_symbol("="):
         return Refusal("WITH SESSION is refused: it changes session properties for the query",
-                       "Send the query alone: the workgroup's settings apply.", what)
+                       "Send the query alone: the workgroup's settings apply.", what, policy=True)
     return None

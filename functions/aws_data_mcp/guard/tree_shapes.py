@@ -45,7 +45,9 @@ def lenient_reading(tree: exp.Expression, words: list[Token]) -> Lenient | None:
         if isinstance(node, exp.TableAlias) and any(not isinstance(column, exp.Identifier)
                                                     for column in node.args.get("columns") or ()):
             return Lenient("A relation's column aliases are names, not literals", _PLAINLY)
-        if isinstance(node, exp.Star) and isinstance(node.parent, exp.Binary | exp.Limit | exp.Offset | exp.Unary):
+        fields = isinstance(node.parent, exp.Dot) and node.arg_key == "expression"  # `(row).*`: a row's fields
+        if isinstance(node, exp.Star) and isinstance(node.parent, exp.Binary | exp.Limit | exp.Offset | exp.Unary) and (
+                not fields):
             return Lenient("`*` stands where a value must (it selects all columns, or counts rows in count(*))",
                            _PLAINLY)
         if isinstance(node, exp.Join) and (node.args.get("on") is not None or node.args.get("using")
