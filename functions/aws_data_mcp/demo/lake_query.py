@@ -258,11 +258,14 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
     if table.catalog and table.catalog.lower() != _CATALOG:
         raise QueryFailure(f"CATALOG_NOT_FOUND: {_position(sql, _first_identifier(table))}Catalog "
                            f"'{table.catalog.lower()}' does not exist", error_type=1000)
+    from .iceberg_engine import glue_name, needs_iceberg, read_iceberg  # it builds on this module: imported here
+
     glue = glue_backends[account_id][region]
+    name = glue_name(table.name.lower())  # `orders_iceberg$snapshots` is orders_iceberg's
     if access is not None:  # Glue authorises before it looks: a denied caller learns nothing of the table
-        access.catalog(schema, table.name.lower(), partitioned=False)
+        access.catalog(schema, name, partitioned=False)
     try:
-        found: FakeTable = glue.get_table(schema, table.name.lower())
+        found: FakeTable = glue.get_table(schema, name)
     except Exception:  # moto's EntityNotFound: no such database or table
         raise QueryFailure(f"TABLE_NOT_FOUND: {_position(sql, _first_identifier(table))}Table "
                            f"'{_CATALOG}.{schema}.{table.name.lower()}' does not exist", error_type=1000) from None
@@ -273,7 +276,12 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
         if keys:
             access.catalog(schema, found.name, partitioned=True)
         readable = access.columns(schema, found.name, definition)
-    if keys:
+    view_name, arrow = found.name, None
+    if needs_iceberg(table, definition):
+        iceberg = read_iceberg(table, sql, schema, definition, account_id)
+        view_name, definition, objects, counts, arrow = (iceberg.name, iceberg.definition, iceberg.objects,
+                                                         [iceberg.rows], iceberg.arrow)
+    elif keys:
         keep = _partition_filter(table, keys)
         read = [partition for partition in found.partitions.values() if keep(tuple(partition.values))]
         objects = tuple(
@@ -287,8 +295,8 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
         counts = [_row_count(definition.get("Parameters"))]
     rows = None if None in counts else sum(count or 0 for count in counts)
     rows_kept = access.row_filter(schema, found.name) if access is not None else None
-    return Source(exp.table_(exp.to_identifier(found.name, quoted=True), db=exp.to_identifier(schema, quoted=True)),
-                  definition, objects, rows, readable, rows_kept)
+    return Source(exp.table_(exp.to_identifier(view_name, quoted=True), db=exp.to_identifier(schema, quoted=True)),
+                  definition, objects, rows, readable, rows_kept, arrow)
 
 
 def _row_count(parameters: dict[str, str] | None) -> int | None:
