@@ -258,7 +258,8 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
     if table.catalog and table.catalog.lower() != _CATALOG:
         raise QueryFailure(f"CATALOG_NOT_FOUND: {_position(sql, _first_identifier(table))}Catalog "
                            f"'{table.catalog.lower()}' does not exist", error_type=1000)
-    from .iceberg_engine import glue_name, needs_iceberg, read_iceberg  # it builds on this module: imported here
+    from .iceberg_engine import glue_name, needs_iceberg, read_iceberg  # they build on this module: imported here
+    from .lake_projection import is_projected, projected_partitions
 
     glue = glue_backends[account_id][region]
     name = glue_name(table.name.lower())  # `orders_iceberg$snapshots` is orders_iceberg's
@@ -273,7 +274,7 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
     keys = definition.get("PartitionKeys") or []
     readable = None
     if access is not None:
-        if keys:
+        if keys and not is_projected(definition):  # a projected table's partitions are computed, not read
             access.catalog(schema, found.name, partitioned=True)
         readable = access.columns(schema, found.name, definition)
     view_name, arrow = found.name, None
@@ -283,12 +284,13 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
                                                          [iceberg.rows], iceberg.arrow)
     elif keys:
         keep = _partition_filter(table, keys)
-        read = [partition for partition in found.partitions.values() if keep(tuple(partition.values))]
-        objects = tuple(
-            (tuple(partition.values), path, key) for partition in read
-            for path, key in objects_under(account_id, partition.partition_input["StorageDescriptor"]["Location"])
-        )
-        counts = [_row_count(partition.partition_input.get("Parameters")) for partition in read]
+        partitions = projected_partitions(definition) if is_projected(definition) else [
+            (tuple(p.values), p.partition_input["StorageDescriptor"]["Location"], p.partition_input.get("Parameters"))
+            for p in found.partitions.values()]
+        read = [partition for partition in partitions if keep(partition[0])]
+        objects = tuple((values, path, key) for values, location, _ in read
+                        for path, key in objects_under(account_id, location))
+        counts = [_row_count(parameters) for _, _, parameters in read]
     else:
         objects = tuple(((), path, key) for path, key in objects_under(
             account_id, definition["StorageDescriptor"]["Location"]))

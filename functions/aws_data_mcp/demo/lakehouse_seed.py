@@ -7,10 +7,16 @@ partitioned by ``day(order_ts)``, with the history an Iceberg table really has: 
 into moto's S3 in this process) and commits each snapshot to Glue as Athena's Iceberg tables are registered
 (``table_type=ICEBERG``, ``metadata_location``). The rows come from ``sales.orders``' own files: the same orders,
 ``customer_id`` as the customer's number. Snapshot ids and times are the seed's, as a real table's are its writer's.
+
+``lakehouse.clickstream_projected`` is a Hive table Athena reads by partition projection: a date key over April
+2026 (data on its last ``CLICKSTREAM_DAYS`` days only, as a range usually runs ahead of or behind the data) and an
+enum key, its files where ``storage.location.template`` says (not ``key=value/``), and no Glue partition at all.
 """
 
+import io
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -25,6 +31,8 @@ from pyiceberg.types import DecimalType, IntegerType, LongType, NestedField, Str
 
 from .iceberg_io import io_properties
 from .lake_data import ORDERS_BUCKET
+from .lake_tables import Store
+from .seed_data import FORMATS
 
 BotoClient = Any  # boto3 clients are generated at runtime; no stubs in the runtime set.
 
@@ -56,6 +64,29 @@ SCHEMA = Schema(
 )
 PARTITION_SPEC = PartitionSpec(PartitionField(source_id=3, field_id=1000, transform=DayTransform(),
                                               name="order_ts_day"))
+
+
+CLICKSTREAM = "clickstream_projected"
+CLICKSTREAM_PREFIX = f"{DATABASE}/clickstream/"
+CLICKSTREAM_DAYS = 7
+CLICKSTREAM_LAST_DAY = date(2026, 4, 30)
+DEVICES = ("web", "mobile")
+CLICKSTREAM_PARAMETERS = {
+    "projection.enabled": "true",
+    "projection.event_date.type": "date", "projection.event_date.format": "yyyy-MM-dd",
+    "projection.event_date.range": "2026-04-01,2026-04-30", "projection.event_date.interval": "1",
+    "projection.event_date.interval.unit": "DAYS",
+    "projection.device.type": "enum", "projection.device.values": ",".join(DEVICES),
+    "storage.location.template": f"s3://{ORDERS_BUCKET}/{CLICKSTREAM_PREFIX}${{event_date}}/${{device}}/",
+}
+_PAGES = ("home", "search", "product", "cart", "checkout")
+_CLICK_COLUMNS = (("event_id", "string", "Event identifier (EVT-<day>-<device>-<n>)"),
+                  ("session_id", "string", "Session identifier, as marketing.web_sessions names them"),
+                  ("event_ts", "timestamp", "When the page was viewed (UTC)"),
+                  ("page", "string", "home | search | product | cart | checkout"),
+                  ("customer_id", "string", "Customer identifier, joins sales.customers"))
+_CLICK_KEYS = (("event_date", "string", "Event date, yyyy-MM-dd (projected: April 2026)"),
+               ("device", "string", "web | mobile (projected: enum)"))
 
 
 @dataclass(frozen=True)
@@ -91,11 +122,49 @@ def _test_orders(like: pa.Table) -> pa.Table:
     return rows.cast(SCHEMA.as_arrow())
 
 
-def seed_lakehouse(glue: BotoClient, account_id: str, orders_files: Mapping[str, bytes]) -> Lakehouse:
-    """Create ``lakehouse.orders_iceberg`` with its three snapshots and its tag (the bucket must exist)."""
+def _clicks(day: date, device: str) -> bytes:
+    """One projected partition's page views as Parquet: a number of them that varies by day and device."""
+    count = 40 + (day.day * 7 + DEVICES.index(device) * 3) % 20
+    start = datetime(day.year, day.month, day.day, 6)
+    rows = pa.table({
+        "event_id": [f"EVT-{day:%Y%m%d}-{device}-{n:03d}" for n in range(count)],
+        "session_id": [f"SES-{day:%m%d}{DEVICES.index(device)}{n // 4:03d}" for n in range(count)],
+        "event_ts": pa.array([start + timedelta(minutes=17 * n) for n in range(count)], pa.timestamp("us")),
+        "page": [_PAGES[(n + day.day) % len(_PAGES)] for n in range(count)],
+        "customer_id": [f"CUS-{1_000_000 + (n * 37 + day.day) % 50_000}" for n in range(count)],
+    })
+    body = io.BytesIO()
+    pq.write_table(rows, body, compression="snappy")
+    return body.getvalue()
+
+
+def seed_clickstream(store: Store, glue: BotoClient) -> None:
+    """``lakehouse.clickstream_projected``: its files at the template's locations, its projected Glue table."""
+    for offset in range(CLICKSTREAM_DAYS):
+        day = CLICKSTREAM_LAST_DAY - timedelta(days=offset)
+        for device in DEVICES:
+            store(ORDERS_BUCKET, f"{CLICKSTREAM_PREFIX}{day:%Y-%m-%d}/{device}/part-00000.snappy.parquet",
+                  _clicks(day, device))
+    fmt = FORMATS["parquet"]
+    glue.create_table(DatabaseName=DATABASE, TableInput={
+        "Name": CLICKSTREAM, "TableType": "EXTERNAL_TABLE", "Owner": "growth-marketing",
+        "Description": "Page views of the web and mobile shop, by partition projection (no Glue partitions): "
+                       "event_date over April 2026 (data from 2026-04-24), device web | mobile. Filter on both.",
+        "Parameters": {"EXTERNAL": "TRUE", **fmt["TableParameters"], **CLICKSTREAM_PARAMETERS},
+        "PartitionKeys": [{"Name": n, "Type": t, "Comment": c} for n, t, c in _CLICK_KEYS],
+        "StorageDescriptor": {
+            "Columns": [{"Name": n, "Type": t, "Comment": c} for n, t, c in _CLICK_COLUMNS],
+            "Location": f"s3://{ORDERS_BUCKET}/{CLICKSTREAM_PREFIX}", "InputFormat": fmt["InputFormat"],
+            "OutputFormat": fmt["OutputFormat"], "SerdeInfo": fmt["SerdeInfo"], "Compressed": fmt["Compressed"]}})
+
+
+def seed_lakehouse(glue: BotoClient, account_id: str, orders_files: Mapping[str, bytes], store: Store) -> Lakehouse:
+    """Create ``lakehouse.orders_iceberg`` with its three snapshots and its tag, and ``clickstream_projected``
+    (the bucket must exist)."""
     iceberg = catalog(glue, account_id)
     iceberg.create_namespace(DATABASE, {"comment": DATABASE_DESCRIPTION,
                                         "location": f"s3://{ORDERS_BUCKET}/{DATABASE}/"})
+    seed_clickstream(store, glue)
     table: Table = iceberg.create_table(
         (DATABASE, TABLE), SCHEMA, location=LOCATION, partition_spec=PARTITION_SPEC,
         properties={"Description": TABLE_DESCRIPTION, "format-version": "2", "write.format.default": "parquet",

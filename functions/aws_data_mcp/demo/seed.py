@@ -324,7 +324,7 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
         store = in_process_store(account_id) if endpoint_url is None else s3_store(clients["s3"])
         glue_done = pool.submit(_seed_lake, store, clients["glue"], tables)
         lakehouse = pool.submit(lakehouse_seed.seed_lakehouse, client("glue"), account_id,
-                                lake_files()["sales.orders"].files) if endpoint_url is None else None
+                                lake_files()["sales.orders"].files, store) if endpoint_url is None else None
         athena_done = pool.submit(seed_athena, clients["athena"], account_id, region, now)
         iam_done = pool.submit(_seed_iam, clients["iam"], account_id, region)
         sso_done = pool.submit(_seed_identity_center, clients["sso-admin"])
@@ -354,8 +354,10 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
     }
     locations = {f"{t.database}.{t.name}": f"s3://{t.bucket}/{t.prefix}" for t in TABLES}
     if lakehouse is not None:
-        databases[lakehouse_seed.DATABASE] = (lakehouse_seed.TABLE,)
+        databases[lakehouse_seed.DATABASE] = (lakehouse_seed.TABLE, lakehouse_seed.CLICKSTREAM)
         locations[f"{lakehouse_seed.DATABASE}.{lakehouse_seed.TABLE}"] = f"{lakehouse_seed.LOCATION}/"
+        locations[f"{lakehouse_seed.DATABASE}.{lakehouse_seed.CLICKSTREAM}"] = \
+            f"s3://{lakehouse_seed.ORDERS_BUCKET}/{lakehouse_seed.CLICKSTREAM_PREFIX}"
     return DemoInventory(
         account_id=account_id,
         region=region,

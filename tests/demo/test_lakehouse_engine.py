@@ -1,7 +1,9 @@
-"""The demo's Athena over an Iceberg table (iceberg_engine): which snapshot a read means, what it costs, and
-Trino's words for what cannot be read. The answers themselves are checked against pyiceberg's own scans through
-the MCP protocol in tests/resources/test_athena_iceberg_demo.py."""
+"""The demo's Athena over the lakehouse's tables. Of the Iceberg table (iceberg_engine): which snapshot a read means,
+what it costs, and Trino's words for what cannot be read; the answers themselves are checked against pyiceberg's own
+scans through the MCP protocol in tests/resources/test_athena_iceberg_demo.py. Of the projected table
+(lake_projection): the partitions its parameters make, at its template's locations, pruned by a query's filter."""
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,11 +13,24 @@ import pytest
 from moto import mock_aws
 from pyiceberg.table import Table
 
+from aws_data_mcp.demo.lake_projection import projected_partitions
 from aws_data_mcp.demo.lake_query import QueryFailure, QueryResult, ScanLimitExceeded, run_query
-from aws_data_mcp.demo.lake_tables import lake_files, put_orders
-from aws_data_mcp.demo.lakehouse_seed import DATABASE, MONTH_END_TAG, TABLE, TEST_ORDERS, catalog, seed_lakehouse
+from aws_data_mcp.demo.lake_tables import lake_files, put_orders, s3_store
+from aws_data_mcp.demo.lakehouse_seed import (
+    CLICKSTREAM,
+    CLICKSTREAM_DAYS,
+    DATABASE,
+    DEVICES,
+    MONTH_END_TAG,
+    TABLE,
+    TEST_ORDERS,
+    catalog,
+    seed_lakehouse,
+)
 
 REGION = "us-east-1"
+_RESULTS = itertools.count()
+"""Each run's result file is a name of its own."""
 
 
 @pytest.fixture(scope="module")
@@ -25,13 +40,14 @@ def account() -> Iterator[tuple[str, Table]]:
         session = boto3.Session(aws_access_key_id="iceberg", aws_secret_access_key="iceberg", region_name=REGION)
         put_orders(session.client("s3"), session.client("glue"))
         account_id = session.client("sts").get_caller_identity()["Account"]
-        seed_lakehouse(session.client("glue"), account_id, lake_files()["sales.orders"].files)
+        seed_lakehouse(session.client("glue"), account_id, lake_files()["sales.orders"].files,
+                       s3_store(session.client("s3")))
         yield account_id, catalog(session.client("glue"), account_id).load_table((DATABASE, TABLE))
 
 
 def run(account: tuple[str, Table], tmp_path: Path, sql: str, **options: Any) -> QueryResult:
     return run_query(sql, database=DATABASE, account_id=account[0], region=REGION, workdir=tmp_path,
-                     result_name="result", **options)
+                     result_name=f"result-{next(_RESULTS)}", **options)
 
 
 def failure(account: tuple[str, Table], tmp_path: Path, sql: str) -> str:
@@ -93,3 +109,26 @@ def test_the_cutoff_applies_to_the_snapshot_files(account: tuple[str, Table], tm
 def test_what_cannot_be_read_fails_in_trino_words(account: tuple[str, Table], tmp_path: Path, sql: str,
                                                   message: str) -> None:
     assert failure(account, tmp_path, sql) == message
+
+
+def test_the_projection_makes_every_day_and_device_at_the_template(account: tuple[str, Table]) -> None:
+    from moto.glue.models import glue_backends
+
+    definition = glue_backends[account[0]][REGION].get_table(DATABASE, CLICKSTREAM).as_dict()
+    partitions = projected_partitions(definition)
+    assert len(partitions) == 30 * len(DEVICES) and not glue_backends[account[0]][REGION].get_table(
+        DATABASE, CLICKSTREAM).partitions
+    assert partitions[0][:2] == (("2026-04-01", "web"),
+                                 "s3://acme-datalake-curated/lakehouse/clickstream/2026-04-01/web/")
+
+
+def test_a_projected_table_reads_the_partitions_its_filter_keeps(account: tuple[str, Table], tmp_path: Path) -> None:
+    whole = run(account, tmp_path, f"SELECT count(*), count(DISTINCT event_date), count(DISTINCT device) "
+                                   f"FROM {CLICKSTREAM}")
+    day = run(account, tmp_path, f"SELECT count(*), min(device) FROM {CLICKSTREAM} "
+                                 "WHERE event_date = '2026-04-30' AND device = 'mobile'")
+    before = run(account, tmp_path, f"SELECT count(*) FROM {CLICKSTREAM} WHERE event_date < '2026-04-24'")
+    assert whole.rows(0, 1)[0][1:] == (str(CLICKSTREAM_DAYS), str(len(DEVICES)))
+    assert int(day.rows(0, 1)[0][0]) > 0 and day.rows(0, 1)[0][1] == "mobile"
+    assert 0 < day.scanned_bytes < whole.scanned_bytes / (CLICKSTREAM_DAYS * len(DEVICES) - 1)
+    assert before.rows(0, 1) == [("0",)] and before.scanned_bytes == 0  # the range runs ahead of the data
