@@ -23,6 +23,9 @@ from support.servers import START_GUARD_SECONDS, free_port
 
 pytestmark = pytest.mark.anyio
 
+DATABASES = {"sales", "marketing", "ml_features", "enterprise", "lakehouse"}
+"""The demo's Glue databases: the lake's three, the enterprise lake's, the lakehouse (Iceberg)."""
+
 
 @pytest.fixture
 def anyio_backend() -> str:
@@ -62,7 +65,7 @@ async def test_demo_serves_every_resource_as_the_demo_caller(demo_server: tuple[
         instructions = client.instructions or ""
         databases = await client.complete(PromptReference(name="explore_database"), {"name": "database", "value": ""})
     assert instructions.splitlines()[-1] == DEMO_DATA, "the agent is told what the demo's data is"
-    assert databases.completion.values == ["enterprise", "marketing", "ml_features", "sales"]
+    assert databases.completion.values == sorted(DATABASES)
     assert status["authenticated"] is True
     assert status["principal_arn"].endswith(":user/demo-analyst")
     assert config["deployment_mode"] == "demo"
@@ -92,7 +95,7 @@ async def test_every_aws_resource_tells_the_demo_story(demo_server: tuple[str, s
     assert [w["name"] for w in workgroups["workgroups"] if w["access"] == "denied"] == ["finance-restricted"]
     assert {"SUCCEEDED", "FAILED", "RUNNING"} <= {e["state"] for e in history["executions"]}
     assert any(a["results"] and a["results"]["rows"] for a in answered), "no query with readable results"
-    assert {d["name"] for d in databases["databases"]} == {"sales", "marketing", "ml_features", "enterprise"}
+    assert {d["name"] for d in databases["databases"]} == DATABASES
     assert orders["partition_keys"] and orders["format"] == "parquet"
     assert {level for level, count in discover["levels"].items() if count} == {"none", "list", "read", "write"}
     assert {r["missing_action"] for r in advice["recommendations"]} >= {"athena:GetWorkGroup"}
@@ -103,7 +106,7 @@ async def test_every_aws_resource_tells_the_demo_story(demo_server: tuple[str, s
     assert sso["identity_center_instances"] and sso["saml_providers"] and sso["oidc_providers"]
     assert catalog["query_workgroup"]["result_location"].startswith("s3://")
     assert tabulator["workgroup"]["name"] == "analytics" and tabulator["workgroup"]["result_location"].startswith("s3://")
-    assert set(tabulator["databases_in_scope"]) == {"sales", "marketing", "ml_features", "enterprise"}
+    assert set(tabulator["databases_in_scope"]) == DATABASES
     assert tabulator["open_query_enabled"] is True and tabulator["query_workgroups"][0] == "analytics"
 
 

@@ -12,6 +12,7 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp_demo.account.emulated import DemoAccount
 from aws_data_mcp_demo.account.enterprise import DATABASE as ENTERPRISE
 from aws_data_mcp_demo.account.lake_tables import lake_files
+from aws_data_mcp_demo.account.lakehouse import DATABASE as LAKEHOUSE
 from aws_data_mcp_demo.account.seed_data import CUSTOMER_FEATURE_COLUMNS, QUERY_WORKGROUPS, TABLES
 from support.queries import answer, query
 from support.servers import ServerThread, free_port
@@ -38,7 +39,7 @@ async def rows(server: ServerThread, sql: str, database: str = "sales") -> tuple
 @pytest.mark.parametrize(("sql", "column", "expected"), [
     ("SHOW TABLES", "tab_name", sorted(t.name for t in TABLES if t.database == "sales")),
     ("SHOW TABLES IN marketing 'camp*'", "tab_name", ["campaign_events", "campaigns"]),
-    ("SHOW DATABASES", "database_name", sorted({t.database for t in TABLES} | {ENTERPRISE})),
+    ("SHOW DATABASES", "database_name", sorted({t.database for t in TABLES} | {ENTERPRISE, LAKEHOUSE})),
     ("SHOW SCHEMAS LIKE 's*'", "database_name", ["sales"]),
     ("SHOW COLUMNS IN orders", "field", [c[0] for c in (*ORDERS.columns, *ORDERS.partition_keys)]),
     ("SHOW PARTITIONS sales.orders", "partition", sorted(lake_files()["sales.orders"].rows)),

@@ -15,6 +15,7 @@ import boto3
 from botocore.config import Config
 
 from aws_data_mcp.workflows.table import DEFAULT_TABLE_NAME
+from aws_data_mcp_demo.account import lakehouse as lakehouse_seed
 from aws_data_mcp_demo.account.lake_tables import Store, TableFiles, in_process_store, lake_files, put_table, s3_store
 from aws_data_mcp_demo.account.seed_athena import finish_athena_in_process, seed_athena
 from aws_data_mcp_demo.account.seed_data import (
@@ -311,6 +312,8 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
         puts = [pool.submit(_put_objects, clients["s3"], objects)]
         store = in_process_store(account_id) if endpoint_url is None else s3_store(clients["s3"])
         glue_done = pool.submit(_seed_lake, store, clients["glue"], tables)
+        lakehouse = pool.submit(lakehouse_seed.seed_lakehouse, client("glue"), account_id,
+                                lake_files()["sales.orders"].files, store) if endpoint_url is None else None
         athena_done = pool.submit(seed_athena, clients["athena"], account_id, region, now)
         iam_done = pool.submit(_seed_iam, clients["iam"], account_id, region)
         sso_done = pool.submit(_seed_identity_center, clients["sso-admin"])
@@ -318,12 +321,15 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
         for future in puts:
             future.result()
         glue_done.result()
+        if lakehouse is not None:
+            lakehouse.result()
         encrypt_prefixes(clients["s3"], keys)
         started = athena_done.result()
         iam_info = iam_done.result()
         instance_arn, permission_sets = sso_done.result()
 
-    notes: list[str] = []
+    notes: list[str] = [] if lakehouse is not None else [
+        "moto backend not in this process: no lakehouse (pyiceberg writes its files in-process)"]
     finished = finish_athena_in_process(started, account_id, region, now)
     if finished:
         _finish_iam_in_process(account_id, region, now)
@@ -335,6 +341,12 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
     databases: dict[str, tuple[str, ...]] = {
         name: tuple(table.name for table in TABLES if table.database == name) for name in DATABASES
     }
+    locations = {f"{t.database}.{t.name}": f"s3://{t.bucket}/{t.prefix}" for t in TABLES}
+    if lakehouse is not None:
+        databases[lakehouse_seed.DATABASE] = (lakehouse_seed.TABLE, lakehouse_seed.CLICKSTREAM)
+        locations[f"{lakehouse_seed.DATABASE}.{lakehouse_seed.TABLE}"] = f"{lakehouse_seed.LOCATION}/"
+        locations[f"{lakehouse_seed.DATABASE}.{lakehouse_seed.CLICKSTREAM}"] = \
+            f"s3://{lakehouse_seed.ORDERS_BUCKET}/{lakehouse_seed.CLICKSTREAM_PREFIX}"
     return DemoInventory(
         account_id=account_id,
         region=region,
@@ -343,7 +355,7 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
         buckets=BUCKETS,
         object_count=len(objects) + sum(len(table.files) for table in tables),
         databases=databases,
-        table_locations={f"{t.database}.{t.name}": f"s3://{t.bucket}/{t.prefix}" for t in TABLES},
+        table_locations=locations,
         workgroups=("primary", *WORKGROUPS),
         denied_workgroups=(DENIED_WORKGROUP,),
         query_execution_ids=tuple(execution_id for execution_id, _ in started),

@@ -1,2 +1,4 @@
 """The demo's Athena engine: Trino SQL run over the lake's files with DuckDB (`athena`, `query`), the columns and
-bytes a query reads (`columns`, `files`), and SHOW/DESCRIBE answered from Glue (`metadata`)."""
+bytes a query reads (`columns`, `files`), SHOW/DESCRIBE answered from Glue (`metadata`), Iceberg snapshots and
+metadata tables through pyiceberg (`iceberg`) and partition projection (`projection`); a failure as
+Athena words it (`failures`)."""

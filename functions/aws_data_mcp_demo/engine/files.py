@@ -6,7 +6,7 @@ query means (which table, which partitions) is ``lake_query.py``'s; this module 
 """
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,9 @@ class Source:
     """The columns (partition keys included) the caller may read, as Lake Formation grants them; None: all."""
     row_filter: str | None = None
     """The rows the caller may read, as a Lake Formation data cells filter keeps them (Athena SQL); None: all."""
+    arrow: Callable[[], Any] | None = None
+    """Reads the rows as an Arrow table, where the table's files are not read as a Hive table's (an Iceberg
+    snapshot's or metadata table's: ``iceberg_engine``); None: the objects are read in the table's format."""
 
     @property
     def scanned_bytes(self) -> int:
@@ -128,7 +131,7 @@ def create_view(connection: duckdb.DuckDBPyConnection, source: Source, cache: Pa
     columns = [c for c in definition["StorageDescriptor"]["Columns"] if _readable(source, c)]
     keys = definition.get("PartitionKeys") or []
     by_partition: dict[tuple[str, ...], list[str]] = {}
-    for values, path, key in source.objects:
+    for values, path, key in source.objects if source.arrow is None else ():
         by_partition.setdefault(values, []).append(local_copy(cache, path, key))
     projection = ", ".join(f"CAST({_quoted(c['Name'])} AS "
                            f"{_duck_type(c['Type'])}) AS {_quoted(c['Name'])}"
@@ -140,6 +143,9 @@ def create_view(connection: duckdb.DuckDBPyConnection, source: Source, cache: Pa
         + f" FROM {_scan(fmt, files, definition)}"
         for values, files in by_partition.items()
     ]
+    if source.arrow is not None:  # rows read already (an Iceberg snapshot's): the view is over them, not the files
+        connection.register(f"arrow_{view.name}", source.arrow())
+        parts = [f"SELECT {', '.join(_quoted(c['Name']) for c in columns)} FROM {_quoted(f'arrow_{view.name}')}"]
     if not parts:  # no data: an empty view with the table's columns
         names = [*columns, *(k for k in keys if _readable(source, k))]
         parts = ["SELECT " + ", ".join(f"CAST(NULL AS {_duck_type(c['Type'])}) AS "

@@ -42,7 +42,10 @@ from sqlglot.dialects import Athena, DuckDB
 from sqlglot.errors import ParseError
 
 from aws_data_mcp_demo.engine.columns import READ_INDEX, columns_read, scanned_bytes
+from aws_data_mcp_demo.engine.failures import QueryFailure, first_identifier, position
 from aws_data_mcp_demo.engine.files import Source, create_view, local_path, objects_under, sql_string
+from aws_data_mcp_demo.engine.iceberg import glue_name, needs_iceberg, read_iceberg
+from aws_data_mcp_demo.engine.projection import is_projected, projected_partitions
 
 _CATALOG = "awsdatacatalog"
 _EXPLAIN_IO = re.compile(r"^\s*EXPLAIN\s*\((?P<options>[^()]*)\)(?P<query>.*)$", re.IGNORECASE | re.DOTALL)
@@ -57,16 +60,6 @@ _QUALIFIED_MISSING = re.compile(r'"([^"]+)" does not have a column named "([^"]+
 """DuckDB's binder on a qualified column its table (alias) lacks: ``Values list "x" does not have a column ...``."""
 _READS_SCHEMA = "lake_reads"
 """The DuckDB schema of the views a statement reads through, one per table reference."""
-
-
-class QueryFailure(Exception):
-    """The query failed as Athena reports it: the message (``ERROR_NAME: line L:C: ...``), category, type."""
-
-    def __init__(self, message: str, error_type: int, category: int = 2) -> None:
-        super().__init__(message)
-        self.message = message
-        self.error_type = error_type
-        self.category = category
 
 
 class Access(Protocol):
@@ -140,20 +133,6 @@ class QueryResult:
 
 # --------------------------------------------------------------------------- errors as Athena words them
 
-def _position(sql: str, node: exp.Expression) -> str:
-    """Athena's ``line L:C`` of where a node starts in the submitted text."""
-    start = node.meta.get("start") if node.meta else None
-    if start is None:
-        return ""
-    line = sql.count("\n", 0, start) + 1
-    column = start - (sql.rfind("\n", 0, start) + 1) + 1
-    return f"line {line}:{column}: "
-
-
-def _first_identifier(node: exp.Expression) -> exp.Expression:
-    return next((part for part in node.parts if part.meta), node) if isinstance(node, exp.Column | exp.Table) else node
-
-
 def _syntax_failure(error: ParseError) -> QueryFailure:
     detail = error.errors[0] if error.errors else {}
     start = detail.get("col", 0) - len(detail.get("highlight") or "x") + 1  # sqlglot counts to the token's end
@@ -175,7 +154,7 @@ def _engine_failure(error: duckdb.Error, sql: str, tree: exp.Expression, files: 
     if isinstance(error, duckdb.BinderException) and 'Referenced column "' in text:
         name = text.split('"')[1]
         column = next((c for c in tree.find_all(exp.Column) if c.name.lower() == name.lower()), None)
-        where = _position(sql, _first_identifier(column)) if column is not None else ""
+        where = position(sql, first_identifier(column)) if column is not None else ""
         return QueryFailure(f"COLUMN_NOT_FOUND: {where}Column '{name}' cannot be resolved or requester is not "
                             "authorized to access requested resources", error_type=1000)
     qualified = _QUALIFIED_MISSING.search(text) if isinstance(error, duckdb.BinderException) else None
@@ -183,7 +162,7 @@ def _engine_failure(error: duckdb.Error, sql: str, tree: exp.Expression, files: 
         alias, name = qualified.group(1), qualified.group(2)
         column = next((c for c in tree.find_all(exp.Column) if c.name.lower() == name.lower()
                        and c.table.lower() == alias.lower()), None)
-        where = _position(sql, _first_identifier(column)) if column is not None else ""
+        where = position(sql, first_identifier(column)) if column is not None else ""
         return QueryFailure(f"COLUMN_NOT_FOUND: {where}Column '{alias}.{name}' cannot be resolved or requester is "
                             "not authorized to access requested resources", error_type=1000)
     if isinstance(error, duckdb.CatalogException) and "Function with name" in text:
@@ -256,39 +235,46 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
     read, with `access`: Glue's and Lake Formation's checks first)."""
     schema = (table.db or database or "default").lower()
     if table.catalog and table.catalog.lower() != _CATALOG:
-        raise QueryFailure(f"CATALOG_NOT_FOUND: {_position(sql, _first_identifier(table))}Catalog "
+        raise QueryFailure(f"CATALOG_NOT_FOUND: {position(sql, first_identifier(table))}Catalog "
                            f"'{table.catalog.lower()}' does not exist", error_type=1000)
     glue = glue_backends[account_id][region]
+    name = glue_name(table.name.lower())  # `orders_iceberg$snapshots` is orders_iceberg's
     if access is not None:  # Glue authorises before it looks: a denied caller learns nothing of the table
-        access.catalog(schema, table.name.lower(), partitioned=False)
+        access.catalog(schema, name, partitioned=False)
     try:
-        found: FakeTable = glue.get_table(schema, table.name.lower())
+        found: FakeTable = glue.get_table(schema, name)
     except Exception:  # moto's EntityNotFound: no such database or table
-        raise QueryFailure(f"TABLE_NOT_FOUND: {_position(sql, _first_identifier(table))}Table "
+        raise QueryFailure(f"TABLE_NOT_FOUND: {position(sql, first_identifier(table))}Table "
                            f"'{_CATALOG}.{schema}.{table.name.lower()}' does not exist", error_type=1000) from None
     definition = found.as_dict()
     keys = definition.get("PartitionKeys") or []
     readable = None
     if access is not None:
-        if keys:
+        if keys and not is_projected(definition):  # a projected table's partitions are computed, not read
             access.catalog(schema, found.name, partitioned=True)
         readable = access.columns(schema, found.name, definition)
-    if keys:
+    view_name, arrow = found.name, None
+    if needs_iceberg(table, definition):
+        iceberg = read_iceberg(table, sql, schema, definition, account_id)
+        view_name, definition, objects, counts, arrow = (iceberg.name, iceberg.definition, iceberg.objects,
+                                                         [iceberg.rows], iceberg.arrow)
+    elif keys:
         keep = _partition_filter(table, keys)
-        read = [partition for partition in found.partitions.values() if keep(tuple(partition.values))]
-        objects = tuple(
-            (tuple(partition.values), path, key) for partition in read
-            for path, key in objects_under(account_id, partition.partition_input["StorageDescriptor"]["Location"])
-        )
-        counts = [_row_count(partition.partition_input.get("Parameters")) for partition in read]
+        partitions = projected_partitions(definition) if is_projected(definition) else [
+            (tuple(p.values), p.partition_input["StorageDescriptor"]["Location"], p.partition_input.get("Parameters"))
+            for p in found.partitions.values()]
+        read = [partition for partition in partitions if keep(partition[0])]
+        objects = tuple((values, path, key) for values, location, _ in read
+                        for path, key in objects_under(account_id, location))
+        counts = [_row_count(parameters) for _, _, parameters in read]
     else:
         objects = tuple(((), path, key) for path, key in objects_under(
             account_id, definition["StorageDescriptor"]["Location"]))
         counts = [_row_count(definition.get("Parameters"))]
     rows = None if None in counts else sum(count or 0 for count in counts)
     rows_kept = access.row_filter(schema, found.name) if access is not None else None
-    return Source(exp.table_(exp.to_identifier(found.name, quoted=True), db=exp.to_identifier(schema, quoted=True)),
-                  definition, objects, rows, readable, rows_kept)
+    return Source(exp.table_(exp.to_identifier(view_name, quoted=True), db=exp.to_identifier(schema, quoted=True)),
+                  definition, objects, rows, readable, rows_kept, arrow)
 
 
 def _row_count(parameters: dict[str, str] | None) -> int | None:

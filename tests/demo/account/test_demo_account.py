@@ -153,7 +153,14 @@ def test_glue_catalog(caller: ClientFactory) -> None:
     all_tables = [table for listed in tables.values() for table in listed]
     assert len(all_tables) >= 10
     buckets = {bucket["Name"] for bucket in caller("s3").list_buckets()["Buckets"]}
-    for table in all_tables:
+    hive = [table for table in all_tables if table.get("Parameters", {}).get("table_type") != "ICEBERG"]
+    iceberg = [table for table in all_tables if table not in hive]
+    assert [(t["DatabaseName"], t["Name"]) for t in iceberg] == [("lakehouse", "orders_iceberg")]
+    for table in iceberg:  # as pyiceberg registers it: its metadata file, its columns (no Hive format)
+        metadata = table["Parameters"]["metadata_location"].removeprefix("s3://").split("/", 1)
+        assert caller("s3").head_object(Bucket=metadata[0], Key=metadata[1])["ContentLength"] > 0
+        assert all(column["Type"] and column.get("Comment") for column in table["StorageDescriptor"]["Columns"])
+    for table in hive:
         descriptor = table["StorageDescriptor"]
         location = descriptor["Location"]
         assert location.startswith("s3://") and location.endswith("/")

@@ -1,0 +1,159 @@
+"""Reads of Iceberg tables for the demo's Athena: time travel and metadata tables (demo and tests only).
+
+A Glue table with ``table_type=ICEBERG`` is read as Athena reads it: from its current ``metadata_location``, not by
+listing its location. pyiceberg loads that metadata (``iceberg_io``: from moto's S3 in this process), picks the
+snapshot the query names (``FOR VERSION AS OF <snapshot id>`` or ``'<branch or tag>'``, ``FOR TIMESTAMP AS OF``:
+the snapshot current then, from the table's snapshot log; else the current one), plans its data files (the objects
+the caller must be allowed to read, and the bytes scanned) and scans them into Arrow when the query runs; DuckDB
+reads the Arrow table. ``"<table>$snapshots"`` and the other metadata tables answer pyiceberg's ``inspect`` tables.
+Errors are Trino's words for the same mistakes.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+from pyiceberg.table import StaticTable
+from pyiceberg.table.snapshots import Snapshot
+from sqlglot import exp
+from sqlglot.dialects import DuckDB
+
+from aws_data_mcp_demo.emulator.iceberg_io import MotoFileIO, io_properties
+from aws_data_mcp_demo.engine.failures import QueryFailure, first_identifier, position
+
+METADATA_TABLES: dict[str, Callable[[Any], pa.Table]] = {
+    "snapshots": lambda inspect: inspect.snapshots(),
+    "history": lambda inspect: inspect.history(),
+    "files": lambda inspect: inspect.files(),
+    "manifests": lambda inspect: inspect.manifests(),
+    "partitions": lambda inspect: inspect.partitions(),
+    "refs": lambda inspect: inspect.refs(),
+}
+"""The metadata tables Athena answers for an Iceberg table (``"t$<name>"``), each pyiceberg's inspect table."""
+
+_INVALID_ARGUMENTS = 1000
+_NOT_SUPPORTED = 1000
+
+
+@dataclass(frozen=True)
+class IcebergRead:
+    """One read of an Iceberg table (a snapshot's rows) or of one of its metadata tables."""
+
+    name: str
+    """The name the query reads it by: the table's, or ``table$snapshots``."""
+    definition: dict[str, Any]
+    """The Glue definition, its columns those of the rows read."""
+    objects: tuple[tuple[tuple[str, ...], str, Any], ...]
+    """The data files read: (no partition values, S3 path, moto's object)."""
+    rows: int
+    arrow: Callable[[], pa.Table]
+    """Reads the rows (when the query runs, after the caller's reads are authorised)."""
+
+
+def is_iceberg(definition: dict[str, Any]) -> bool:
+    return str((definition.get("Parameters") or {}).get("table_type", "")).upper() == "ICEBERG"
+
+
+def glue_name(name: str) -> str:
+    """The Glue table a read names: ``orders_iceberg`` for ``orders_iceberg$snapshots`` too."""
+    return name.partition("$")[0]
+
+
+def needs_iceberg(table: exp.Table, definition: dict[str, Any]) -> bool:
+    """Whether a read is this module's: an Iceberg table, a metadata table or a time travel."""
+    return is_iceberg(definition) or "$" in table.name or table.args.get("version") is not None
+
+
+def read_iceberg(table: exp.Table, sql: str, schema: str, definition: dict[str, Any], account_id: str,
+                 ) -> IcebergRead:
+    """The read `table` (a reference in the query `sql`) makes of the Glue table `definition`. Takes the time
+    travel clause off `table`: what it reads is settled here."""
+    name, _, kind = table.name.lower().partition("$")
+    version: exp.Version | None = table.args.get("version")
+    where = position(sql, first_identifier(table))
+    if not is_iceberg(definition):
+        if kind:
+            raise QueryFailure(f"TABLE_NOT_FOUND: {where}Table 'awsdatacatalog.{schema}.{table.name.lower()}' does "
+                               "not exist", error_type=1000)
+        raise QueryFailure(f"NOT_SUPPORTED: {where}This connector does not support versioned tables",
+                           error_type=_NOT_SUPPORTED)
+    properties = io_properties(account_id)
+    iceberg = StaticTable.from_metadata(definition["Parameters"]["metadata_location"], properties)
+    table.set("version", None)
+    if kind:
+        if kind not in METADATA_TABLES:
+            raise QueryFailure(f"TABLE_NOT_FOUND: {where}Table 'awsdatacatalog.{schema}.{table.name.lower()}' does "
+                               "not exist", error_type=1000)
+        if version is not None:
+            raise QueryFailure(f"NOT_SUPPORTED: {where}This connector does not support versioned tables",
+                               error_type=_NOT_SUPPORTED)
+        rows = _athena_typed(METADATA_TABLES[kind](iceberg.inspect))
+        return IcebergRead(f"{name}${kind}", _described(definition, rows.schema), (), rows.num_rows, lambda: rows)
+    snapshot = _snapshot(iceberg, version, schema, name, where) if version is not None else iceberg.current_snapshot()
+    if snapshot is None:  # a table with no snapshot yet: no rows
+        empty = iceberg.schema().as_arrow().empty_table()
+        return IcebergRead(name, _described(definition, empty.schema), (), 0, lambda: empty)
+    scan = iceberg.scan(snapshot_id=snapshot.snapshot_id)
+    file_io = MotoFileIO(properties)
+    objects = tuple(((), task.file.file_path, file_io.key(task.file.file_path)) for task in scan.plan_files())
+    total = int(snapshot.summary.get("total-records", 0)) if snapshot.summary is not None else 0
+    return IcebergRead(name, _described(definition, iceberg.schema().as_arrow()), objects, total, scan.to_arrow)
+
+
+def _athena_typed(rows: pa.Table) -> pa.Table:
+    """pyiceberg's commit times (naive, in UTC) typed as Athena's metadata tables type them: with time zone."""
+    fields = [field.with_type(pa.timestamp(field.type.unit, "UTC"))
+              if pa.types.is_timestamp(field.type) and field.type.tz is None else field for field in rows.schema]
+    return rows.cast(pa.schema(fields))
+
+
+def _described(definition: dict[str, Any], schema: pa.Schema) -> dict[str, Any]:
+    """The Glue definition with the columns of what is read (a metadata table's are its own), no partition keys."""
+    descriptor = {**definition["StorageDescriptor"], "Columns": [{"Name": field.name, "Type": "string"}
+                                                                for field in schema]}
+    return {**definition, "StorageDescriptor": descriptor, "PartitionKeys": []}
+
+
+def _value(expression: exp.Expression) -> Any:
+    """A time travel clause's value, as the engine evaluates it (session time zone UTC)."""
+    with duckdb.connect() as connection:
+        connection.execute("SET TimeZone = 'UTC'")
+        try:
+            return connection.execute(f"SELECT {expression.sql(DuckDB)}").fetchone()[0]  # type: ignore[index]
+        except duckdb.Error as error:
+            raise QueryFailure(f"INVALID_ARGUMENTS: {str(error).splitlines()[0]}", error_type=_INVALID_ARGUMENTS) \
+                from None
+
+
+def _snapshot(iceberg: StaticTable, version: exp.Version, schema: str, name: str, where: str) -> Snapshot:
+    """The snapshot ``FOR VERSION AS OF`` / ``FOR TIMESTAMP AS OF`` names, or Trino's error."""
+    value = _value(version.expression)
+    if version.name.upper() == "VERSION":
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise QueryFailure(f"NOT_SUPPORTED: {where}Unsupported type for table version: "
+                               f"{type(value).__name__}", error_type=_NOT_SUPPORTED)
+        if isinstance(value, str):
+            found = iceberg.snapshot_by_name(value)
+            if found is None:
+                raise QueryFailure(f"INVALID_ARGUMENTS: {where}Cannot find snapshot with reference name: {value}",
+                                   error_type=_INVALID_ARGUMENTS)
+            return found
+        found = iceberg.snapshot_by_id(value)
+        if found is None:
+            raise QueryFailure(f"INVALID_ARGUMENTS: {where}Iceberg snapshot ID does not exist: {value}",
+                               error_type=_INVALID_ARGUMENTS)
+        return found
+    if not isinstance(value, datetime):
+        raise QueryFailure(f"TYPE_MISMATCH: {where}Pointer type for TIMESTAMP AS OF must be a timestamp",
+                           error_type=1000)
+    moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+    at = int(moment.timestamp() * 1000)
+    found = iceberg.snapshot_as_of_timestamp(at)
+    if found is None:
+        instant = moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        raise QueryFailure(f'INVALID_ARGUMENTS: {where}No version history table "{schema}"."{name}" at or before '
+                           f"{instant}", error_type=_INVALID_ARGUMENTS)
+    return found
