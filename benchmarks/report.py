@@ -1,4 +1,4 @@
-"""Rows of the result table: a measured figure, its baseline, the ratio, the budget of docs/performance.md and the verdict."""
+"""Rows of the result table: a figure, its baseline, the ratio, the budget of docs/performance.md and the verdict."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """A workflow update's cost with write tokens, beside the same update written without them, in the same table.
 
 The tokens (`Workflow.writes`, 256 characters in every stored workflow) and `ReturnValuesOnConditionCheckFailure`
-are what versioned writes added to every update; the baseline is the update as it was written before: read the item, apply
-the change, one conditional PutItem of the item without tokens. Both run through botocore against moto in this
+are what versioned writes added to every update; the baseline is the update as it was written before: read the item,
+apply the change, one conditional PutItem of the item without tokens. Both run through botocore against moto in this
 process (no network: the ratio is the worst case, since a real round trip would add the same time to both), on
 workflows of the same steps, alternating in blocks.
 """
