@@ -23,8 +23,9 @@ COLUMNS = ("measurement", "ours", "baseline", "ratio", "budget", "verdict")
 
 
 def _cell(text: str) -> str:
-    """A table cell: a pipe would split it, an angle bracket would read as HTML."""
-    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;").strip()
+    """A table cell: a pipe would split it, an angle bracket would read as HTML, a sub-row keeps its indent."""
+    cell = text.replace("<=", "≤").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    return "&nbsp;&nbsp;" + cell.strip() if cell.startswith(" ") else cell.strip()
 
 
 def markdown(rows: Sequence[Row], header: str) -> str:
@@ -34,12 +35,14 @@ def markdown(rows: Sequence[Row], header: str) -> str:
     return "\n".join(lines)
 
 
-def header(when: datetime, machine: dict[str, Any], only: str, elapsed: float, link: str) -> str:
-    """One line: when, on what, under what load, which measurements, and where the full results are."""
+def header(when: datetime, machine: dict[str, Any], only: str, options: Sequence[str], elapsed: float,
+           link: str) -> str:
+    """One line: when, on what, under what load, which measurements and options, and where the full results are."""
     load = f"{machine['load_average'][0]:.1f} -> {machine['load_average_end'][0]:.1f}"
     names = ", ".join(f"`{name}`" for name in only.split(","))
+    changed = f" with `{' '.join(options)}`" if options else ""
     return (f"Latest run: {when:%Y-%m-%d %H:%M} UTC, {machine['cpus']} CPUs ({machine['arch']}), Python "
-            f"{machine['python']}, load average {load}, {elapsed:.0f} s. Measured: {names}. "
+            f"{machine['python']}, load average {load}, {elapsed:.0f} s. Measured: {names}{changed}. "
             f"Full results: [{Path(link).name}]({link}).")
 
 
@@ -51,15 +54,17 @@ def replace_block(text: str, block: str) -> str:
     return pattern.sub(lambda _: f"{START}\n{block}\n{END}", text, count=1)
 
 
-def record(document: dict[str, Any], rows: Sequence[Row], only: str, when: datetime | None = None,
-           page: Path = PAGE, results: Path = RESULTS) -> Path:
-    """Save `document` as results/<UTC timestamp>.json and write the table into `page`; returns the JSON's path."""
+def record(document: dict[str, Any], rows: Sequence[Row], only: str, options: Sequence[str] = (),
+           when: datetime | None = None, page: Path = PAGE, results: Path = RESULTS) -> Path:
+    """Save `document` as results/<UTC timestamp>.json and write the table into `page`; returns the JSON's path.
+
+    `options` are the command line's options other than their defaults, e.g. `--iterations 300`."""
     when = when or datetime.now(UTC)
     results.mkdir(parents=True, exist_ok=True)
     saved = results / f"{when:%Y%m%dT%H%M%SZ}.json"
     saved.write_text(json.dumps({"recorded_utc": when.isoformat(), "only": only.split(","), **document},
                                 indent=2) + "\n")
     link = Path(os.path.relpath(saved, page.parent)).as_posix()
-    block = markdown(rows, header(when, document["machine"], only, document["elapsed_s"], link))
+    block = markdown(rows, header(when, document["machine"], only, options, document["elapsed_s"], link))
     page.write_text(replace_block(page.read_text(), block))
     return saved

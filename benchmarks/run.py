@@ -469,6 +469,13 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def _changed_options(args: argparse.Namespace) -> list[str]:
+    """The counts given on the command line, other than their defaults (the run's header names them)."""
+    defaults = vars(_parse([]))
+    return [f"--{name.replace('_', '-')} {value}" for name, value in vars(args).items()
+            if isinstance(value, int) and not isinstance(value, bool) and value != defaults[name]]
+
+
 def _machine() -> dict[str, Any]:
     return {"python": platform.python_version(), "cpus": os.cpu_count(), "arch": platform.machine(),
             "load_average": os.getloadavg()}
@@ -494,9 +501,10 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.monotonic() - started
     if args.profile:
         raw["profile"] = harness.run_worker("profile")
-    document = {"machine": machine, "elapsed_s": elapsed, "rows": [r.as_json() for r in rows], "raw": raw}
+    document = {"machine": machine, "elapsed_s": elapsed, "options": vars(args), "rows": [r.as_json() for r in rows],
+                "raw": raw}
     if args.record:
-        saved = record.record(document, rows, args.only)
+        saved = record.record(document, rows, args.only, _changed_options(args))
         print(f"[bench] recorded in {record.PAGE.relative_to(harness.ROOT)} and {saved.relative_to(harness.ROOT)}",
               file=sys.stderr, flush=True)
     if args.json:
