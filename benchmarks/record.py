@@ -60,11 +60,12 @@ def record(document: dict[str, Any], rows: Sequence[Row], only: str, options: Se
 
     `options` are the command line's options other than their defaults, e.g. `--iterations 300`."""
     when = when or datetime.now(UTC)
-    results.mkdir(parents=True, exist_ok=True)
     saved = results / f"{when:%Y%m%dT%H%M%SZ}.json"
-    saved.write_text(json.dumps({"recorded_utc": when.isoformat(), "only": only.split(","), **document},
-                                indent=2) + "\n")
     link = Path(os.path.relpath(saved, page.parent)).as_posix()
     block = markdown(rows, header(when, document["machine"], only, options, document["elapsed_s"], link))
-    page.write_text(replace_block(page.read_text(), block))
+    text = replace_block(page.read_text(), block)  # a page without markers: nothing written
+    results.mkdir(parents=True, exist_ok=True)
+    saved.write_text(json.dumps({"recorded_utc": when.isoformat(), "only": only.split(","), **document},
+                                indent=2) + "\n")
+    page.write_text(text)
     return saved
