@@ -84,7 +84,7 @@ test: lint $(PROXY) views-install grammar-install judge-install  ## lint, then t
 	$(PY) -m pytest -n auto
 
 bench: install  ## performance ratios against baselines measured in the same run
-	$(PY) benchmarks/run.py
+	$(PY) benchmarks/run.py --record
 
 build:  ## sam build (needs aws-sam-cli; the layer builds for Lambda with pip --platform, no Docker)
 	sam build

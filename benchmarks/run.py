@@ -1,6 +1,9 @@
 """Performance ratios against baselines measured in the same run. Not a test.
 
-    .venv/bin/python benchmarks/run.py [--json] [--only cold,warm,...] [--profile]
+    .venv/bin/python benchmarks/run.py [--json] [--only cold,warm,...] [--profile] [--record]
+
+--record (what `make bench` runs) writes the table between the markers of docs/performance.md and saves the
+full JSON as benchmarks/results/<UTC timestamp>.json.
 
 The machines are small and shared (2 cores, other test runs), so absolute times mean
 little; every budgeted figure is a ratio to a baseline measured in the same run, in
@@ -61,6 +64,7 @@ import cold
 import guard
 import harness
 import package
+import record
 import views
 import workflow_cost
 from harness import REVISION_2025, REVISION_2026, Latency
@@ -456,6 +460,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--workflow-iterations", type=int, default=200, help="timed updates per workflow variant")
     parser.add_argument("--views-rounds", type=int, default=10, help="alternating rounds of the first paint figure")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of warm static reads")
+    parser.add_argument("--record", action="store_true",
+                        help="write the table into docs/performance.md and the JSON into benchmarks/results/")
     args = parser.parse_args(argv)
     unknown = set(args.only.split(",")) - set(MEASUREMENTS)
     if unknown:
@@ -463,8 +469,16 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def _changed_options(args: argparse.Namespace) -> list[str]:
+    """The counts given on the command line, other than their defaults (the run's header names them)."""
+    defaults = vars(_parse([]))
+    return [f"--{name.replace('_', '-')} {value}" for name, value in vars(args).items()
+            if isinstance(value, int) and not isinstance(value, bool) and value != defaults[name]]
+
+
 def _machine() -> dict[str, Any]:
-    return {"python": platform.python_version(), "cpus": os.cpu_count(), "load_average": os.getloadavg()}
+    return {"python": platform.python_version(), "cpus": os.cpu_count(), "arch": platform.machine(),
+            "load_average": os.getloadavg()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -487,9 +501,14 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.monotonic() - started
     if args.profile:
         raw["profile"] = harness.run_worker("profile")
+    document = {"machine": machine, "elapsed_s": elapsed, "options": vars(args), "rows": [r.as_json() for r in rows],
+                "raw": raw}
+    if args.record:
+        saved = record.record(document, rows, args.only, _changed_options(args))
+        print(f"[bench] recorded in {record.PAGE.relative_to(harness.ROOT)} and {saved.relative_to(harness.ROOT)}",
+              file=sys.stderr, flush=True)
     if args.json:
-        print(json.dumps({"machine": machine, "elapsed_s": elapsed, "rows": [r.as_json() for r in rows],
-                          "raw": raw}, indent=2))
+        print(json.dumps(document, indent=2))
     else:
         print(f"aws-data-mcp benchmarks: Python {machine['python']}, {machine['cpus']} CPUs, load average "
               f"{machine['load_average'][0]:.2f} -> {machine['load_average_end'][0]:.2f}, {elapsed:.0f} s\n")

@@ -150,3 +150,12 @@ def test_the_readme_python_compiles_and_names_what_the_sdk_has(snippet: int) -> 
             for alias in node.names:
                 importlib.import_module(alias.name)
     compile(tree, f"README.md python block {snippet + 1}", "exec")
+
+
+@pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda page: str(page.relative_to(ROOT)))
+def test_every_docs_page_opens_with_in_short(page: Path) -> None:
+    """Right under its title, two or three sentences a newcomer reads first."""
+    opening = re.match(r"# [^\n]+\n\nIn short: (.+?)\n\n", page.read_text(), re.S)
+    assert opening is not None, f"{page.relative_to(ROOT)}: no `In short:` paragraph right under the title"
+    sentences = re.findall(r"[.!?](?:\s|$)", without_code(opening.group(1)))
+    assert 2 <= len(sentences) <= 3, f"{page.relative_to(ROOT)}: {len(sentences)} sentences in its In short"
