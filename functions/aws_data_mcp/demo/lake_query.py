@@ -38,11 +38,12 @@ import sqlglot
 from duckdb.sqltypes import DuckDBPyType
 from moto.glue.models import FakeTable, glue_backends
 from sqlglot import exp
-from sqlglot.dialects import Athena, DuckDB
+from sqlglot.dialects import Athena
 from sqlglot.errors import ParseError
 
 from .lake_columns import READ_INDEX, columns_read, scanned_bytes
 from .lake_files import Source, create_view, local_path, objects_under, sql_string
+from .trino_semantics import TrinoRefusal, annotate, duckdb_sql, not_supported, refuse, rewrite, unknown_function
 
 _CATALOG = "awsdatacatalog"
 _EXPLAIN_IO = re.compile(r"^\s*EXPLAIN\s*\((?P<options>[^()]*)\)(?P<query>.*)$", re.IGNORECASE | re.DOTALL)
@@ -55,6 +56,7 @@ the demo does not estimate)."""
 _TEXT_INPUTS = ("TextInputFormat",)
 _QUALIFIED_MISSING = re.compile(r'"([^"]+)" does not have a column named "([^"]+)"')
 """DuckDB's binder on a qualified column its table (alias) lacks: ``Values list "x" does not have a column ...``."""
+_NO_MATCH = re.compile(r"No function matches the given name and argument types '(\w+)\(")
 _READS_SCHEMA = "lake_reads"
 """The DuckDB schema of the views a statement reads through, one per table reference."""
 
@@ -187,15 +189,24 @@ def _engine_failure(error: duckdb.Error, sql: str, tree: exp.Expression, files: 
         return QueryFailure(f"COLUMN_NOT_FOUND: {where}Column '{alias}.{name}' cannot be resolved or requester is "
                             "not authorized to access requested resources", error_type=1000)
     if isinstance(error, duckdb.CatalogException) and "Function with name" in text:
-        name = text.split("name ", 1)[1].split(" ", 1)[0]
-        return QueryFailure(f"FUNCTION_NOT_FOUND: Function '{name}' not registered", error_type=1000)
+        return _refusal(unknown_function(text.split("name ", 1)[1].split(" ", 1)[0], tree, sql))
+    matched = _NO_MATCH.search(text) if isinstance(error, duckdb.BinderException) else None
+    if matched is not None:  # DuckDB has the function, not for these arguments: Trino's, the demo cannot compute
+        return _refusal(unknown_function(matched.group(1), tree, sql))
+    if "Division by zero" in text:
+        return QueryFailure("DIVISION_BY_ZERO: Division by zero", error_type=1000)
     if isinstance(error, duckdb.ConversionException | duckdb.InvalidInputException):
         return QueryFailure(f"INVALID_CAST_ARGUMENT: {text}", error_type=1000)
     if isinstance(error, duckdb.IOException):
         return QueryFailure(f"HIVE_BAD_DATA: {text}", error_type=1001)
     if isinstance(error, duckdb.ParserException | duckdb.BinderException | duckdb.CatalogException):
-        return QueryFailure(f"SYNTAX_ERROR: {text}", error_type=1006)
+        # DuckDB could not read what the demo wrote for it: a form of Trino's it cannot compute, never its words
+        return _refusal(not_supported("this statement's expressions"))
     return QueryFailure(f"GENERIC_INTERNAL_ERROR: {text}", error_type=200, category=1)
+
+
+def _refusal(refusal: TrinoRefusal) -> QueryFailure:
+    return QueryFailure(refusal.message, error_type=refusal.error_type)
 
 
 # --------------------------------------------------------------------------- the catalog: which table, which partitions
@@ -441,6 +452,12 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
         if access is not None and source.readable is None:
             access.read(source)
         sources.append(source)
+    try:  # Trino's analysis: types from the tables read, its refusals, its computations in DuckDB's means
+        annotate(tree, tables, [source.definition for source in sources])
+        refuse(tree, sql)
+        tree = rewrite(tree, sql)
+    except TrinoRefusal as refusal:
+        raise _refusal(refusal) from None
     cache, output = workdir / "objects", workdir / f"{result_name}.duckdb"
     scanned = _scanned(tree, tables, sources, database, cache)  # a table read twice is scanned twice
     if cutoff is not None and scanned > cutoff:
@@ -452,7 +469,10 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
             column.set("db", None)
             column.set("catalog", None)
     _athena_names(tree)
-    transpiled = tree.sql(dialect=DuckDB)
+    try:
+        transpiled = duckdb_sql(tree, sql)
+    except TrinoRefusal as refusal:
+        raise _refusal(refusal) from None
     with duckdb.connect() as connection:
         connection.execute("SET enable_progress_bar = false")
         on_connection(connection)
