@@ -43,7 +43,16 @@ from sqlglot.errors import ParseError
 
 from .lake_columns import READ_INDEX, columns_read, scanned_bytes
 from .lake_files import Source, create_view, local_path, objects_under, sql_string
-from .trino_semantics import TrinoRefusal, annotate, duckdb_sql, not_supported, refuse, rewrite, unknown_function
+from .trino_semantics import (
+    TrinoRefusal,
+    annotate,
+    duckdb_sql,
+    not_supported,
+    refuse,
+    rewrite,
+    syntax_refusal,
+    unknown_function,
+)
 
 _CATALOG = "awsdatacatalog"
 _EXPLAIN_IO = re.compile(r"^\s*EXPLAIN\s*\((?P<options>[^()]*)\)(?P<query>.*)$", re.IGNORECASE | re.DOTALL)
@@ -156,8 +165,11 @@ def _first_identifier(node: exp.Expression) -> exp.Expression:
     return next((part for part in node.parts if part.meta), node) if isinstance(node, exp.Column | exp.Table) else node
 
 
-def _syntax_failure(error: ParseError) -> QueryFailure:
+def _syntax_failure(error: ParseError, sql: str) -> QueryFailure:
     detail = error.errors[0] if error.errors else {}
+    refusal = syntax_refusal(sql, detail["line"], detail.get("col", 1)) if detail.get("line") else None
+    if refusal is not None:
+        return _refusal(refusal)
     start = detail.get("col", 0) - len(detail.get("highlight") or "x") + 1  # sqlglot counts to the token's end
     where = f"line {detail['line']}:{start}: " if detail.get("line") else ""
     found = f" at '{detail['highlight']}'" if detail.get("highlight") else ""
@@ -193,6 +205,8 @@ def _engine_failure(error: duckdb.Error, sql: str, tree: exp.Expression, files: 
     matched = _NO_MATCH.search(text) if isinstance(error, duckdb.BinderException) else None
     if matched is not None:  # DuckDB has the function, not for these arguments: Trino's, the demo cannot compute
         return _refusal(unknown_function(matched.group(1), tree, sql))
+    if "Expected OBJECT, but got ARRAY" in text:  # Trino casts a JSON array to a row by position, DuckDB cannot
+        return _refusal(not_supported("CAST of a JSON array to a row"))
     if "Division by zero" in text:
         return QueryFailure("DIVISION_BY_ZERO: Division by zero", error_type=1000)
     if isinstance(error, duckdb.ConversionException | duckdb.InvalidInputException):
@@ -330,13 +344,36 @@ def _column_info(name: str, duck: DuckDBPyType) -> ColumnInfo:
     return ColumnInfo(name, kind, _PRECISION.get(kind, 0), 3 if kind == "timestamp" else 0)
 
 
-def _rendered(column: str, duck: DuckDBPyType) -> str:
-    """The SQL that renders a value as Athena's text (timestamps to the millisecond, as Athena prints them)."""
+def _rendered(column: str, duck: DuckDBPyType, depth: int = 0) -> str:
+    """The SQL that renders a value as Athena's text: timestamps to the millisecond, varbinary as spaced hex, and
+    arrays ``[a, b]``, maps ``{k=v}`` and rows ``{name=v}`` (``{field0=v}`` unnamed) with strings unquoted and
+    ``null`` inside, as Athena prints them."""
     if duck.id == "timestamp":
         return f"strftime({column}, '%Y-%m-%d %H:%M:%S.%g')"
     if duck.id == "timestamp with time zone":
         return f"strftime({column}, '%Y-%m-%d %H:%M:%S.%g UTC')"
-    return f"CAST({column} AS VARCHAR)"
+    if duck.id == "blob":
+        return f"trim(lower(regexp_replace(hex({column}), '(..)', '\\1 ', 'g')))"
+    if duck.id not in ("list", "array", "map", "struct", "tuple"):
+        return f"CAST({column} AS VARCHAR)"
+    item = f"x{depth}"
+
+    def inner(expression: str, kind: DuckDBPyType) -> str:
+        return f"coalesce({_rendered(expression, kind, depth + 1)}, 'null')"
+
+    if duck.id in ("list", "array"):
+        element = inner(item, duck.children[0][1])
+        body = f"'[' || array_to_string(list_transform({column}, lambda {item}: {element}), ', ') || ']'"
+    elif duck.id == "map":
+        key, value = duck.children[0][1], duck.children[1][1]
+        pair = f"{inner(f'{item}.key', key)} || '=' || {inner(f'{item}.value', value)}"
+        body = f"'{{' || array_to_string(list_transform(map_entries({column}), lambda {item}: {pair}), ', ') || '}}'"
+    else:
+        fields = [f"'{name.replace(chr(39), chr(39) * 2) if name else f'field{index}'}=' || "
+                  f"{inner(f'struct_extract_at({column}, {index + 1})', kind)}"
+                  for index, (name, kind) in enumerate(duck.children)]
+        body = "'{' || " + " || ', ' || ".join(fields) + " || '}'" if fields else "'{}'"
+    return f"CASE WHEN {column} IS NULL THEN NULL ELSE {body} END"
 
 
 def _athena_names(tree: exp.Expression) -> None:
@@ -351,7 +388,7 @@ def _parsed_query(sql: str) -> exp.Query:
     try:
         tree = sqlglot.parse_one(sql, read=Athena)
     except ParseError as error:
-        raise _syntax_failure(error) from None
+        raise _syntax_failure(error, sql) from None
     if not isinstance(tree, exp.Query):
         raise QueryFailure("NOT_SUPPORTED: the demo account's Athena runs queries (SELECT, WITH, VALUES) and "
                            "EXPLAIN (TYPE IO) of them only", error_type=1000)

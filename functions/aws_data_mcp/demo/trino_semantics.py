@@ -6,7 +6,7 @@ the tree is typed (the columns from the Glue definitions of the tables read) and
 
 - refused as Trino refuses it, in Trino's words: ``ILIKE`` (Trino has none), a subscript of a varchar, a varchar
   compared with a date or timestamp (no implicit cast);
-- rewritten where DuckDB has the means under another form: integer division truncates, ``format`` is
+- rewritten where DuckDB has the means under another form: integer division truncates (exactly), ``format`` is
   ``printf``, ``avg`` of a decimal stays decimal, ``cardinality`` and ``UNNEST`` of a map, ``to_iso8601``,
   ``regexp_replace``'s ``$n`` groups;
 - refused by name, ``NOT_SUPPORTED: <function> in the demo``, where the demo knows DuckDB would compute something
@@ -40,15 +40,13 @@ _PRINTF = re.compile(r"%(?:\d+\$)?[-+ 0#]*\d*(?:\.\d+)?[sdfxXoe%]")
 UNSUPPORTED: dict[type[exp.Expr], str] = {
     exp.Typeof: "typeof",
     exp.AtTimeZone: "AT TIME ZONE",
-    exp.JSONObject: "json_object",
     exp.JSONArray: "json_array",
-    exp.JSONFormat: "json_format",
 }
 """sqlglot's expressions whose DuckDB reading computes another value than Trino (the type's words, the zone kept,
-the JSON standard's NULL and RETURNING clauses)."""
+json_array's default ABSENT ON NULL)."""
 UNSUPPORTED_NAMES = frozenset({
     "timezone", "at_timezone", "with_timezone", "from_iso8601_timestamp", "from_iso8601_timestamp_nanos",
-    "from_iso8601_date", "map_entries", "murmur3", "bit_count",
+    "from_iso8601_date", "map_entries", "murmur3", "bit_count", "json_array", "json_query",
 })
 """Trino's functions that DuckDB has under the same name (or sqlglot maps) with another result."""
 
@@ -116,6 +114,7 @@ def _column_types(tables: list[exp.Table], definitions: list[dict[str, Any]],
 def annotate(tree: exp.Expr, tables: list[exp.Table], definitions: list[dict[str, Any]]) -> None:
     """Type every node: the columns from the tables' Glue definitions, the rest as sqlglot infers for Trino."""
     by_alias, owners = _column_types(tables, definitions)
+    annotate_types(tree, dialect=Athena)  # then again over what the columns' types leave unknown
     for column in tree.find_all(exp.Column):
         name, alias = column.name.lower(), column.table.lower()
         if not alias and len(owners.get(name, ())) == 1:
@@ -188,7 +187,47 @@ def _format(node: exp.Expr, sql: str) -> exp.Expr:
     text = pattern.this
     if _PRINTF.sub("", text).count("%"):
         raise not_supported(f"format('{text}')", sql, _start(node))
-    return exp.Anonymous(this="printf", expressions=[pattern.copy(), *(argument.copy() for argument in arguments)])
+    shown = [argument.copy() for argument in arguments]
+    following = 0
+    for conversion in _PRINTF.finditer(text):  # Java's %s prints any value: its text, to C's %s
+        spec = conversion.group()
+        if spec == "%%":
+            continue
+        place = int(spec[1:spec.index("$")]) - 1 if "$" in spec else following
+        following += "$" not in spec
+        if spec.endswith("s") and place < len(shown):
+            shown[place] = exp.cast(shown[place], exp.DType.VARCHAR)
+    return exp.Anonymous(this="printf", expressions=[pattern.copy(), *shown])
+
+
+def _json_cast(node: exp.Cast, sql: str) -> exp.Expr:
+    """Trino's casts to and from JSON: a varchar becomes a JSON string (never parsed), a JSON scalar becomes
+    its value (an array or object is refused), a type holding JSON is beyond the demo."""
+    target = node.to
+    if target.this == exp.DType.JSON and _is(node.this, _TEXT) and not isinstance(node.this, exp.ParseJSON):
+        return exp.Anonymous(this="to_json", expressions=[node.this.copy()])
+    if target.this != exp.DType.JSON and any(part.this == exp.DType.JSON for part in target.find_all(exp.DataType)):
+        raise not_supported(f"CAST to {target.sql(dialect=Athena).lower()}", sql, _start(node))
+    if target.this in _TEXT and _is(node.this, {exp.DType.JSON}):
+        value = node.this.copy()
+        scalar = exp.Anonymous(this="json_extract_string", expressions=[value, exp.Literal.string("$")])
+        return exp.Case(ifs=[exp.If(this=exp.In(this=exp.Anonymous(this="json_type", expressions=[value.copy()]),
+                                                  expressions=[exp.Literal.string("ARRAY"),
+                                                               exp.Literal.string("OBJECT")]),
+                                    true=exp.Anonymous(this="error", expressions=[exp.Literal.string(
+                                        "Cannot cast to varchar: a JSON array or object is not a scalar")]))],
+                        default=scalar)
+    return node
+
+
+def _divide(node: exp.Div) -> exp.Expr:
+    """Trino divides integers to an integer, truncated toward zero, and refuses a division by zero: DuckDB's
+    ``//`` floors (so the remainder is taken off first) and refuses zero too; exact where a double is not."""
+    if not (_is(node.this, _INTEGERS) and _is(node.expression, _INTEGERS)):
+        return node
+    dividend, divisor = exp.paren(node.this.copy()), exp.paren(node.expression.copy())
+    exact = exp.Sub(this=dividend, expression=exp.Mod(this=dividend.copy(), expression=divisor))
+    return exp.paren(exp.IntDiv(this=exp.paren(exact), expression=divisor.copy()))
 
 
 def _avg(node: exp.Avg) -> exp.Expr:
@@ -236,17 +275,21 @@ def _regexp_replace(node: exp.RegexpReplace, sql: str) -> exp.Expr:
     return node
 
 
-def _unnest_maps(node: exp.Unnest) -> exp.Unnest:
-    """UNNEST of a map is two columns, its keys and its values, as DuckDB unnests two lists side by side."""
-    arguments: list[exp.Expr] = []
-    for argument in node.expressions:
-        if _is(argument, {exp.DType.MAP}):
-            arguments += [exp.Anonymous(this="map_keys", expressions=[argument.copy()]),
-                          exp.Anonymous(this="map_values", expressions=[argument.copy()])]
-        else:
-            arguments.append(argument)
-    node.set("expressions", arguments)
-    return node
+def _unnest_map(node: exp.Unnest, sql: str) -> exp.Expr:
+    """UNNEST of a map is two columns, its keys and its values: DuckDB unnests the two lists side by side in a
+    (lateral) subquery named as the UNNEST was."""
+    maps = [argument for argument in node.expressions if _is(argument, {exp.DType.MAP})]
+    if not maps:
+        return node
+    alias = node.args.get("alias")
+    names = [column.name for column in alias.columns] if alias is not None else []
+    if len(node.expressions) != 1 or len(names) != 2 or node.args.get("offset"):
+        raise not_supported("UNNEST of a map beside other arrays or WITH ORDINALITY", sql, _start(node))
+    lists = (exp.Anonymous(this="map_keys", expressions=[maps[0].copy()]),
+             exp.Anonymous(this="map_values", expressions=[maps[0].copy()]))
+    select = exp.select(*(exp.alias_(exp.Unnest(expressions=[values]), name, quoted=True)
+                          for values, name in zip(lists, names, strict=True)))
+    return exp.Subquery(this=select, alias=exp.TableAlias(this=alias.this.copy()) if alias.this else None)
 
 
 def rewrite(tree: exp.Expr, sql: str) -> exp.Expr:
@@ -255,6 +298,8 @@ def rewrite(tree: exp.Expr, sql: str) -> exp.Expr:
     def step(node: exp.Expr) -> exp.Expr:
         if isinstance(node, exp.Format) or (isinstance(node, exp.Anonymous) and node.name.lower() == "format"):
             return _format(node, sql)
+        if isinstance(node, exp.Div):
+            return _divide(node)
         if isinstance(node, exp.Avg):
             return _avg(node)
         if isinstance(node, exp.ArraySize):
@@ -264,7 +309,10 @@ def rewrite(tree: exp.Expr, sql: str) -> exp.Expr:
         if isinstance(node, exp.RegexpReplace):
             return _regexp_replace(node, sql)
         if isinstance(node, exp.Unnest):
-            return _unnest_maps(node)
+            return _unnest_map(node, sql)
+        if isinstance(node, exp.Cast) and (_is(node.this, {exp.DType.JSON}) or any(
+                part.this == exp.DType.JSON for part in node.to.find_all(exp.DataType))):
+            return _json_cast(node, sql)
         return node
 
     return tree.transform(step, copy=False)
@@ -311,3 +359,29 @@ def unknown_function(name: str, tree: exp.Expr, sql: str) -> TrinoRefusal:
     if lowered in TRINO_FUNCTIONS:
         return not_supported(lowered, sql)
     return TrinoRefusal(f"FUNCTION_NOT_FOUND: Function '{lowered}' not registered")
+
+
+_JSON_STANDARD = frozenset({"json_array", "json_object", "json_query", "json_value", "json_exists"})
+"""Trino's SQL/JSON functions, whose clauses (FORMAT JSON, RETURNING, ON NULL, ...) sqlglot does not read."""
+
+
+def syntax_refusal(sql: str, line: int, column: int) -> TrinoRefusal | None:
+    """A statement sqlglot cannot read at ``line:column`` though Trino's grammar has it: inside a SQL/JSON
+    function's clauses, or a ``type::function`` call. None: a syntax error as Athena would report it."""
+    offset = sum(len(text) + 1 for text in sql.split("\n")[:line - 1]) + column - 1
+    try:
+        tokens = Athena().tokenize(sql)
+    except Exception:  # the tokenizer's own refusal: the parser's error stands
+        return None
+    calls: list[str] = []
+    for index, token in enumerate(tokens):
+        if token.end >= offset:
+            if index >= 2 and tokens[index - 1].text == "::":
+                return not_supported(f"{tokens[index - 2].text}::{token.text}", sql, tokens[index - 2].start)
+            break
+        if token.text == "(":
+            calls.append(tokens[index - 1].text.lower() if index else "")
+        elif token.text == ")" and calls:
+            calls.pop()
+    inside = next((name for name in reversed(calls) if name in _JSON_STANDARD), None)
+    return not_supported(f"{inside} with its SQL/JSON clauses", sql) if inside else None

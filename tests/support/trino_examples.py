@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-EXAMPLES = Path(__file__).with_name("trino_function_examples.json")
+EXAMPLES = Path(__file__).parents[1] / "demo" / "trino_function_examples.json"
 _NESTED = ("array", "map", "row")
 _FIELD = re.compile(r"field(\d+)$")
 
