@@ -7,11 +7,11 @@ a DuckDB file as Athena renders it (text values, row order kept), so pages of ``
 by row id, and the CSV Athena writes to the output location is produced from the same rows.
 
 Each table reference is one read, with its own view (``lake_reads.read_<n>``) over the objects that read keeps:
-every object of the table, except the partitions a simple filter on partition keys (``key = 'v'``, ``IN``,
-``BETWEEN``, comparisons, joined by AND in the WHERE of the SELECT that reads the table) rules out, as Athena
-prunes partitions. Pruning only drops what that read's own filter excludes, so it changes the bytes, never the
-answer. Bytes scanned are counted per read as Athena counts them (``lake_columns.py``): of Parquet, the footer and
-the chunks of the columns the statement uses; of text formats, whole objects.
+every object of the table, except the partitions a simple filter on partition keys rules out, as Athena prunes
+partitions (``partition_pruning.py``: in the WHERE or a join's ON of the SELECT that reads the table, or around a
+subquery that passes the key through). Pruning only drops what that read's filters exclude, so it changes the
+bytes, never the answer. Bytes scanned are counted per read as Athena counts them (``lake_columns.py``): of
+Parquet, the footer and the chunks of the columns the statement uses; of text formats, whole objects.
 
 ``EXPLAIN (TYPE IO[, FORMAT JSON]) <query>`` answers one ``Query Plan`` row of JSON in Trino's shape, naming each
 table the query reads with its estimate as Athena makes it from table statistics: the rows are the Glue statistics
@@ -25,7 +25,6 @@ with "name '_TrinoTokenizer' is not defined").
 """
 
 import json
-import operator
 import re
 import threading
 from collections.abc import Callable
@@ -43,6 +42,7 @@ from sqlglot.errors import ParseError
 
 from .lake_columns import READ_INDEX, columns_read, scanned_bytes
 from .lake_files import Source, create_view, local_path, objects_under, sql_string
+from .partition_pruning import partition_filter
 from .trino_semantics import (
     TrinoRefusal,
     annotate,
@@ -225,56 +225,6 @@ def _refusal(refusal: TrinoRefusal) -> QueryFailure:
 
 # --------------------------------------------------------------------------- the catalog: which table, which partitions
 
-_COMPARISONS: dict[type, Callable[[Any, Any], bool]] = {
-    exp.EQ: operator.eq, exp.NEQ: operator.ne, exp.GT: operator.gt, exp.GTE: operator.ge,
-    exp.LT: operator.lt, exp.LTE: operator.le,
-}
-
-
-def _partition_filter(table: exp.Table, keys: list[dict[str, Any]]) -> Callable[[tuple[str, ...]], bool]:
-    """A test of partition values from the simple conditions on partition keys that must hold for this table."""
-    select = table.find_ancestor(exp.Select)
-    where = select.args.get("where") if select is not None else None
-    if where is None:
-        return lambda _: True
-    position = {key["Name"].lower(): index for index, key in enumerate(keys)}
-    numeric = {index for index, key in enumerate(keys) if key["Type"].lower() in ("int", "bigint", "smallint")}
-    alias = (table.alias_or_name or "").lower()
-    sole = len(list(select.find_all(exp.Table))) == 1
-
-    def key_of(node: exp.Expression) -> int | None:
-        named = isinstance(node, exp.Column) and node.name.lower() in position
-        if named and (node.table.lower() == alias or (not node.table and sole)):
-            return position[node.name.lower()]
-        return None
-
-    def literal(node: exp.Expression, index: int) -> Any:
-        if not isinstance(node, exp.Literal):
-            raise ValueError
-        return int(node.this) if index in numeric else node.this
-
-    tests: list[Callable[[tuple[str, ...]], bool]] = []
-    for condition in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
-        try:
-            if type(condition) in _COMPARISONS and (index := key_of(condition.this)) is not None:
-                compare, value = _COMPARISONS[type(condition)], literal(condition.expression, index)
-                tests.append(lambda values, i=index, c=compare, v=value: c(_typed(values[i], i in numeric), v))
-            elif isinstance(condition, exp.In) and condition.expressions and not condition.args.get("query") \
-                    and not condition.args.get("unnest") and (index := key_of(condition.this)) is not None:
-                allowed = {literal(item, index) for item in condition.expressions}
-                tests.append(lambda values, i=index, a=allowed: _typed(values[i], i in numeric) in a)
-            elif isinstance(condition, exp.Between) and (index := key_of(condition.this)) is not None:
-                low, high = literal(condition.args["low"], index), literal(condition.args["high"], index)
-                tests.append(lambda values, i=index, lo=low, hi=high: lo <= _typed(values[i], i in numeric) <= hi)
-        except ValueError:  # not a plain literal: the partition is read, as Athena would without pruning
-            continue
-    return lambda values: all(test(values) for test in tests)
-
-
-def _typed(value: str, numeric: bool) -> Any:
-    return int(value) if numeric else value
-
-
 def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, region: str,
              access: Access | None = None) -> Source:
     """The Glue table a name in the query means, and the objects the query will read from it (those the caller may
@@ -299,7 +249,7 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
             access.catalog(schema, found.name, partitioned=True)
         readable = access.columns(schema, found.name, definition)
     if keys:
-        keep = _partition_filter(table, keys)
+        keep = partition_filter(table, keys)
         read = [partition for partition in found.partitions.values() if keep(tuple(partition.values))]
         objects = tuple(
             (tuple(partition.values), path, key) for partition in read
