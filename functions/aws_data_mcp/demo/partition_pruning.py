@@ -40,6 +40,10 @@ class _Scope:
     keys: dict[str, int]
 
 
+def _from(select: exp.Select) -> exp.From | None:
+    return select.args.get("from_") or select.args.get("from")
+
+
 def _conjuncts(condition: exp.Expression | None) -> list[exp.Expression]:
     if condition is None:
         return []
@@ -52,7 +56,7 @@ def _applying(scope: _Scope) -> list[exp.Expression]:
     select = scope.select
     where = select.args.get("where")
     found = _conjuncts(where.this if where is not None else None)
-    from_ = select.args.get("from")
+    from_ = _from(select)
     sources = [from_.this if from_ is not None else None, *(join.this for join in select.args.get("joins") or [])]
     place = next((index for index, source in enumerate(sources) if source is scope.source), None)
     if place is None:
@@ -111,7 +115,7 @@ def _outer(scope: _Scope) -> _Scope | None:
 
 
 def _tests(scope: _Scope, numeric: set[int]) -> list[Test]:
-    from_ = scope.select.args.get("from")
+    from_ = _from(scope.select)
     sole = not scope.select.args.get("joins") and from_ is not None and from_.this is scope.source
 
     def key_of(node: exp.Expression) -> int | None:
