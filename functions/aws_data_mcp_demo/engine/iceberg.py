@@ -110,9 +110,19 @@ def _athena_typed(rows: pa.Table) -> pa.Table:
     return rows.cast(pa.schema(fields))
 
 
+def _glue_type(kind: pa.DataType) -> str:
+    """An Arrow column's type as Glue names it, so the engine types the query as Athena would."""
+    if pa.types.is_decimal(kind):
+        return f"decimal({kind.precision},{kind.scale})"
+    simple = [(pa.types.is_int64, "bigint"), (pa.types.is_integer, "int"), (pa.types.is_float64, "double"),
+              (pa.types.is_floating, "float"), (pa.types.is_boolean, "boolean"), (pa.types.is_timestamp, "timestamp"),
+              (pa.types.is_date, "date")]
+    return next((name for test, name in simple if test(kind)), "string")
+
+
 def _described(definition: dict[str, Any], schema: pa.Schema) -> dict[str, Any]:
     """The Glue definition with the columns of what is read (a metadata table's are its own), no partition keys."""
-    descriptor = {**definition["StorageDescriptor"], "Columns": [{"Name": field.name, "Type": "string"}
+    descriptor = {**definition["StorageDescriptor"], "Columns": [{"Name": field.name, "Type": _glue_type(field.type)}
                                                                 for field in schema]}
     return {**definition, "StorageDescriptor": descriptor, "PartitionKeys": []}
 

@@ -7,11 +7,11 @@ a DuckDB file as Athena renders it (text values, row order kept), so pages of ``
 by row id, and the CSV Athena writes to the output location is produced from the same rows.
 
 Each table reference is one read, with its own view (``lake_reads.read_<n>``) over the objects that read keeps:
-every object of the table, except the partitions a simple filter on partition keys (``key = 'v'``, ``IN``,
-``BETWEEN``, comparisons, joined by AND in the WHERE of the SELECT that reads the table) rules out, as Athena
-prunes partitions. Pruning only drops what that read's own filter excludes, so it changes the bytes, never the
-answer. Bytes scanned are counted per read as Athena counts them (``lake_columns.py``): of Parquet, the footer and
-the chunks of the columns the statement uses; of text formats, whole objects.
+every object of the table, except the partitions a simple filter on partition keys rules out, as Athena prunes
+partitions (``partition_pruning.py``: in the WHERE or a join's ON of the SELECT that reads the table, or around a
+subquery that passes the key through). Pruning only drops what that read's filters exclude, so it changes the
+bytes, never the answer. Bytes scanned are counted per read as Athena counts them (``lake_columns.py``): of
+Parquet, the footer and the chunks of the columns the statement uses; of text formats, whole objects.
 
 ``EXPLAIN (TYPE IO[, FORMAT JSON]) <query>`` answers one ``Query Plan`` row of JSON in Trino's shape, naming each
 table the query reads with its estimate as Athena makes it from table statistics: the rows are the Glue statistics
@@ -25,7 +25,6 @@ with "name '_TrinoTokenizer' is not defined").
 """
 
 import json
-import operator
 import re
 import threading
 from collections.abc import Callable
@@ -38,14 +37,25 @@ import sqlglot
 from duckdb.sqltypes import DuckDBPyType
 from moto.glue.models import FakeTable, glue_backends
 from sqlglot import exp
-from sqlglot.dialects import Athena, DuckDB
+from sqlglot.dialects import Athena
 from sqlglot.errors import ParseError
 
 from aws_data_mcp_demo.engine.columns import READ_INDEX, columns_read, scanned_bytes
 from aws_data_mcp_demo.engine.failures import QueryFailure, first_identifier, position
 from aws_data_mcp_demo.engine.files import Source, create_view, local_path, objects_under, sql_string
 from aws_data_mcp_demo.engine.iceberg import glue_name, needs_iceberg, read_iceberg
+from aws_data_mcp_demo.engine.partition_pruning import partition_filter
 from aws_data_mcp_demo.engine.projection import is_projected, projected_partitions
+from aws_data_mcp_demo.engine.trino_semantics import (
+    TrinoRefusal,
+    annotate,
+    duckdb_sql,
+    not_supported,
+    refuse,
+    rewrite,
+    syntax_refusal,
+    unknown_function,
+)
 
 _CATALOG = "awsdatacatalog"
 _EXPLAIN_IO = re.compile(r"^\s*EXPLAIN\s*\((?P<options>[^()]*)\)(?P<query>.*)$", re.IGNORECASE | re.DOTALL)
@@ -58,6 +68,7 @@ the demo does not estimate)."""
 _TEXT_INPUTS = ("TextInputFormat",)
 _QUALIFIED_MISSING = re.compile(r'"([^"]+)" does not have a column named "([^"]+)"')
 """DuckDB's binder on a qualified column its table (alias) lacks: ``Values list "x" does not have a column ...``."""
+_NO_MATCH = re.compile(r"No function matches the given name and argument types '(\w+)\(")
 _READS_SCHEMA = "lake_reads"
 """The DuckDB schema of the views a statement reads through, one per table reference."""
 
@@ -133,8 +144,11 @@ class QueryResult:
 
 # --------------------------------------------------------------------------- errors as Athena words them
 
-def _syntax_failure(error: ParseError) -> QueryFailure:
+def _syntax_failure(error: ParseError, sql: str) -> QueryFailure:
     detail = error.errors[0] if error.errors else {}
+    refusal = syntax_refusal(sql, detail["line"], detail.get("col", 1)) if detail.get("line") else None
+    if refusal is not None:
+        return _refusal(refusal)
     start = detail.get("col", 0) - len(detail.get("highlight") or "x") + 1  # sqlglot counts to the token's end
     where = f"line {detail['line']}:{start}: " if detail.get("line") else ""
     found = f" at '{detail['highlight']}'" if detail.get("highlight") else ""
@@ -166,68 +180,29 @@ def _engine_failure(error: duckdb.Error, sql: str, tree: exp.Expression, files: 
         return QueryFailure(f"COLUMN_NOT_FOUND: {where}Column '{alias}.{name}' cannot be resolved or requester is "
                             "not authorized to access requested resources", error_type=1000)
     if isinstance(error, duckdb.CatalogException) and "Function with name" in text:
-        name = text.split("name ", 1)[1].split(" ", 1)[0]
-        return QueryFailure(f"FUNCTION_NOT_FOUND: Function '{name}' not registered", error_type=1000)
+        return _refusal(unknown_function(text.split("name ", 1)[1].split(" ", 1)[0], tree, sql))
+    matched = _NO_MATCH.search(text) if isinstance(error, duckdb.BinderException) else None
+    if matched is not None:  # DuckDB has the function, not for these arguments: Trino's, the demo cannot compute
+        return _refusal(unknown_function(matched.group(1), tree, sql))
+    if "Expected OBJECT, but got ARRAY" in text:  # Trino casts a JSON array to a row by position, DuckDB cannot
+        return _refusal(not_supported("CAST of a JSON array to a row"))
+    if "Division by zero" in text:
+        return QueryFailure("DIVISION_BY_ZERO: Division by zero", error_type=1000)
     if isinstance(error, duckdb.ConversionException | duckdb.InvalidInputException):
         return QueryFailure(f"INVALID_CAST_ARGUMENT: {text}", error_type=1000)
     if isinstance(error, duckdb.IOException):
         return QueryFailure(f"HIVE_BAD_DATA: {text}", error_type=1001)
     if isinstance(error, duckdb.ParserException | duckdb.BinderException | duckdb.CatalogException):
-        return QueryFailure(f"SYNTAX_ERROR: {text}", error_type=1006)
+        # DuckDB could not read what the demo wrote for it: a form of Trino's it cannot compute, never its words
+        return _refusal(not_supported("this statement's expressions"))
     return QueryFailure(f"GENERIC_INTERNAL_ERROR: {text}", error_type=200, category=1)
 
 
+def _refusal(refusal: TrinoRefusal) -> QueryFailure:
+    return QueryFailure(refusal.message, error_type=refusal.error_type)
+
+
 # --------------------------------------------------------------------------- the catalog: which table, which partitions
-
-_COMPARISONS: dict[type, Callable[[Any, Any], bool]] = {
-    exp.EQ: operator.eq, exp.NEQ: operator.ne, exp.GT: operator.gt, exp.GTE: operator.ge,
-    exp.LT: operator.lt, exp.LTE: operator.le,
-}
-
-
-def _partition_filter(table: exp.Table, keys: list[dict[str, Any]]) -> Callable[[tuple[str, ...]], bool]:
-    """A test of partition values from the simple conditions on partition keys that must hold for this table."""
-    select = table.find_ancestor(exp.Select)
-    where = select.args.get("where") if select is not None else None
-    if where is None:
-        return lambda _: True
-    position = {key["Name"].lower(): index for index, key in enumerate(keys)}
-    numeric = {index for index, key in enumerate(keys) if key["Type"].lower() in ("int", "bigint", "smallint")}
-    alias = (table.alias_or_name or "").lower()
-    sole = len(list(select.find_all(exp.Table))) == 1
-
-    def key_of(node: exp.Expression) -> int | None:
-        named = isinstance(node, exp.Column) and node.name.lower() in position
-        if named and (node.table.lower() == alias or (not node.table and sole)):
-            return position[node.name.lower()]
-        return None
-
-    def literal(node: exp.Expression, index: int) -> Any:
-        if not isinstance(node, exp.Literal):
-            raise ValueError
-        return int(node.this) if index in numeric else node.this
-
-    tests: list[Callable[[tuple[str, ...]], bool]] = []
-    for condition in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
-        try:
-            if type(condition) in _COMPARISONS and (index := key_of(condition.this)) is not None:
-                compare, value = _COMPARISONS[type(condition)], literal(condition.expression, index)
-                tests.append(lambda values, i=index, c=compare, v=value: c(_typed(values[i], i in numeric), v))
-            elif isinstance(condition, exp.In) and condition.expressions and not condition.args.get("query") \
-                    and not condition.args.get("unnest") and (index := key_of(condition.this)) is not None:
-                allowed = {literal(item, index) for item in condition.expressions}
-                tests.append(lambda values, i=index, a=allowed: _typed(values[i], i in numeric) in a)
-            elif isinstance(condition, exp.Between) and (index := key_of(condition.this)) is not None:
-                low, high = literal(condition.args["low"], index), literal(condition.args["high"], index)
-                tests.append(lambda values, i=index, lo=low, hi=high: lo <= _typed(values[i], i in numeric) <= hi)
-        except ValueError:  # not a plain literal: the partition is read, as Athena would without pruning
-            continue
-    return lambda values: all(test(values) for test in tests)
-
-
-def _typed(value: str, numeric: bool) -> Any:
-    return int(value) if numeric else value
-
 
 def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, region: str,
              access: Access | None = None) -> Source:
@@ -259,7 +234,7 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
         view_name, definition, objects, counts, arrow = (iceberg.name, iceberg.definition, iceberg.objects,
                                                          [iceberg.rows], iceberg.arrow)
     elif keys:
-        keep = _partition_filter(table, keys)
+        keep = partition_filter(table, keys)
         partitions = projected_partitions(definition) if is_projected(definition) else [
             (tuple(p.values), p.partition_input["StorageDescriptor"]["Location"], p.partition_input.get("Parameters"))
             for p in found.partitions.values()]
@@ -305,13 +280,36 @@ def _column_info(name: str, duck: DuckDBPyType) -> ColumnInfo:
     return ColumnInfo(name, kind, _PRECISION.get(kind, 0), 3 if kind == "timestamp" else 0)
 
 
-def _rendered(column: str, duck: DuckDBPyType) -> str:
-    """The SQL that renders a value as Athena's text (timestamps to the millisecond, as Athena prints them)."""
+def _rendered(column: str, duck: DuckDBPyType, depth: int = 0) -> str:
+    """The SQL that renders a value as Athena's text: timestamps to the millisecond, varbinary as spaced hex, and
+    arrays ``[a, b]``, maps ``{k=v}`` and rows ``{name=v}`` (``{field0=v}`` unnamed) with strings unquoted and
+    ``null`` inside, as Athena prints them."""
     if duck.id == "timestamp":
         return f"strftime({column}, '%Y-%m-%d %H:%M:%S.%g')"
     if duck.id == "timestamp with time zone":
         return f"strftime({column}, '%Y-%m-%d %H:%M:%S.%g UTC')"
-    return f"CAST({column} AS VARCHAR)"
+    if duck.id == "blob":
+        return f"trim(lower(regexp_replace(hex({column}), '(..)', '\\1 ', 'g')))"
+    if duck.id not in ("list", "array", "map", "struct", "tuple"):
+        return f"CAST({column} AS VARCHAR)"
+    item = f"x{depth}"
+
+    def inner(expression: str, kind: DuckDBPyType) -> str:
+        return f"coalesce({_rendered(expression, kind, depth + 1)}, 'null')"
+
+    if duck.id in ("list", "array"):
+        element = inner(item, duck.children[0][1])
+        body = f"'[' || array_to_string(list_transform({column}, lambda {item}: {element}), ', ') || ']'"
+    elif duck.id == "map":
+        key, value = duck.children[0][1], duck.children[1][1]
+        pair = f"{inner(f'{item}.key', key)} || '=' || {inner(f'{item}.value', value)}"
+        body = f"'{{' || array_to_string(list_transform(map_entries({column}), lambda {item}: {pair}), ', ') || '}}'"
+    else:
+        fields = [f"'{name.replace(chr(39), chr(39) * 2) if name else f'field{index}'}=' || "
+                  f"{inner(f'struct_extract_at({column}, {index + 1})', kind)}"
+                  for index, (name, kind) in enumerate(duck.children)]
+        body = "'{' || " + " || ', ' || ".join(fields) + " || '}'" if fields else "'{}'"
+    return f"CASE WHEN {column} IS NULL THEN NULL ELSE {body} END"
 
 
 def _athena_names(tree: exp.Expression) -> None:
@@ -326,7 +324,7 @@ def _parsed_query(sql: str) -> exp.Query:
     try:
         tree = sqlglot.parse_one(sql, read=Athena)
     except ParseError as error:
-        raise _syntax_failure(error) from None
+        raise _syntax_failure(error, sql) from None
     if not isinstance(tree, exp.Query):
         raise QueryFailure("NOT_SUPPORTED: the demo account's Athena runs queries (SELECT, WITH, VALUES) and "
                            "EXPLAIN (TYPE IO) of them only", error_type=1000)
@@ -427,6 +425,12 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
         if access is not None and source.readable is None:
             access.read(source)
         sources.append(source)
+    try:  # Trino's analysis: types from the tables read, its refusals, its computations in DuckDB's means
+        annotate(tree, tables, [source.definition for source in sources])
+        refuse(tree, sql)
+        tree = rewrite(tree, sql)
+    except TrinoRefusal as refusal:
+        raise _refusal(refusal) from None
     cache, output = workdir / "objects", workdir / f"{result_name}.duckdb"
     scanned = _scanned(tree, tables, sources, database, cache)  # a table read twice is scanned twice
     if cutoff is not None and scanned > cutoff:
@@ -438,7 +442,10 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
             column.set("db", None)
             column.set("catalog", None)
     _athena_names(tree)
-    transpiled = tree.sql(dialect=DuckDB)
+    try:
+        transpiled = duckdb_sql(tree, sql)
+    except TrinoRefusal as refusal:
+        raise _refusal(refusal) from None
     with duckdb.connect() as connection:
         connection.execute("SET enable_progress_bar = false")
         on_connection(connection)

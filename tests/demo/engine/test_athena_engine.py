@@ -164,6 +164,26 @@ def test_data_scanned_is_the_column_chunks_read_and_partition_filters_prune(
                        for day in week_days for sizes in [chunk_bytes(session, day, tmp_path)])
 
 
+@pytest.mark.parametrize(("sql", "where"), [
+    ("SELECT a.status FROM sales.orders a JOIN sales.orders b ON a.order_id = b.order_id "
+     "AND a.order_date = '2026-01-05' AND b.order_date = '2026-01-05'",
+     "SELECT a.status FROM sales.orders a JOIN sales.orders b ON a.order_id = b.order_id "
+     "WHERE a.order_date = '2026-01-05' AND b.order_date = '2026-01-05'"),
+    ("SELECT t.status FROM (SELECT status, order_date FROM sales.orders) AS t WHERE t.order_date = '2026-01-05'",
+     "SELECT status FROM sales.orders WHERE order_date = '2026-01-05'"),
+    ("WITH day AS (SELECT status, order_date AS d FROM sales.orders) SELECT status FROM day WHERE d = '2026-01-05'",
+     "SELECT status FROM sales.orders WHERE order_date = '2026-01-05'"),
+])
+def test_a_filter_in_join_on_or_around_a_subquery_prunes_as_in_where(
+        session: boto3.Session, athena: Any, sql: str, where: str) -> None:
+    """The same partitions are read as with the filter in the table's own WHERE: one day's file, not the table."""
+    def scanned(statement: str) -> int:
+        return int(wait(athena, start(athena, statement))["Statistics"]["DataScannedInBytes"])
+
+    day_file = table_bytes(session, f"{ORDERS_PREFIX}order_date=2026-01-05/")
+    assert scanned(sql) == scanned(where) <= 2 * day_file < table_bytes(session)
+
+
 def test_a_query_over_the_workgroup_cutoff_is_cancelled_as_athena_does(session: boto3.Session, athena: Any) -> None:
     assert table_bytes(session) > CUTOFF
 

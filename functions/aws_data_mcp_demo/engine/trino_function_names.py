@@ -1,0 +1,51 @@
+"""The functions Trino has, by name: what the demo cannot compute is one of these (NOT_SUPPORTED), a name outside them
+is unknown to Athena too (FUNCTION_NOT_FOUND).
+
+Read from Trino's documentation (trinodb/trino at commit 07dcfcc89f2546678afaa9b8a3749b0d4ccad590, Apache-2.0):
+the index docs/src/main/sphinx/functions/list.md and the pages' function entries beside it.
+"""
+
+_NAMES = """
+abs acos ai_analyze_sentiment ai_classify ai_extract ai_fix_grammar ai_gen ai_mask ai_translate all_match
+any_match any_value approx_distinct approx_most_frequent approx_percentile approx_set arbitrary array_agg
+array_distinct array_except array_first array_histogram array_intersect array_join array_last array_max
+array_min array_position array_remove array_sort array_union arrays_overlap asin at_timezone atan atan2 avg bar
+beta_cdf bing_tile bing_tile_at bing_tile_coordinates bing_tile_polygon bing_tile_quadkey bing_tile_zoom_level
+bing_tiles_around bit_count bitwise_and bitwise_and_agg bitwise_left_shift bitwise_not bitwise_or
+bitwise_or_agg bitwise_right_shift bitwise_right_shift_arithmetic bitwise_xor bitwise_xor_agg bool_and bool_or
+cardinality cast cbrt ceil ceiling char2hexint checksum chr classify coalesce codepoint color combinations
+concat concat_ws contains contains_sequence convex_hull_agg corr cos cosh cosine_distance cosine_similarity
+count count_if covar_pop covar_samp crc32 cume_dist current_groups current_timezone date date_add date_diff
+date_format date_parse date_trunc day day_of_month day_of_week day_of_year degrees dense_rank dot_product dow
+doy e element_at empty_approx_set ends_with euclidean_distance every exclude_columns exp extract features
+filter first_value flatten floor format format_datetime format_number from_base from_base32 from_base64
+from_base64url from_big_endian_32 from_big_endian_64 from_encoded_polyline from_geojson_geometry from_hex
+from_ieee754_32 from_ieee754_64 from_iso8601_date from_iso8601_timestamp from_iso8601_timestamp_nanos
+from_unixtime from_unixtime_nanos from_utf8 geometric_mean geometry_from_hadoop_shape geometry_invalid_reason
+geometry_nearest_points geometry_to_bing_tiles geometry_union geometry_union_agg great_circle_distance greatest
+hamming_distance hash_counts histogram hmac_md5 hmac_sha1 hmac_sha256 hmac_sha512 hour human_readable_seconds
+if index infinity intersection_cardinality inverse_beta_cdf inverse_normal_cdf is_finite is_infinite
+is_json_scalar is_nan jaccard_index json_array_contains json_array_get json_array_length json_extract
+json_extract_scalar json_format json_parse json_size kurtosis lag last_day_of_month last_value lead
+learn_classifier learn_libsvm_classifier learn_libsvm_regressor learn_regressor least length
+levenshtein_distance line_interpolate_point line_interpolate_points line_locate_point listagg ln log log10 log2
+lower lpad ltrim luhn_check make_set_digest map map_agg map_concat map_entries map_filter map_from_entries
+map_keys map_union map_values map_zip_with max max_by md5 merge merge_set_digest millisecond min min_by minute
+mod month multimap_agg multimap_from_entries murmur3 nan ngrams none_match normal_cdf normalize now nth_value
+ntile nullif numeric_histogram objectid_timestamp overlay parse_data_size parse_datetime parse_duration
+percent_rank pi position pow power qdigest_agg quantile_at_value quarter radians rand random random_string rank
+reduce reduce_agg regexp_count regexp_extract regexp_extract_all regexp_like regexp_position regexp_replace
+regexp_split regr_intercept regr_slope regress render repeat replace reverse rgb round row_number rpad rtrim
+second sequence sha1 sha256 sha512 shuffle sign simplify_geometry sin sinh skewness slice soundex split
+split_part split_to_map split_to_multimap spooky_hash_v2_32 spooky_hash_v2_64 sqrt starts_with stddev
+stddev_pop stddev_samp strpos substr substring sum t_cdf t_pdf tan tanh tdigest_agg theta_sketch_cardinality
+theta_sketch_union timestamp_objectid timezone timezone_hour timezone_minute to_base to_base32 to_base64
+to_base64url to_big_endian_32 to_big_endian_64 to_char to_date to_encoded_polyline to_geojson_geometry
+to_geometry to_hex to_ieee754_32 to_ieee754_64 to_iso8601 to_milliseconds to_spherical_geography to_timestamp
+to_unixtime to_utf8 transform transform_keys transform_values translate trim trim_array truncate try try_cast
+typeof upper url_decode url_encode url_extract_fragment url_extract_host url_extract_parameter url_extract_path
+url_extract_port url_extract_protocol url_extract_query uuid value_at_quantile values_at_quantiles var_pop
+var_samp variance variant_is_null version week week_of_year width_bucket wilson_interval_lower
+wilson_interval_upper with_timezone word_stem xxhash64 year year_of_week yow zip zip_with
+"""
+TRINO_FUNCTIONS = frozenset(_NAMES.split())
