@@ -233,7 +233,7 @@ class Settings:
             raise SettingError("auth mode 'local' would use the function's own role: it is refused on Lambda")
         if mode != "lambda" and auth_mode != "local":
             raise SettingError(f"{ENV_PREFIX}AUTH_MODE={auth_mode!r} needs API Gateway in front (a deployed stack, "
-                               f"or `aws-data-mcp demo --auth {auth_mode}`); the local server uses your own "
+                               f"or `make demo-{auth_mode}`); the local server uses your own "
                                "credentials")
         return cls(**values)
 

@@ -1,4 +1,5 @@
-"""The README's demo: `aws-data-mcp demo` serves /mcp against the emulated account, as a newcomer runs it."""
+"""The README's demo: `make demo` (`python -m aws_data_mcp_demo`) serves /mcp against the emulated account, as a
+newcomer runs it."""
 
 from __future__ import annotations
 

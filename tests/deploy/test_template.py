@@ -425,7 +425,8 @@ def test_layer_requirements_are_the_runtime_pins() -> None:
         if line.strip() and not line.lstrip().startswith("#")
     ]
     assert sorted(lines) == sorted(
-        ["mcp==2.3.0", "mangum==0.22.0", "aws-lambda-powertools==3.37.0", "sqlglot==30.30.0"]
+        ["mcp==2.3.0", "mangum==0.22.0", "aws-lambda-powertools==3.37.0", "sqlglot==30.30.0",
+         "antlr4-python3-runtime==4.13.2"]
     )
     names = {re.split(r"[=<>~!\[ ]", line)[0].lower() for line in lines}
     assert not names & {"boto3", "botocore"}, "the Lambda runtime provides boto3/botocore"

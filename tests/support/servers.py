@@ -81,8 +81,8 @@ def lambda_container(settings: Settings) -> Callable[[dict[str, Any]], dict[str,
 
 def start_demo(auth: str, state: Path, access_token_lifetime: int | None = None) -> tuple[subprocess.Popen[bytes],
                                                                                            str, str]:
-    """`aws-data-mcp demo --auth <auth>` in a process of its own, its state under `state`: the process, its URL
-    and its banner (the callers and how each connects), once it answers.
+    """`python -m aws_data_mcp_demo --auth <auth>` in a process of its own, its state under `state`: the process,
+    its URL and its banner (the callers and how each connects), once it answers.
 
     With `access_token_lifetime`, the demo's own `serve` with signed-in users' tokens that short (the command has
     no option for it), so a test can see a client refresh one.

@@ -1,4 +1,4 @@
-"""`aws-data-mcp demo --auth iam|oidc`: the hosted path on one machine.
+"""`python -m aws_data_mcp_demo --auth iam|oidc`: the hosted path on one machine.
 
 The emulated account with its demo callers, the Lambda handler configured as the stack
 configures it (hosted, the chosen auth mode, the function's own credentials for STS), and

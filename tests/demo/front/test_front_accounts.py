@@ -26,7 +26,8 @@ from support.events import REVISION_2025, REVISION_2026, modern, rpc
 
 HOME, LAKE, SANDBOX = "123456789012", "111122223333", "444455556666"
 IDS = {"home": HOME, "lake": LAKE, "sandbox": SANDBOX}
-DATABASES = {"home": {"sales", "marketing", "ml_features", "enterprise"}, "lake": {"finance"}, "sandbox": {"scratch"}}
+DATABASES = {"home": {"sales", "marketing", "ml_features", "enterprise", "lakehouse"},
+             "lake": {"finance"}, "sandbox": {"scratch"}}
 ROLES = {"alice": "demo-analyst-role", "bob": "demo-admin-role", "carol": "demo-contractor-role"}
 REACH = {"alice": {"home", "lake"}, "bob": {"home", "lake", "sandbox"}, "carol": {"home"}}
 
@@ -119,7 +120,7 @@ def test_star_answers_every_account_the_caller_reaches_and_each_refusal_apart(
         lambda http: front.read(http, "carol", "auth://status"))
     assert {(d["account"], d["name"]) for d in bob["databases"]} == \
         {(name, database) for name, names in DATABASES.items() for database in names}
-    assert {a["name"]: a["count"] for a in bob["accounts"]} == {"home": 4, "lake": 1, "sandbox": 1}
+    assert {a["name"]: a["count"] for a in bob["accounts"]} == {"home": 5, "lake": 1, "sandbox": 1}
     assert {d["account"] for d in alice["databases"]} == {"home", "lake"}
     assert {a["name"]: a.get("error", {}).get("error") for a in alice["accounts"]} == \
         {"home": None, "lake": None, "sandbox": "authentication_required"}
