@@ -63,6 +63,34 @@ def measure(repeats: int) -> dict[str, Any]:
     return {"aws_call_s": aws, "guard_s": timed, "bytes": {name: len(sql.encode()) for name, sql in statements.items()}}
 
 
+_FIRST_QUERY = """
+import time
+started = time.perf_counter()
+from aws_data_mcp.guard.read_only import read_only_statement
+imported = time.perf_counter()
+read_only_statement({sql!r})
+first = time.perf_counter()
+read_only_statement({sql!r})
+second = time.perf_counter()
+print(imported - started, first - imported, second - first)
+"""
+
+
+def measure_first_query(runs: int = 5) -> dict[str, float]:
+    """A fresh process's first guarded query (Trino's generated parser is imported on it) and its second, median
+    seconds over `runs` processes: what the first athena_query of a new Lambda container pays for the grammar."""
+    import subprocess
+    import sys
+
+    samples = []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", _FIRST_QUERY.format(sql=TYPICAL)], capture_output=True,
+                             text=True, check=True).stdout
+        samples.append([float(value) for value in out.split()])
+    imported, first, second = (statistics.median(column) for column in zip(*samples, strict=True))
+    return {"import_s": imported, "first_s": first, "second_s": second}
+
+
 def worst_shapes() -> dict[str, str]:
     """The issue's three worst shapes near Athena's 256 KB limit, and the largest statement the guard parses (an IN
     list just under its token cap, reading another catalog: parsed in full, then refused)."""
