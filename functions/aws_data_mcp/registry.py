@@ -70,10 +70,10 @@ class ResourceRequest:
 
 Resolver = Callable[[ResourceRequest], Mapping[str, Any]]
 Completer = Callable[[ResourceRequest, str], Sequence[str]]
-ArgumentCheck = Callable[[str], object]
-"""Raises `ResourceFailure` for a template argument no resource could have; runs before the caller is resolved."""
 """Offers values for one template argument, given the request (its `args` are the arguments already
 chosen, from the completion context) and the typed prefix."""
+ArgumentCheck = Callable[[str], object]
+"""Raises `ResourceFailure` for a template argument no resource could have; runs before the caller is resolved."""
 
 
 @dataclass(frozen=True)
