@@ -79,17 +79,18 @@ def lambda_container(settings: Settings) -> Callable[[dict[str, Any]], dict[str,
     return in_container(Mangum(create_http_app(settings), lifespan="off"))
 
 
-def start_demo(auth: str, state: Path, access_token_lifetime: int | None = None) -> tuple[subprocess.Popen[bytes],
-                                                                                           str, str]:
+def start_demo(auth: str, state: Path, access_token_lifetime: int | None = None,
+               environment: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str, str]:
     """`python -m aws_data_mcp_demo --auth <auth>` in a process of its own, its state under `state`: the process,
     its URL and its banner (the callers and how each connects), once it answers.
 
     With `access_token_lifetime`, the demo's own `serve` with signed-in users' tokens that short (the command has
-    no option for it), so a test can see a client refresh one.
+    no option for it), so a test can see a client refresh one. `environment` adds to the process's environment.
     """
     port = free_port()
     log = state / f"demo-{auth}.log"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {"XDG_STATE_HOME": str(state)}
+    env = ({k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {"XDG_STATE_HOME": str(state)}
+           | (environment or {}))
     command = ["-m", "aws_data_mcp_demo", "--auth", auth, "--port", str(port)]
     if access_token_lifetime is not None:
         command = ["-c", "import pathlib; from aws_data_mcp_demo.front.hosted import serve; "

@@ -2,7 +2,9 @@
 
 The endpoints are the MCP SDK's authorization-server handlers (metadata, RFC 8414; dynamic registration,
 RFC 7591; authorization with PKCE S256; token; revocation, RFC 7009): this module is only the provider
-behind them and the sign-in page where a person picks a demo user. What it issues is the demo issuer's
+behind them and the sign-in page where a person picks a demo user. A client may also name itself by a Client ID
+Metadata Document (`client_documents`), as MCP 2026-07-28 prefers: the metadata says so, and the document's redirect
+URIs are held to the same rule as a registration's. What it issues is the demo issuer's
 own JWT, signed with the key its JWKS publishes, so the front's JWT authorizer checks a signed-in user's
 token exactly as it checks the banner's static tokens. Clients, codes and refresh tokens live in memory,
 as a demo's may. Demo and development only: this module never ships in the Lambda package.
@@ -16,7 +18,11 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
+import anyio.to_thread
+from mcp.server.auth.handlers.authorize import AuthorizationHandler
+from mcp.server.auth.handlers.metadata import MetadataHandler
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -26,16 +32,23 @@ from mcp.server.auth.provider import (
     RegistrationError,
     construct_redirect_uri,
 )
-from mcp.server.auth.routes import create_auth_routes
+from mcp.server.auth.routes import build_metadata, cors_middleware, create_auth_routes
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyHttpUrl, ConfigDict, TypeAdapter
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, Router
 from starlette.types import ASGIApp
 
 from aws_data_mcp_demo.account.callers import CALLERS, DemoCaller
+from aws_data_mcp_demo.front.client_documents import (
+    ClientDocuments,
+    DocumentRefused,
+    client_information,
+    fetch,
+    is_document_url,
+)
 from aws_data_mcp_demo.front.gateway import DemoIssuer
 
 SIGN_IN_PATH = "/sign-in"
@@ -91,6 +104,8 @@ class DemoAuthorizationServer:
     """The MCP URL: the one resource (RFC 8707) this server issues tokens for."""
     mint: Mint
     access_token_lifetime: int = ACCESS_TOKEN_LIFETIME_SECONDS
+    documents: ClientDocuments = field(default_factory=lambda: ClientDocuments(partial(fetch, allow_loopback=True)))
+    """Client ID Metadata Documents, fetched on loopback too: the demo's clients run on the person's machine."""
     clients: dict[str, OAuthClientInformationFull] = field(default_factory=dict, init=False)
     _pending: dict[str, _PendingSignIn] = field(default_factory=dict, init=False)
     _codes: dict[str, _Code] = field(default_factory=dict, init=False)
@@ -103,14 +118,25 @@ class DemoAuthorizationServer:
     # ----------------------------------------------------------------------- registration (RFC 7591)
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
-        return self.clients.get(client_id)
+        if not is_document_url(client_id):
+            return self.clients.get(client_id)
+        try:
+            return await self.document_client(client_id)
+        except DocumentRefused:
+            return None
+
+    async def document_client(self, url: str) -> OAuthClientInformationFull:
+        """The client a metadata document registers (fetched off the event loop); `DocumentRefused` says why not."""
+        document = await anyio.to_thread.run_sync(self.documents.get, url)
+        outside = _outside_redirects(document.redirect_uris)
+        if outside:
+            raise DocumentRefused(_redirects_refused(outside))
+        return OAuthClientInformationFull.model_validate(client_information(document))
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
-        outside = [str(uri) for uri in client_info.redirect_uris or []
-                   if not LOOPBACK_REDIRECT.fullmatch(str(uri)) and str(uri) not in HOSTED_CALLBACKS]
+        outside = _outside_redirects([str(uri) for uri in client_info.redirect_uris or []])
         if outside:
-            raise RegistrationError("invalid_redirect_uri", f"redirect URIs must be loopback (http://127.0.0.1, "
-                                    f"http://localhost or http://[::1], any port): not {', '.join(outside)}")
+            raise RegistrationError("invalid_redirect_uri", _redirects_refused(outside))
         self.clients[client_info.client_id or ""] = client_info
 
     # ----------------------------------------------------------------------- authorization, then the sign-in page
@@ -128,7 +154,9 @@ class DemoAuthorizationServer:
         pending = self._pending.get(request.query_params.get("request", ""))
         if pending is None or pending.expires_at < time.time():
             return _page("This sign-in has expired or was already used. Start again from your client.", 400)
-        client = self.clients[pending.client_id]
+        client = await self.get_client(pending.client_id)
+        if client is None:  # a document that no longer registers its client since the sign-in started
+            return _page("This client can no longer sign in. Start again from your client.", 400)
         buttons = "".join(
             f'<button name="user" value="{c.name}"><b>{c.name}</b><br>{c.role}: {html.escape(c.rights)}</button>'
             for c in CALLERS)
@@ -211,13 +239,42 @@ class DemoAuthorizationServer:
 
     # ----------------------------------------------------------------------- the routes
 
+    async def authorize_request(self, request: Request) -> Response:
+        """The SDK's authorization endpoint, after a metadata document's client id is fetched: a document that
+        cannot register its client is refused here in words (the SDK would only say the client is not found)."""
+        client_id = (request.query_params if request.method == "GET" else await request.form()).get("client_id")
+        if isinstance(client_id, str) and is_document_url(client_id):
+            try:
+                await self.document_client(client_id)
+            except DocumentRefused as refused:
+                return JSONResponse({"error": "invalid_request", "error_description": str(refused)}, 400,
+                                    headers={"Cache-Control": "no-store"})
+        return await AuthorizationHandler(self).handle(request)
+
     def routes(self) -> list[Route]:
-        """The SDK's authorization-server routes for this issuer, and the sign-in page."""
-        return [*create_auth_routes(self, _ISSUER_URL.validate_python(self.issuer.url),
-                                    client_registration_options=ClientRegistrationOptions(enabled=True),
-                                    revocation_options=RevocationOptions(enabled=True)),
+        """The SDK's authorization-server routes for this issuer (its metadata saying that metadata documents are
+        supported; authorization through `authorize_request`), and the sign-in page."""
+        issuer = _ISSUER_URL.validate_python(self.issuer.url)
+        registration, revocation = ClientRegistrationOptions(enabled=True), RevocationOptions(enabled=True)
+        metadata = build_metadata(issuer, None, registration, revocation)
+        metadata.client_id_metadata_document_supported = True
+        ours = {"/.well-known/oauth-authorization-server": Route(
+                    "/.well-known/oauth-authorization-server", methods=["GET", "OPTIONS"],
+                    endpoint=cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"])),
+                "/authorize": Route("/authorize", self.authorize_request, methods=["GET", "POST"])}
+        sdk = create_auth_routes(self, issuer, client_registration_options=registration, revocation_options=revocation)
+        return [*(ours.get(route.path, route) for route in sdk),
                 Route(SIGN_IN_PATH, self.sign_in_page, methods=["GET"]),
                 Route(SIGN_IN_PATH, self.sign_in, methods=["POST"])]
+
+
+def _outside_redirects(uris: list[str] | tuple[str, ...]) -> list[str]:
+    return [uri for uri in uris if not LOOPBACK_REDIRECT.fullmatch(uri) and uri not in HOSTED_CALLBACKS]
+
+
+def _redirects_refused(outside: list[str]) -> str:
+    return (f"redirect URIs must be loopback (http://127.0.0.1, http://localhost or http://[::1], any port): "
+            f"not {', '.join(outside)}")
 
 
 def with_sign_in(front: ASGIApp, server: DemoAuthorizationServer) -> ASGIApp:

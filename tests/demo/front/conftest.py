@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from support.document_host import DocumentHost
 from support.servers import start_demo
 
 SIGNED_IN_TOKEN_SECONDS = 4
@@ -18,9 +19,20 @@ enough for a client's first reads after signing in (the callers' static tokens k
 
 
 @pytest.fixture(scope="session")
-def oidc_demo_banner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    """The oidc demo's URL and banner; one process for the session's oidc tests, signing in included."""
-    process, url, banner = start_demo("oidc", tmp_path_factory.mktemp("oidc"), SIGNED_IN_TOKEN_SECONDS)
+def document_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DocumentHost]:
+    """A client's web host on loopback (HTTPS), serving its Client ID Metadata Documents to the oidc demo."""
+    host = DocumentHost(tmp_path_factory.mktemp("documents"))
+    yield host
+    host.close()
+
+
+@pytest.fixture(scope="session")
+def oidc_demo_banner(tmp_path_factory: pytest.TempPathFactory,
+                     document_host: DocumentHost) -> Iterator[tuple[str, str]]:
+    """The oidc demo's URL and banner; one process for the session's oidc tests, signing in included. It trusts the
+    document host's certificate (as a person's machine trusts the web's), so a client may sign in by document."""
+    process, url, banner = start_demo("oidc", tmp_path_factory.mktemp("oidc"), SIGNED_IN_TOKEN_SECONDS,
+                                      {"SSL_CERT_FILE": str(document_host.certificate)})
     yield url, banner
     process.terminate()
     process.wait(10)

@@ -27,8 +27,17 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from aws_data_mcp.config import Settings
 from aws_data_mcp_demo.account.callers import CALLERS
 from aws_data_mcp_demo.front.authorization_server import SIGN_IN_PATH, DemoAuthorizationServer, with_sign_in
+from aws_data_mcp_demo.front.client_documents import (
+    DEFAULT_CACHE_SECONDS,
+    MAX_BYTES,
+    MAX_CACHE_SECONDS,
+    ClientDocuments,
+    cache_seconds,
+    fetch,
+)
 from aws_data_mcp_demo.front.gateway import ApiGatewayFront, DemoIssuer
 from aws_data_mcp_demo.front.hosted import caller_token
+from support.document_host import DocumentHost, Page
 from support.servers import lambda_container
 
 pytestmark = pytest.mark.anyio
@@ -96,12 +105,15 @@ class Keychain:
         self.client = client_info
 
 
-def oauth(url: str, person: Person, keychain: Keychain, redirect_uri: str = CALLBACK) -> OAuthClientProvider:
-    """The SDK's OAuth client for the MCP URL alone, as a desktop client configures it (public, loopback)."""
+def oauth(url: str, person: Person, keychain: Keychain, redirect_uri: str = CALLBACK,
+          document_url: str | None = None) -> OAuthClientProvider:
+    """The SDK's OAuth client for the MCP URL alone, as a desktop client configures it (public, loopback); with
+    `document_url`, a client that names itself by that Client ID Metadata Document where the server supports it."""
     metadata = OAuthClientMetadata(redirect_uris=[redirect_uri], client_name="sign-in test",
                                    token_endpoint_auth_method="none",
                                    grant_types=["authorization_code", "refresh_token"])
-    return OAuthClientProvider(url, metadata, keychain, person.open, person.redirected)
+    return OAuthClientProvider(url, metadata, keychain, person.open, person.redirected,
+                               client_metadata_url=document_url)
 
 
 class Sent(list[tuple[str, str]]):
@@ -153,11 +165,13 @@ RESOURCE = f"{ISSUER}/mcp"
 class Demo:
     """The demo's app in this process: the authorization server before the front, the real function behind it."""
 
-    def __init__(self) -> None:
+    def __init__(self, documents: ClientDocuments | None = None) -> None:
         self.issuer = DemoIssuer(ISSUER)
         handler = lambda_container(Settings(mode="lambda", auth_mode="oidc", oidc_issuer=ISSUER))
         self.front = ApiGatewayFront(lambda event, _context: handler(event), "oidc", "us-east-1", self.issuer)
         self.server = DemoAuthorizationServer(self.issuer, RESOURCE, partial(caller_token, self.issuer), 60)
+        if documents is not None:
+            self.server.documents = documents
         self.app = with_sign_in(self.front, self.server)
         self.http = httpx2.AsyncClient(transport=httpx2.ASGITransport(app=self.app), base_url=ISSUER)
 
@@ -307,3 +321,111 @@ async def test_expired_and_revoked_tokens_are_refused(demo: Demo) -> None:
         assert revoked.status_code == 200
         refresh = await demo.token(client_id, grant_type="refresh_token", refresh_token=tokens["refresh_token"])
         assert (refresh.status_code, refresh.json()["error"]) == (400, "invalid_grant"), revoked_kind
+
+
+# --------------------------------------------------------------------------- Client ID Metadata Documents
+
+
+def client_document(url: str, **overrides: object) -> Page:
+    """An honest document for `url` (a public loopback client), but for `overrides`."""
+    document = {"client_id": url, "client_name": "document client", "redirect_uris": [CALLBACK],
+                "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+                "token_endpoint_auth_method": "none"} | overrides
+    return Page(json.dumps(document).encode(), headers={"Content-Type": "application/json",
+                                                        "Cache-Control": "max-age=600"})
+
+
+async def test_an_oauth_client_named_by_its_metadata_document_signs_in_without_registering(
+        sign_in_demo: str, document_host: DocumentHost) -> None:
+    url, document_url = sign_in_demo, document_host.url("/clients/desktop.json")
+    document_host.pages["/clients/desktop.json"] = client_document(document_url)
+    sent, keychain = Sent(), Keychain()
+    async with httpx2.AsyncClient(timeout=30) as browser:
+        metadata = (await browser.get(url.replace("/mcp", "/.well-known/oauth-authorization-server"))).json()
+        assert metadata["client_id_metadata_document_supported"] is True
+        assert metadata["registration_endpoint"].endswith("/register")  # DCR stays, for clients without documents
+        person = Person(browser, "carol")
+        async with httpx2.AsyncClient(auth=oauth(url, person, keychain, document_url=document_url),
+                                      event_hooks={"request": [sent]}, timeout=30) as http, \
+                Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client:
+            status = await read(client, "auth://status")
+    assert status["principal_arn"].endswith(f"assumed-role/{ROLES['carol']}/carol")
+    assert "/register" not in [path for _, path in sent] and keychain.client is not None
+    assert keychain.client.client_id == document_url
+    assert document_host.requests.count("/clients/desktop.json") == 1  # fetched once, then kept (max-age)
+
+
+LIES = {
+    "wrong-redirect": ({"redirect_uris": ["http://127.0.0.1:1/elsewhere"]}, "redirect"),
+    "other-client-id": ({"client_id": "https://attacker.example/client.json"}, "client_id is not the URL"),
+    "with-secret": ({"client_secret": "s3cret", "token_endpoint_auth_method": "client_secret_post"},
+                    "must not use a client secret"),
+    "web-redirect": ({"redirect_uris": [CALLBACK, "https://attacker.example/callback"]}, "must be loopback"),
+}
+
+
+@pytest.fixture(scope="module")
+def lying_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DocumentHost]:
+    host = DocumentHost(tmp_path_factory.mktemp("lying"))
+    for name, (overrides, _) in LIES.items():
+        host.pages[f"/{name}.json"] = client_document(host.url(f"/{name}.json"), **overrides)
+    host.pages["/oversized.json"] = client_document(host.url("/oversized.json"), client_name="x" * MAX_BYTES)
+    host.pages["/slow.json"] = replace_dribbling(client_document(host.url("/slow.json")))
+    host.pages["/moved.json"] = Page(b"", status=302, headers={"Location": host.url("/with-secret.json")})
+    yield host
+    host.close()
+
+
+def replace_dribbling(page: Page) -> Page:
+    page.dribble_seconds = 0.05
+    return page
+
+
+def documents_demo(host: DocumentHost) -> Demo:
+    """The demo in this process, trusting the host's certificate; a fetch gets one second (the slow page needs 15)."""
+    return Demo(ClientDocuments(partial(fetch, allow_loopback=True, context=host.trusting(), seconds=1)))
+
+
+@pytest.mark.parametrize(("page", "reason"), [
+    *((f"/{name}.json", reason) for name, (_, reason) in LIES.items() if name != "wrong-redirect"),
+    ("/oversized.json", f"larger than {MAX_BYTES} bytes"), ("/slow.json", "took longer than 1 s"),
+    ("/moved.json", "HTTP 302"), ("/absent.json", "HTTP 404")])
+async def test_a_document_that_cannot_register_its_client_is_refused_in_words_and_gets_no_code(
+        lying_host: DocumentHost, page: str, reason: str) -> None:
+    demo = documents_demo(lying_host)
+    answer = await demo.authorize(lying_host.url(page))
+    assert answer.status_code == 400 and answer.json()["error"] == "invalid_request"
+    assert reason in answer.json()["error_description"]
+    assert "location" not in answer.headers  # never sent back to a redirect URI the document names
+    token = await demo.token(lying_host.url(page), grant_type="authorization_code", code="guess",
+                             redirect_uri=CALLBACK, code_verifier=VERIFIER)
+    assert token.status_code in (400, 401) and "access_token" not in token.text
+
+
+async def test_a_document_s_redirect_uris_are_the_only_ones_its_client_may_use(lying_host: DocumentHost) -> None:
+    answer = await documents_demo(lying_host).authorize(lying_host.url("/wrong-redirect.json"))
+    assert answer.status_code == 400 and "redirect" in answer.json()["error_description"].lower()
+    assert "location" not in answer.headers
+
+
+@pytest.mark.parametrize("client_id", [
+    "https://10.0.0.7/client.json", "https://169.254.169.254/latest/meta-data/client.json",
+    "https://[fd00::1]/client.json", "https://192.168.1.1:8443/client.json"])
+async def test_a_document_at_a_private_address_is_never_fetched(lying_host: DocumentHost, client_id: str) -> None:
+    answer = await documents_demo(lying_host).authorize(client_id)
+    assert answer.status_code == 400
+    assert "private or reserved address" in answer.json()["error_description"]
+
+
+async def test_loopback_documents_are_the_demo_s_alone() -> None:
+    from aws_data_mcp_demo.front.client_documents import DocumentRefused
+
+    with pytest.raises(DocumentRefused, match="private or reserved address"):
+        fetch("https://127.0.0.1:9/client.json")  # the default: no loopback, as on a server
+
+
+@pytest.mark.parametrize(("header", "seconds"), [
+    ("max-age=600", 600), ("public, max-age=\"60\"", 60), ("no-store", 0), ("no-cache, max-age=600", 0),
+    ("", DEFAULT_CACHE_SECONDS), ("max-age=99999999", MAX_CACHE_SECONDS)])
+def test_a_document_is_kept_as_long_as_its_cache_control_says_within_bounds(header: str, seconds: int) -> None:
+    assert cache_seconds(header) == seconds
