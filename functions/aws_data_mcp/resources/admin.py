@@ -164,7 +164,7 @@ def trust_summary(document: Any) -> TrustSummary:
 
 
 def _as_list_of_dicts(value: Any) -> list[Mapping[str, Any]]:
-    return [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, Mapping)]
+    return [v for v in listed(value) if isinstance(v, Mapping)]
 
 
 @registry.resource(
