@@ -1,5 +1,6 @@
-"""Command line: `serve` (local HTTP), `stdio` and `invoke` (the Lambda handler on an API Gateway event file, no
-Docker). The demo has its own: `python -m aws_data_mcp_demo`."""
+"""Command line: `serve` (local HTTP), `stdio`, `invoke` (the Lambda handler on an API Gateway event file, no
+Docker) and `check` (what a deployed stack will refuse, read with your credentials). The demo has its own:
+`python -m aws_data_mcp_demo`."""
 
 from __future__ import annotations
 
@@ -177,6 +178,21 @@ def listen_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {key: value for key in ("host", "port") if (value := getattr(args, key, None)) is not None}
 
 
+def _check(stack: str | None, roles: tuple[str, ...], as_json: bool) -> bool:
+    """Print the findings; True when any fails."""
+    import boto3
+
+    from aws_data_mcp.check.report import render, run_checks
+    from aws_data_mcp.check.target import Target, stack_target
+
+    settings = Settings.from_env(default_mode="local")
+    session = boto3.Session(region_name=settings.region)
+    target = stack_target(session, stack, settings, roles) if stack else Target(settings, "local", caller_roles=roles)
+    findings = run_checks(session, target)
+    print(render(findings, as_json))
+    return any(finding.verdict == "fail" for finding in findings)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="aws-data-mcp", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -187,6 +203,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     commands.add_parser("stdio", help="serve MCP over stdin/stdout (desktop clients)")
     invoke = commands.add_parser("invoke", help="run the Lambda handler on an API Gateway event file")
     invoke.add_argument("event", type=Path)
+    check = commands.add_parser("check", help="what a deployed stack (or the local setup) will refuse, for whom, "
+                                "and the fix; read-only, with your credentials")
+    check.add_argument("--stack", help="the stack's name (default: the local settings from this environment)")
+    check.add_argument("--role", action="append", default=[], metavar="ARN",
+                       help="iam mode: a caller role to check beside the role map's (repeatable)")
+    check.add_argument("--json", action="store_true", help="findings as JSON")
     for name, what in DOC_TABLES.items():
         table = commands.add_parser(name, help=f"print the docs' {what}")
         table.add_argument("--update", type=Path, metavar="PAGE", help="rewrite the table in this page instead")
@@ -199,6 +221,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         else:
             _update_between_markers(args.update, args.command, text)
         return
+    if args.command == "check":
+        try:
+            failed = _check(args.stack, tuple(args.role), args.json)
+        except SettingError as refused:
+            parser.exit(2, f"aws-data-mcp: error: {refused}\n")
+        parser.exit(1 if failed else 0)
     if args.command == "invoke":
         try:
             response = _invoke(args.event)

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import typing
+from collections.abc import Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from functools import cache
 from pathlib import Path
@@ -221,13 +222,16 @@ class Settings:
         return self.mode == "lambda"
 
     @classmethod
-    def from_env(cls, default_mode: DeploymentMode | None = None) -> Settings:
-        """The settings the environment gives; a `SettingError` names any variable whose value is unusable."""
-        values = {f.name: _parse(f, raw) for f in _documented() if (raw := _raw(f)) is not None}
+    def from_env(cls, default_mode: DeploymentMode | None = None,
+                 environ: Mapping[str, str] | None = None) -> Settings:
+        """The settings the environment gives (this process's, or `environ`: another function's, read back by
+        `check`); a `SettingError` names any variable whose value is unusable."""
+        environ = os.environ if environ is None else environ
+        values = {f.name: _parse(f, raw) for f in _documented() if (raw := _raw(f, environ)) is not None}
         mode = values.setdefault("mode", default_mode or _default_mode())
         auth_mode = values.setdefault("auth_mode", "iam" if mode == "lambda" else "local")
         values.setdefault("workflow_store", "sqlite" if mode == "local" else "dynamodb")
-        if os.environ.get("AWS_LAMBDA_FUNCTION_NAME") and mode != "lambda":
+        if environ.get("AWS_LAMBDA_FUNCTION_NAME") and mode != "lambda":
             raise SettingError(f"{ENV_PREFIX}MODE={mode!r} on Lambda would serve the function's own role: refused")
         if mode == "lambda" and auth_mode == "local":
             raise SettingError("auth mode 'local' would use the function's own role: it is refused on Lambda")
@@ -311,11 +315,11 @@ def _documented() -> list[Field[Any]]:
     return [f for f in fields(Settings) if f.metadata.get("env")]
 
 
-def _raw(setting_field: Field[Any]) -> str | None:
+def _raw(setting_field: Field[Any], environ: Mapping[str, str]) -> str | None:
     variable = setting_field.metadata["env"]
     if variable == "AWS_REGION":
-        return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or None
-    return os.environ.get(variable)
+        return environ.get("AWS_REGION") or environ.get("AWS_DEFAULT_REGION") or None
+    return environ.get(variable)
 
 
 @cache
