@@ -67,6 +67,7 @@ from aws_data_mcp.server.list_paging import list_page
 from aws_data_mcp.server.live_updates import LiveUpdates
 from aws_data_mcp.server.request_state import snapshot_safe_request_state
 from aws_data_mcp.server.sdk_adapter import SdkServer
+from aws_data_mcp.server.trust_marks import TrustMarks
 
 MAX_COMPLETIONS = 100
 ACCOUNT_ARGUMENT = {accounts.PARAMETER: {
@@ -153,6 +154,7 @@ class DataMCPServer(SdkServer):
         """`about_data`: a few words on what this deployment's data is, added to the instructions (the demo's; else
         the operator's `AWS_DATA_MCP_DATA_DESCRIPTION`)."""
         self.views = Views(registry)
+        self.trust_marks = TrustMarks(registry)
         super().__init__(
             name="aws-data-mcp",
             title="AWS data estate",
@@ -162,7 +164,8 @@ class DataMCPServer(SdkServer):
             request_state_security=snapshot_safe_request_state(),
             # No subscriptions/listen unless the transport serves live updates: `live_updates.serve()` (stdio).
             subscriptions=False,
-            extensions=[self.views.extension],  # advertised as `extensions["io.modelcontextprotocol/ui"]`
+            # Advertised as `extensions["io.modelcontextprotocol/ui"]` and `[".../trust-annotations"]`.
+            extensions=[self.views.extension, self.trust_marks],
         )
         self.registry = registry
         self.config = settings
@@ -318,7 +321,8 @@ class DataMCPServer(SdkServer):
             raise protocol_error(failure) from None
         ttl_ms, scope = self.freshness(reading)
         return ReadResourceResult(
-            contents=[TextResourceContents(uri=reading.uri, text=reading.text, mime_type=reading.spec.mime_type)],
+            contents=[TextResourceContents(uri=reading.uri, text=reading.text, mime_type=reading.spec.mime_type,
+                                           _meta=self.trust_marks.for_read(ctx, reading.spec))],
             ttl_ms=ttl_ms, cache_scope=scope,
         )
 
