@@ -40,12 +40,11 @@ from support.servers import ServerThread, free_port, start_demo
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
 TABLES = list(lake_files())
 ENTERPRISE = list(enterprise_lake.TABLES)
-ATHENA_CONTEXT_UNKNOWN = frozenset({"vpce_only_logs", "vpce_exempt_logs"})
-"""Tables whose bucket policy conditions S3 on keys Athena's forward access session carries and the server's probe
-does not (aws:SourceVpce; aws:CalledVia). AWS's own evaluator, IAM's SimulatePrincipalPolicy, weighs a bucket policy
-only for an IAM user as CallerArn ("You cannot specify the ARN of an assumed role", its API reference), so for a
-caller in a role (alice, bob) the link is `unknown` with the command that settles it, as docs/access.md says; for an
-IAM user (the plain demo's caller) the simulator decides, and must agree."""
+ATHENA_CONTEXT_UNKNOWN: frozenset[str] = frozenset()
+"""Tables whose explainer may stay `unknown` for Athena's request context. The demo's two (vpce_only_logs,
+vpce_exempt_logs: bucket policies conditioned on aws:SourceVpce and aws:CalledVia, keys Athena's forward access
+session carries and the server's probe does not) are decided by IAM's simulator for every caller: an IAM user as
+itself, a role through a stand-in user, as both policies decide alike for any principal. None is left."""
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_data_mcp.explainer.athena_context import CONTEXT, as_athena, context_bound, simulate_as_athena
+from aws_data_mcp.explainer.athena_context import CONTEXT, as_athena, context_bound, principal_free, simulate_as_athena
 from aws_data_mcp.explainer.model import link
 from aws_data_mcp.reading.fanout import Outcome
 
@@ -56,8 +56,27 @@ def test_the_simulator_is_asked_with_the_policy_the_owner_and_athenas_context() 
                                            "EvalDecision": "explicitDeny"}]}
 
     user = "arn:aws:iam::123456789012:user/analyst"
-    found = simulate_as_athena(Iam(), user, policy(VPCE_ONLY), ["s3:GetObject"], [OBJECTS], "123456789012")
+    found = simulate_as_athena(Iam(), user, user, policy(VPCE_ONLY), ["s3:GetObject"], [OBJECTS], "123456789012")
     assert found == {f"s3:GetObject {OBJECTS}": "explicitDeny"}
     assert asked["CallerArn"] == user and asked["ResourceOwner"] == "arn:aws:iam::123456789012:root"
     assert asked["ContextEntries"] == CONTEXT and "vpce-0a1b2c3d" in asked["ResourcePolicy"]
     assert {e["ContextKeyName"] for e in CONTEXT} >= {"aws:CalledVia", "aws:ViaAWSService", "aws:SecureTransport"}
+
+
+def test_a_role_may_be_simulated_through_a_stand_in_only_where_no_statement_depends_on_the_principal() -> None:
+    assert principal_free(policy(VPCE_ONLY)) and principal_free(policy(EXEMPT, TLS_ONLY))
+    naming = VPCE_ONLY | {"Principal": {"AWS": "arn:aws:iam::123456789012:role/analyst"}}
+    by_tag = VPCE_ONLY | {"Condition": {"StringNotEquals": {"aws:SourceVpce": "vpce-0a1b2c3d",
+                                                            "aws:PrincipalTag/team": "data"}}}
+    by_variable = VPCE_ONLY | {"Resource": "arn:aws:s3:::logs/${aws:username}/*"}
+    not_principal = {k: v for k, v in VPCE_ONLY.items() if k != "Principal"} | {"NotPrincipal": {"AWS": "x"}}
+    for statement in (naming, by_tag, by_variable, not_principal):
+        assert not principal_free(policy(VPCE_ONLY, statement)), statement
+    assert not principal_free(None) and not principal_free({"Statement": []})
+
+
+def test_a_stand_in_s_verdict_says_whom_it_stood_for() -> None:
+    probed = link("s3:GetObject", OBJECTS, "allowed", {})
+    simulated = Outcome(item=None, value={f"s3:GetObject {OBJECTS}": "explicitDeny"})
+    judged = as_athena(probed, [VPCE_ONLY], simulated, "arn:aws:iam::123456789012:user/aws-data-mcp-stand-in")
+    assert judged["verdict"] == "denied" and "stand-in" in judged["evidence"]["simulated_with_stand_in"]

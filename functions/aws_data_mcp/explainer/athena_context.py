@@ -3,8 +3,11 @@
 `aws:SourceIp` of the caller's network. A bucket-policy statement conditioned on one of those keys can refuse
 Athena where the probe was allowed (a VPC-endpoint-only Deny) or allow Athena where the probe was refused (a Deny
 that exempts `aws:CalledVia`). Such a link is decided by AWS's own evaluator, IAM's simulator, given the bucket
-policy and Athena's context, where AWS lets it simulate the caller (an IAM user: its CallerArn cannot be a role);
-otherwise it is `unknown` with the command that settles it, never `allowed`.
+policy and Athena's context. The simulator weighs a bucket policy only with an IAM user as the caller: a caller in a
+role is simulated with a user standing in for it ("as if Bob had David's policies", its API reference), and only
+where every statement of the bucket policy is the same for any principal (`Principal: "*"`, conditions on request
+keys alone), so the stand-in cannot change the answer. Otherwise the link is `unknown` with the command that settles
+it, never `allowed`.
 
 No statement is evaluated here: a statement is only found to name one of these keys.
 """
@@ -43,6 +46,35 @@ def athena_request(principal: str, account: str | None) -> list[dict[str, Any]]:
     return [*CONTEXT, *keys]
 
 
+PRINCIPAL_FREE_KEYS = REQUEST_KEYS | {"aws:securetransport", "aws:requestedregion", "aws:currenttime",
+                                      "aws:epochtime", "aws:referer", "aws:useragent", "aws:sourcearn",
+                                      "aws:sourceaccount", "aws:sourceorgid", "aws:resourceaccount",
+                                      "aws:resourceorgid", "aws:resourcetag"}
+"""Condition keys that describe the request or the resource, never who asks (no aws:Principal*, aws:userid, session
+tags, MFA or token times): a statement conditioned on these alone decides alike for every principal."""
+STAND_IN = "aws-data-mcp-stand-in"
+"""The IAM user named as the simulator's caller for a caller in a role (it need not exist: the simulator takes its
+policies from the role, and no statement it weighs names a principal)."""
+
+
+def stand_in_user(account: str | None, partition: str = "aws") -> str:
+    return f"arn:{partition}:iam::{account or '000000000000'}:user/{STAND_IN}"
+
+
+def _principal_free(statement: Mapping[str, Any]) -> bool:
+    principal = statement.get("Principal")
+    if "NotPrincipal" in statement or principal not in ("*", {"AWS": "*"}) or "${" in json.dumps(statement):
+        return False
+    return all(key.split("/", 1)[0] in PRINCIPAL_FREE_KEYS for key in _keys(statement))
+
+
+def principal_free(policy: Mapping[str, Any] | None) -> bool:
+    """Whether every statement of a bucket policy decides alike for any principal (so an IAM user may stand in for
+    a role in IAM's simulator without changing its answer)."""
+    found = listed((policy or {}).get("Statement"))
+    return bool(found) and all(isinstance(s, Mapping) and _principal_free(s) for s in found)
+
+
 def _keys(statement: Mapping[str, Any]) -> set[str]:
     return {key.lower() for conditions in (statement.get("Condition") or {}).values()
             if isinstance(conditions, Mapping) for key in conditions}
@@ -64,21 +96,23 @@ def context_bound(policy: Mapping[str, Any] | None, action: str, resource: str) 
     return found
 
 
-def simulate_as_athena(iam: Any, user: str, policy: Mapping[str, Any], actions: Sequence[str],
+def simulate_as_athena(iam: Any, source: str, caller: str, policy: Mapping[str, Any], actions: Sequence[str],
                        resources: Sequence[str], owner: str | None) -> dict[str, str]:
-    """IAM's simulator on the caller's policies and the bucket policy, in Athena's request context: each
-    (action, resource) decision."""
-    request: dict[str, Any] = {"PolicySourceArn": user, "ActionNames": list(actions), "ResourceArns": list(resources),
-                               "ResourcePolicy": json.dumps(policy), "CallerArn": user, "ContextEntries": CONTEXT}
+    """IAM's simulator on the policies of `source` (the caller's user or role) and the bucket policy, as `caller`
+    (that user, or the stand-in for a role), in Athena's request context: each (action, resource) decision."""
+    request: dict[str, Any] = {"PolicySourceArn": source, "ActionNames": list(actions),
+                               "ResourceArns": list(resources), "ResourcePolicy": json.dumps(policy),
+                               "CallerArn": caller, "ContextEntries": CONTEXT}
     if owner:
         request["ResourceOwner"] = f"arn:aws:iam::{owner}:root"
     results = iam.simulate_principal_policy(**request).get("EvaluationResults") or []
     return {f"{r['EvalActionName']} {r.get('EvalResourceName')}": r["EvalDecision"] for r in results}
 
 
-def as_athena(probed: Link, bound: Sequence[dict[str, Any]], simulated: Outcome[Any, Any] | None) -> Link:
-    """The probe's link judged for Athena's request: the simulator's decision where it could be asked, else
-    `unknown` (the probe, made outside Athena, cannot say)."""
+def as_athena(probed: Link, bound: Sequence[dict[str, Any]], simulated: Outcome[Any, Any] | None,
+              stand_in: str | None = None) -> Link:
+    """The probe's link judged for Athena's request: the simulator's decision where it could be asked (`stand_in`:
+    the user that stood in for the caller's role), else `unknown` (the probe, made outside Athena, cannot say)."""
     if not bound or probed["verdict"] == "unknown":
         return probed
     evidence = probed["evidence"] | {"probe": probed["verdict"], "athena_context_statements": list(bound)}
@@ -86,7 +120,10 @@ def as_athena(probed: Link, bound: Sequence[dict[str, Any]], simulated: Outcome[
         if simulated is not None and simulated.ok else None
     if decision is not None:
         verdict = "allowed" if decision == "allowed" else "denied"
-        return link(probed["check"], probed["resource"], verdict, evidence | {"simulated_as_athena": decision},
+        said = {"simulated_as_athena": decision} | ({"simulated_with_stand_in": (
+            f"{stand_in}, with the role's policies: every statement of the bucket policy is the same for any "
+            "principal, so the stand-in cannot change the answer")} if stand_in else {})
+        return link(probed["check"], probed["resource"], verdict, evidence | said,
                     fix=probed.get("fix") or [], governed_by=probed["governed_by"])
     ask = json.dumps(CONTEXT, separators=(",", ":"))
     return link(probed["check"], probed["resource"], "unknown", evidence | (
@@ -94,7 +131,8 @@ def as_athena(probed: Link, bound: Sequence[dict[str, Any]], simulated: Outcome[
         governed_by=probed["governed_by"], settle=(
             "The bucket policy conditions this on a key Athena's request does not share with this server's probe "
             "(Athena reads through a forward access session: aws:CalledVia athena.amazonaws.com, no VPC endpoint "
-            "or source IP), and IAM's simulator weighs a bucket policy only as an IAM user: an administrator runs "
+            "or source IP), and IAM's simulator weighs a bucket policy only as an IAM user, which cannot stand in "
+            "for a role here (a statement depends on who the principal is): an administrator runs "
             f"aws iam simulate-principal-policy --policy-source-arn <the caller's role> --action-names "
             f"{probed['check']} --resource-arns {probed['resource']} --resource-policy file://bucket-policy.json "
             f"--caller-arn <an IAM user> --context-entries '{ask}'"))

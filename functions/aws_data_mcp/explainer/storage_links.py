@@ -17,7 +17,13 @@ from urllib.parse import urlparse
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.explainer.athena_context import as_athena, context_bound, simulate_as_athena
+from aws_data_mcp.explainer.athena_context import (
+    as_athena,
+    context_bound,
+    principal_free,
+    simulate_as_athena,
+    stand_in_user,
+)
 from aws_data_mcp.explainer.identity_policies import denial_fixes, identity_policies, simulation_principal
 from aws_data_mcp.explainer.model import (
     Governor,
@@ -184,7 +190,8 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
     bucket_arn, objects = f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/{prefix}*"
     bound = {action: context_bound(policy.value, action, arn) if policy.ok else []
              for action, arn in (("s3:ListBucket", bucket_arn), ("s3:GetObject", objects))}
-    simulating = any(bound.values()) and seat.principal is not None and ":user/" in seat.principal
+    caller = _simulated_caller(seat, policy.value if policy.ok else None) if any(bound.values()) else None
+    simulating = caller is not None
     for key in keys:
         second += [Call("s3:GetObject", partial(_first_byte, s3, bucket, key)),
                    Call("s3:GetObject", partial(_encryption_of, s3, bucket, key))]
@@ -192,7 +199,7 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
         second.append(Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), default_key)))
     if simulating:  # the bucket policy names a key of Athena's request the probe does not share: AWS decides
         second.append(Call("iam:SimulatePrincipalPolicy", partial(
-            simulate_as_athena, request.client("iam"), seat.principal, policy.value,
+            simulate_as_athena, request.client("iam"), seat.principal, caller, policy.value,
             ["s3:ListBucket", "s3:GetObject"], [bucket_arn, objects], seat.account)))
     answers = yield second
     athena = answers.pop() if simulating else None
@@ -216,12 +223,25 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
         (listing.value or {}).get("Contents", []))}, _read_fix(seat, bucket, policy, "s3:ListBucket", bucket_arn,
                                                                own), governed_by)]
     owners = sorted({(o.get("Owner") or {}).get("ID") or "unknown" for o in listed})
-    links = [as_athena(links[0], bound["s3:ListBucket"], athena)]
+    stand_in = caller if caller != seat.principal else None
+    links = [as_athena(links[0], bound["s3:ListBucket"], athena, stand_in)]
     links.append(as_athena(_object_link(seat, bucket, objects, key, read, policy, evidence | {
-        "object_owners": owners}, governed_by, own), bound["s3:GetObject"], athena))
+        "object_owners": owners}, governed_by, own), bound["s3:GetObject"], athena, stand_in))
     links.append(_decrypt_link(request, seat, decrypted, kms_read, head, default, policy_of_key, governed_by))
     links[-1]["evidence"] |= {"objects_sampled": len(keys), "kms_keys": _keys_seen(pairs)}
     return Reads(links, policy, others)
+
+
+def _simulated_caller(seat: Seat, policy: Mapping[str, Any] | None) -> str | None:
+    """Whom IAM's simulator may take as the caller: the caller's own IAM user, or for a role a stand-in user where
+    the bucket policy decides alike for any principal; None where AWS cannot be asked."""
+    if seat.principal is None:
+        return None
+    if ":user/" in seat.principal:
+        return seat.principal
+    if ":role/" in seat.principal and principal_free(policy):
+        return stand_in_user(seat.account, seat.principal.split(":")[1])
+    return None
 
 
 def _keys_seen(pairs: Sequence[tuple[Outcome[Any, Any], Outcome[Any, Any]]]) -> list[str]:
