@@ -389,6 +389,12 @@ class Registry:
                     details=["Template arguments are names, not paths: no '..', no leading '/', no NUL."],
                 )
             args = {k: v if isinstance(v, str) else ",".join(v) for k, v in params.items()}
+            empty = next((name for name, value in args.items() if not value), None)
+            if empty is not None:  # `a//b`: no name is empty, so nothing is looked up (a store may refuse it loudly)
+                example = self._resources[template_uri].example
+                raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Argument {empty!r} of {template_uri} is empty",
+                                      details=[f"Give a value, e.g. {example}." if example else
+                                               "Give every template argument a value."])
             return Match(self._resources[template_uri], args)
         return None
 

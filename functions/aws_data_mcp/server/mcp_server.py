@@ -315,7 +315,7 @@ class DataMCPServer(SdkServer):
         try:
             reading = await self.read(params.uri, ctx)
         except ResourceFailure as failure:
-            raise protocol_error(failure) from None
+            raise protocol_error(failure, ctx.protocol_version) from None
         ttl_ms, scope = self.freshness(reading)
         return ReadResourceResult(
             contents=[TextResourceContents(uri=reading.uri, text=reading.text, mime_type=reading.spec.mime_type)],

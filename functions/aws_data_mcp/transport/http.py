@@ -33,6 +33,7 @@ from aws_data_mcp.transport.limits import (
 )
 from aws_data_mcp.transport.local_token import TokenGate, token_file
 from aws_data_mcp.transport.paths import route_path
+from aws_data_mcp.transport.request_ids import has_invalid_id, refuse_invalid_id
 from aws_data_mcp.transport.well_known import is_metadata_request, serve_metadata
 
 MCP_PATH = "/mcp"
@@ -157,6 +158,16 @@ class McpHttpApp:
         if on_endpoint and scope["method"] == "GET" and not _session_id(scope):
             await send_error(send, 405, INVALID_REQUEST, NO_GET_STREAM, [(b"allow", b"POST, DELETE")])
             return
+        if on_endpoint and scope["method"] == "POST":
+            if BODY_SCOPE_KEY not in scope:  # on Lambda: the body is in the event, whole
+                received = await receive_body_within(receive, send, self.settings.max_request_body_bytes)
+                if received is None:
+                    return
+                body, receive = received
+                scope = {**scope, BODY_SCOPE_KEY: body}
+            if has_invalid_id(scope[BODY_SCOPE_KEY]):
+                await refuse_invalid_id(send)
+                return
         apps = await self._running_apps()
         app = apps.sessions if apps.sessions is not None and _wants_session(scope) else apps.stateless
         if on_endpoint:
