@@ -9,7 +9,6 @@ edge answers -32600 (`id: null`, HTTP 400) on both, before the SDK sees the requ
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from mcp_types import INVALID_REQUEST
@@ -21,13 +20,9 @@ INVALID_ID = "Invalid Request: a request's id must be a string or an integer"
 
 
 def _valid_id(value: Any) -> bool:
-    """A string or an integer; a number written with a fraction of zero (`7.0`) is an integer, as JSON Schema
-    counts it (and as the SDK reads it)."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, float):
-        return math.isfinite(value) and value.is_integer()
-    return isinstance(value, str | int)
+    """A string or an integer as JSON writes it: `7.0` is a number with a fraction (the SDK's models refuse it
+    too, and would take the request for a notification), and JSON's `true` is no integer."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def has_invalid_id(body: bytes) -> bool:
