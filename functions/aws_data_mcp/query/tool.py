@@ -42,6 +42,7 @@ from aws_data_mcp.query.answers import (
     result_file,
 )
 from aws_data_mcp.query.cost_guard import chosen_workgroup, guarded
+from aws_data_mcp.query.output_schema import QUERY_ANSWER
 from aws_data_mcp.query.result_pages import ATHENA_PAGE_ROWS, FIRST_PAGE, Page, read_page
 from aws_data_mcp.reading.deadlines import request_budget, seconds_to_edge_deadline
 from aws_data_mcp.registry import registry
@@ -123,6 +124,7 @@ def _database(name: str) -> str:
     "still running when the wait ends answers that link to read later; a failed one, its error and cost. "
     "Writes, DDL and a second statement are refused before anything runs. estimate_only asks Athena what the "
     "query would scan without running it.",
+    output_schema=QUERY_ANSWER,
 )
 async def athena_query(ctx: Context, sql: Sql | None = None, database: Database | None = None,
                        workgroup: Workgroup = None, max_rows: MaxRows = None, wait_seconds: WaitSeconds = None,
@@ -150,6 +152,9 @@ async def athena_query(ctx: Context, sql: Sql | None = None, database: Database 
     description="Stop a running Athena query by execution id (StopQueryExecution as you): what athena_query answers "
     "when it returns before the query ends. Stopping a finished query changes nothing.",
     read_only=False,
+    destructive=True,  # a stopped query cannot be resumed: its run and the rows it had not written are lost
+    idempotent=True,
+    output_schema=QUERY_ANSWER,
 )
 async def athena_stop_query(ctx: Context, execution_id: Annotated[str, Field(
         description="The query's execution id (athena_query's answer, or athena://query/history).")]) -> CallToolResult:

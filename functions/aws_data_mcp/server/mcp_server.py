@@ -173,10 +173,12 @@ class DataMCPServer(SdkServer):
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
         self.add_request_handler("server/discover", RequestParams, self._discover)
         for tool in registry.tools(view_only=True):
-            annotations = ToolAnnotations(read_only_hint=tool.read_only, idempotent_hint=tool.read_only,
-                                          destructive_hint=tool.destructive, open_world_hint=tool.read_only)
+            annotations = ToolAnnotations(read_only_hint=tool.read_only, destructive_hint=tool.destructive,
+                                          idempotent_hint=tool.read_only or tool.idempotent,
+                                          open_world_hint=tool.open_world)
             self.add_strict_tool(tool.fn, name=tool.name, title=tool.title, description=tool.description,
-                                 annotations=annotations, extra_properties=ACCOUNT_ARGUMENT)
+                                 annotations=annotations, extra_properties=ACCOUNT_ARGUMENT,
+                                 output_schema=tool.output_schema)
 
     def capabilities(self, protocol_version: str | None = None) -> ServerCapabilities:
         """What `initialize` and `server/discover` advertise: derived from the registered methods, so both say
