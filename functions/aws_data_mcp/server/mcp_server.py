@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 from urllib.parse import urlencode
 
+from mcp.server.caching import CacheHint
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -69,6 +70,13 @@ from aws_data_mcp.server.request_state import snapshot_safe_request_state
 from aws_data_mcp.server.sdk_adapter import SdkServer
 
 MAX_COMPLETIONS = 100
+LIST_TTL_MS = 3_600_000
+"""How long a 2026-07-28 client may keep a list (`ttlMs`): tools, prompts, resources and templates change only
+with a deployment, so an hour; a client that kept a list over one learns the new names from the error it gets."""
+LIST_CACHE_HINTS = {method: CacheHint(ttl_ms=LIST_TTL_MS, scope="public") for method in (
+    "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list")}
+"""The same for every caller (`public`): no list depends on who asks, only on the client's own capabilities (the
+views of MCP Apps), which travel in the request and so in its cache key. resources/read sets its own (`freshness`)."""
 ACCOUNT_ARGUMENT = {accounts.PARAMETER: {
     "type": "string", "description": "The listed account to act in, by its short name (config://server lists them); "
     "omit it for your home account. Never a role ARN."}}
@@ -163,6 +171,7 @@ class DataMCPServer(SdkServer):
             # No subscriptions/listen unless the transport serves live updates: `live_updates.serve()` (stdio).
             subscriptions=False,
             extensions=[self.views.extension],  # advertised as `extensions["io.modelcontextprotocol/ui"]`
+            cache_hints=LIST_CACHE_HINTS,  # filled in on 2026-07-28 only: the older revisions have no such fields
         )
         self.registry = registry
         self.config = settings
