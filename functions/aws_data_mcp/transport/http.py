@@ -32,6 +32,7 @@ from aws_data_mcp.transport.limits import (
     refuse_oversized_headers,
 )
 from aws_data_mcp.transport.local_token import TokenGate, token_file
+from aws_data_mcp.transport.origins import LOOPBACK_NAMES, allowed_origins, refuse_origin, refused_origin
 from aws_data_mcp.transport.paths import route_path
 from aws_data_mcp.transport.request_ids import has_invalid_id, refuse_invalid_id
 from aws_data_mcp.transport.well_known import is_metadata_request, serve_metadata
@@ -52,15 +53,15 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     name to 127.0.0.1: only loopback Host/Origin values (plus configured ones) pass.
     Behind API Gateway the Host is the gateway's own name and the endpoint is
     reached over the internet on purpose, so the check would only answer 421 to
-    legitimate clients; identity is enforced by API Gateway instead.
+    legitimate clients; identity is enforced by API Gateway instead (and `Origin` by `origins.py`, everywhere).
     """
     if settings.hosted:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     # Exact values only: the SDK matches a "host:*" pattern by prefix, which lets 127.0.0.1:8000.evil.com pass.
-    loopback = [f"{name}:{settings.port}" for name in ("127.0.0.1", "localhost", "[::1]")]
+    loopback = [f"{name}:{settings.port}" for name in LOOPBACK_NAMES]
     return TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                      allowed_hosts=[*loopback, *settings.allowed_hosts],
-                                     allowed_origins=[f"http://{host}" for host in loopback])
+                                     allowed_origins=list(allowed_origins(settings)))
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ class McpHttpApp:
         self._started: asyncio.Event | None = None
         self._stop: asyncio.Event | None = None
         self._held: asyncio.Task[None] | None = None
+        self._origins = allowed_origins(settings)
         self._edge = LambdaEdge(self._serve) if settings.hosted else _local_edge(self._serve, settings)
         if not settings.hosted:
             server.live_updates.serve()
@@ -155,6 +157,10 @@ class McpHttpApp:
             await serve_metadata(scope, receive, send, self.settings, MCP_PATH)
             return
         on_endpoint = scope["type"] == "http" and route_path(scope).rstrip("/") == MCP_PATH
+        origin = refused_origin(scope, self._origins) if on_endpoint else None
+        if origin is not None:  # first: a page's request learns nothing else of the server
+            await refuse_origin(send, origin)
+            return
         if on_endpoint and scope["method"] == "GET" and not _session_id(scope):
             await send_error(send, 405, INVALID_REQUEST, NO_GET_STREAM, [(b"allow", b"POST, DELETE")])
             return
