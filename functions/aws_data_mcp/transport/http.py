@@ -70,6 +70,10 @@ class _Apps:
     """Any request may be answered by any container: every request on Lambda, locally those of no session."""
     sessions: Starlette | None
     """Locally: 2025-11-25 clients that initialize get a session, whose GET stream carries live updates."""
+    streaming: Starlette | None = None
+    """Locally: requests of no session that ask for progress (a `progressToken`), answered as the SDK streams them
+    (text/event-stream once a notification is sent; JSON otherwise). On Lambda Mangum buffers the whole answer
+    and API Gateway does not stream it, so progress would arrive with the result: not served there."""
 
 
 def _session_id(scope: Scope) -> bytes | None:
@@ -88,6 +92,20 @@ def _wants_session(scope: Scope) -> bool:
     except (ValueError, RecursionError):  # nested past the parser's depth: the SDK's parse error answers it
         return False
     return isinstance(message, dict) and message.get("method") == "initialize"
+
+
+def _wants_progress(scope: Scope) -> bool:
+    """A request that asks for progress notifications: a `progressToken` in its `_meta`."""
+    body = scope.get(BODY_SCOPE_KEY) or b""
+    if b'"progressToken"' not in body:  # cheap test first: most requests ask for none
+        return False
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and meta.get("progressToken") is not None
 
 
 class McpHttpApp:
@@ -111,12 +129,12 @@ class McpHttpApp:
         if not settings.hosted:
             server.live_updates.serve()
 
-    def _build(self, stateless: bool) -> tuple[Starlette, Any]:
+    def _build(self, stateless: bool, json_response: bool = True) -> tuple[Starlette, Any]:
         """One SDK app and the session manager it made (the server keeps only the latest one)."""
         app = self.server.streamable_http_app(
             streamable_http_path=MCP_PATH,
             stateless_http=stateless,
-            json_response=True,
+            json_response=json_response,
             transport_security=transport_security(self.settings),
             max_request_body_size=self.settings.max_request_body_bytes,
             max_sessions=MAX_LOCAL_SESSIONS,
@@ -127,10 +145,12 @@ class McpHttpApp:
     async def _running_apps(self) -> _Apps:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
-            stateless, managers = self._build(stateless=True), []
+            stateless = self._build(stateless=True)
             sessions = None if self.settings.hosted else self._build(stateless=False)
-            managers = [built[1] for built in (stateless, sessions) if built is not None]
-            self._loop, self._apps = loop, _Apps(stateless[0], sessions[0] if sessions else None)
+            streaming = None if self.settings.hosted else self._build(stateless=True, json_response=False)
+            managers = [built[1] for built in (stateless, sessions, streaming) if built is not None]
+            self._loop = loop
+            self._apps = _Apps(stateless[0], sessions[0] if sessions else None, streaming[0] if streaming else None)
             self._started, self._stop = asyncio.Event(), asyncio.Event()
             self._held = loop.create_task(self._hold(managers, self._started, self._stop))
         assert self._started is not None and self._apps is not None
@@ -175,7 +195,11 @@ class McpHttpApp:
                 await refuse_invalid_id(send)
                 return
         apps = await self._running_apps()
-        app = apps.sessions if apps.sessions is not None and _wants_session(scope) else apps.stateless
+        app = apps.stateless
+        if apps.sessions is not None and _wants_session(scope):
+            app = apps.sessions
+        elif apps.streaming is not None and _wants_progress(scope):
+            app = apps.streaming
         if on_endpoint:
             # No trailing-slash redirect: behind a stage it would drop the stage from the URL.
             path = scope.get("root_path", "") + MCP_PATH
