@@ -94,19 +94,12 @@ async def test_every_workflow_tools_real_answer_validates(workflow_server: Serve
     assert deleted["deleted"]["id"] == workflow_id
 
 
-@pytest.fixture(scope="module")
-def query_server(demo: DemoAccount) -> Iterator[ServerThread]:
-    settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=10)
-    with ServerThread(settings) as running:
-        yield running
-
-
 @pytest.mark.anyio
 @pytest.mark.usefixtures("quick_queries")
 @pytest.mark.parametrize("mode", MODES)
-async def test_every_kind_of_query_answer_validates(query_server: ServerThread, demo_caller: DemoAccount,
+async def test_every_kind_of_query_answer_validates(demo_query_http: ServerThread, demo_caller: DemoAccount,
                                                     mode: str) -> None:
-    async with Client(query_server.url, mode=mode) as client:
+    async with Client(demo_query_http.url, mode=mode) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         ran = checked(tools["athena_query"], await client.call_tool("athena_query", {"database": "sales", "sql": SQL}))
         estimated = checked(tools["athena_query"], await client.call_tool(
