@@ -47,7 +47,7 @@ def test_on_lambda_a_call_asking_for_progress_is_still_one_json_answer(
     for name, arguments in (("get_resource", {"uri": "config://server"}),
                             ("athena_query", {"sql": SQL, "database": "sales"})):  # refused: no API Gateway caller
         body = modern("tools/call", {"name": name, "arguments": arguments})
-        body["params"]["_meta"]["progressToken"] = "p1"
+        body["params"]["_meta"] = {**body["params"]["_meta"], "progressToken": "p1"}  # modern() shares one `_meta`
         response = lambda_handler(http_api_event(body, revision=REVISION_2026))
         assert response["statusCode"] == 200
         assert response["headers"]["content-type"].startswith("application/json"), response["headers"]
