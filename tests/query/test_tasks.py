@@ -186,6 +186,12 @@ def test_on_lambda_any_container_answers_the_task_and_another_caller_is_refused(
     polled = _call(container(), "tasks/get", {"taskId": task_id})["result"]
     assert polled["resultType"] == "complete" and polled["taskId"] == task_id and polled["status"] == "working"
     assert polled["_meta"]["aws-data-mcp/athena"]["data_scanned_bytes"] >= 0
+    assert _call(container(), "tasks/update", {"taskId": task_id, "inputResponses": {}})["result"][
+        "resultType"] == "complete", "nothing is ever asked, so nothing is outstanding: acknowledged"
+    for method in ("tasks/get", "tasks/update", "tasks/cancel"):  # the extension's MUST for an undeclared client
+        missing = _call(container(), method, {"taskId": task_id}, tasks=False)["error"]
+        assert missing["code"] == -32021, missing
+        assert missing["data"]["requiredCapabilities"] == {"extensions": {EXTENSION_ID: {}}}
     # Without the extension on the request: today's answer, whatever the client said before.
     plain = _call(container(), "tools/call", {"name": "athena_query", "arguments": {
         "database": "sales", "sql": LONG, "wait_seconds": 0}}, tasks=False)["result"]

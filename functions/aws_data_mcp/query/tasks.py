@@ -3,11 +3,11 @@
 Where a 2026-07-28 client negotiates the extension on its request, an `athena_query` whose query is still running
 when the tool's bounded wait ends answers a task (`resultType: "task"`) instead of the link. The task id is the
 Athena execution id and Athena keeps the state: `tasks/get` reads `athena://queries/{id}` and `tasks/cancel` calls
-StopQueryExecution, both with the caller's own credentials, so any container answers and nothing is stored here. An
-id the caller's Athena does not show them (another account's, a workgroup they may not read, a made-up one) is an
-unknown task. A client without the extension, a 2025-11-25 one, and a call in another listed account (its task id
-could not name the account) get today's answer, unchanged. The SDK (2.3.0) has no Tasks runtime; when it has one,
-this module gives way to it.
+StopQueryExecution, both with the caller's own credentials, so any container answers and nothing is stored here
+(`tasks/update` has nothing to take: no input is ever asked). An id the caller's Athena does not show them
+(another account's, a workgroup they may not read, a made-up one) is an unknown task. A client without the
+extension, a 2025-11-25 one, and a call in another listed account (its task id could not name the account) get
+today's answer, unchanged. The SDK (2.3.0) has no Tasks runtime; when it has one, this module gives way to it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,16 @@ import anyio
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, RequestParams, ResourceLink
+from mcp_types import (
+    INVALID_PARAMS,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    CallToolRequestParams,
+    CallToolResult,
+    ClientCapabilities,
+    MissingRequiredClientCapabilityErrorData,
+    RequestParams,
+    ResourceLink,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from aws_data_mcp.aws import client, deadline_scope
@@ -53,6 +62,12 @@ class TaskParams(RequestParams):
     """`tasks/get` and `tasks/cancel`: the task's id."""
 
     task_id: str
+
+
+class UpdateParams(TaskParams):
+    """`tasks/update`: responses to a task's input requests (athena_query asks none)."""
+
+    input_responses: dict[str, Any] | None = None
 
 
 def negotiated(ctx: ServerRequestContext[Any, Any]) -> bool:
@@ -102,6 +117,7 @@ class AthenaTasks(Extension):
     def methods(self) -> list[MethodBinding]:
         versions = frozenset(MODERN_PROTOCOL_VERSIONS)
         return [MethodBinding("tasks/get", TaskParams, self._get, versions),
+                MethodBinding("tasks/update", UpdateParams, self._update, versions),
                 MethodBinding("tasks/cancel", TaskParams, self._cancel, versions)]
 
     async def intercept_tool_call(self, params: CallToolRequestParams, ctx: ServerRequestContext[Any, Any],
@@ -119,17 +135,23 @@ class AthenaTasks(Extension):
         return {"resultType": "task", **task}
 
     async def _get(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
-        execution_id = self._execution_id(params.task_id)
+        execution_id = self._execution_id(ctx, params.task_id)
         try:
             reading = await self.host.read(query_uri(execution_id), ctx)
         except ResourceFailure as failure:
             raise self._refusal(failure, params.task_id) from None
         return {"resultType": "complete", **task_of(json.loads(reading.text))}
 
+    async def _update(self, ctx: ServerRequestContext[Any, Any], params: UpdateParams) -> dict[str, Any]:
+        """No athena_query task asks for input, so no response is outstanding: they are ignored (the extension's
+        SHOULD) once the task is known to be the caller's."""
+        await self._get(ctx, params)
+        return {"resultType": "complete"}
+
     async def _cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> dict[str, Any]:
         """StopQueryExecution as the caller: Athena refuses an id that is not theirs, and stopping a query that
         has ended changes nothing (the acknowledgement is all the extension asks)."""
-        execution_id = self._execution_id(params.task_id)
+        execution_id = self._execution_id(ctx, params.task_id)
         deadline = time.monotonic() + request_budget(seconds_to_edge_deadline(ctx),
                                                      self.host.config.request_timeout_seconds)
 
@@ -146,7 +168,13 @@ class AthenaTasks(Extension):
         return {"resultType": "complete"}
 
     @staticmethod
-    def _execution_id(task_id: str) -> str:
+    def _execution_id(ctx: ServerRequestContext[Any, Any], task_id: str) -> str:
+        """The execution id a task id is, for a client that declared the extension (else -32021, its MUST)."""
+        if not negotiated(ctx):
+            required = ClientCapabilities(extensions={EXTENSION_ID: {}})
+            raise MCPError(code=MISSING_REQUIRED_CLIENT_CAPABILITY, message="Missing required client capability",
+                           data=MissingRequiredClientCapabilityErrorData(required_capabilities=required).model_dump(
+                               mode="json", by_alias=True, exclude_none=True))
         try:
             return validated_execution_id(task_id)
         except ResourceFailure:

@@ -57,7 +57,6 @@ from aws_data_mcp.identity import accounts
 from aws_data_mcp.identity.accounts import caller_in
 from aws_data_mcp.identity.resolve import Caller, resolve_caller
 from aws_data_mcp.observability import bind_request
-from aws_data_mcp.query.tasks import EXTENSION_ID as TASKS_EXTENSION
 from aws_data_mcp.query.tasks import AthenaTasks
 from aws_data_mcp.reading.deadlines import request_scope, seconds_to_edge_deadline
 from aws_data_mcp.reading.reader import Reading, ResourceReader
@@ -198,12 +197,8 @@ class DataMCPServer(SdkServer):
         `listChanged` (the SDK's 2026-07-28 derivation claims both wherever subscriptions/listen is served)."""
         capabilities = self.sdk_capabilities(resources_changed=self.live_updates.served,
                                              protocol_version=protocol_version)
-        extensions = dict(capabilities.extensions or {})
-        if protocol_version not in MODERN_PROTOCOL_VERSIONS:  # `initialize`: tasks are a 2026-07-28 extension
-            extensions.pop(TASKS_EXTENSION, None)
         return capabilities.model_copy(update={"tools": ToolsCapability(list_changed=False),
-                                               "prompts": PromptsCapability(list_changed=False),
-                                               "extensions": extensions})
+                                               "prompts": PromptsCapability(list_changed=False)})
 
     async def _discover(self, ctx: ServerRequestContext[Any], params: RequestParams) -> DiscoverResult:
         return DiscoverResult(supported_versions=list(MODERN_PROTOCOL_VERSIONS),
