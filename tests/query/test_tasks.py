@@ -188,6 +188,11 @@ def test_on_lambda_any_container_answers_the_task_and_another_caller_is_refused(
     assert polled["_meta"]["aws-data-mcp/athena"]["data_scanned_bytes"] >= 0
     assert _call(container(), "tasks/update", {"taskId": task_id, "inputResponses": {}})["result"][
         "resultType"] == "complete", "nothing is ever asked, so nothing is outstanding: acknowledged"
+    mismatched = modern("tasks/get", {"taskId": task_id})
+    mismatched["params"]["_meta"] = {**mismatched["params"]["_meta"], "io.modelcontextprotocol/clientCapabilities": {
+        "extensions": {EXTENSION_ID: {}}}}
+    routed = container()(http_api_event(mismatched, revision=REVISION_2026, headers={"mcp-name": "another-task"}))
+    assert body_json(routed)["error"]["code"] == -32020, "Mcp-Name routes on the task id: it must match"
     for method in ("tasks/get", "tasks/update", "tasks/cancel"):  # the extension's MUST for an undeclared client
         missing = _call(container(), method, {"taskId": task_id}, tasks=False)["error"]
         assert missing["code"] == -32021, missing

@@ -21,7 +21,9 @@ import anyio
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import decode_header_value
 from mcp_types import (
+    HEADER_MISMATCH,
     INVALID_PARAMS,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     CallToolRequestParams,
@@ -175,6 +177,10 @@ class AthenaTasks(Extension):
             raise MCPError(code=MISSING_REQUIRED_CLIENT_CAPABILITY, message="Missing required client capability",
                            data=MissingRequiredClientCapabilityErrorData(required_capabilities=required).model_dump(
                                mode="json", by_alias=True, exclude_none=True))
+        headers = getattr(ctx.request, "headers", None)  # HTTP: the extension's Mcp-Name routes on the task id
+        name = decode_header_value(headers.get("mcp-name")) if headers is not None else None
+        if name is not None and name != task_id:
+            raise MCPError(code=HEADER_MISMATCH, message="Mcp-Name header does not match the request's taskId")
         try:
             return validated_execution_id(task_id)
         except ResourceFailure:
