@@ -7,6 +7,8 @@
 #
 # Failures of the suite's own fixtures (test_* tools and prompts, test:// resources) are listed in
 # .ci/expected-failures-<revision>.txt; any other failure of a required scenario fails this script.
+# Then .ci/not_found_check.py: the code of an unknown resource on each revision (SEP-2164), which the suites
+# only warn about.
 # Usage: bash .ci/conformance.sh      (after `make install`; results land in .ci/.tools/results/)
 set -euo pipefail
 
@@ -157,6 +159,9 @@ main() {
   local status=0
   run_suite 2025-11-25 "conformance 0.1.16" "$SUITE_2025" --spec-version 2025-11-25 || status=1
   run_suite 2026-07-28 "conformance 0.2.0-alpha.12" "$SUITE_2026" --requirements 2026-07-28 || status=1
+  log ""
+  log "=== Not-found codes by revision (.ci/not_found_check.py: the suites only warn) ==="
+  python3 "$CI_DIR/not_found_check.py" --url "$URL" | tee "$OUT/verdict-not-found.txt" || status=1
 
   if ! kill -0 "$SERVER_PID" 2>/dev/null; then
     log "the server died during the run"

@@ -48,8 +48,10 @@ def test_initialize_and_discover_advertise_the_same_served_capabilities(post: An
     legacy = post(INITIALIZE, REVISION_2025)["result"]["capabilities"]
     modern_ = post(modern("server/discover", {}), REVISION_2026)["result"]["capabilities"]
     assert set(legacy) == SERVED and set(modern_) == SERVED | {"extensions"}, (legacy, modern_)
-    # MCP Apps (SEP-2133 extensions are a 2026-07-28 capability; a 2025-11-25 client still negotiates by its own).
-    assert modern_["extensions"] == {"io.modelcontextprotocol/ui": {}, "io.modelcontextprotocol/trust-annotations": {}}
+    # MCP Apps, trust annotations and Tasks (SEP-2133 extensions are a 2026-07-28 capability; a 2025-11-25 client
+    # still negotiates MCP Apps by its own).
+    assert modern_["extensions"] == {"io.modelcontextprotocol/ui": {}, "io.modelcontextprotocol/trust-annotations": {},
+                                     "io.modelcontextprotocol/tasks": {}}
 
 
 def test_prompts_are_the_registrys_and_an_unknown_name_is_an_invalid_parameter(post: Any,

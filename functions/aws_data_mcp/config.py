@@ -75,6 +75,10 @@ class Settings:
     allowed_hosts: tuple[str, ...] = setting(
         (), "Extra `Host` header values (host:port, exactly: no wildcard) the local server's DNS-rebinding protection "
         "accepts, comma-separated.", "ALLOWED_HOSTS")
+    allowed_origins: tuple[str, ...] = setting(
+        (), "Browser origins (scheme://host[:port], exactly: no wildcard) that may call /mcp, comma-separated; a "
+        "request with any other `Origin` is refused 403, on Lambda as locally (where the server's own loopback "
+        "origins are listed already). Clients that are not web pages send none.", "ALLOWED_ORIGINS")
     local_token: str = setting(
         "", f"The local HTTP server's bearer token, at least {MIN_LOCAL_TOKEN_LENGTH} characters, to keep client "
         "configurations stable across restarts.", "TOKEN", default_doc="a new random token per start", secret=True)
@@ -203,6 +207,10 @@ class Settings:
         if wildcards:  # the SDK would match "host:*" by prefix: "host:80.evil.com" too
             raise SettingError(f"{ENV_PREFIX}ALLOWED_HOSTS takes exact host:port values, not {wildcards[0][:40]!r}: "
                                "name each port")
+        loose = [origin for origin in self.allowed_origins if "*" in origin or "://" not in origin]
+        if loose:  # an Origin header is compared whole
+            raise SettingError(f"{ENV_PREFIX}ALLOWED_ORIGINS takes exact scheme://host[:port] values, not "
+                               f"{loose[0][:40]!r}")
         if self.local_token and len(self.local_token) < MIN_LOCAL_TOKEN_LENGTH:
             raise SettingError(f"{ENV_PREFIX}TOKEN must be at least {MIN_LOCAL_TOKEN_LENGTH} characters (it guards "
                                "your AWS credentials); unset it for a random token per start")

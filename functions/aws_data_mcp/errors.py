@@ -18,6 +18,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+from mcp_types.version import is_version_at_least
 from pydantic import ValidationError
 
 from aws_data_mcp.explainer.uris import explainer_in
@@ -42,7 +43,9 @@ class DeadlineExceeded(BotoCoreError):
 
 
 RESOURCE_NOT_FOUND = -32002
-"""The MCP specification's JSON-RPC code for an unknown resource."""
+"""The JSON-RPC code for an unknown resource up to MCP 2025-11-25 (retired by 2026-07-28's SEP-2164)."""
+NOT_FOUND_IS_INVALID_PARAMS = "2026-07-28"
+"""From this revision on, an unknown resource MUST be answered -32602 (SEP-2164), its `data` unchanged."""
 AUTHENTICATION_ERROR = -32001
 
 JSONRPC_CODES: dict[ErrorCode, int] = {
@@ -118,6 +121,13 @@ class ResourceFailure(Exception):
     @property
     def jsonrpc_code(self) -> int:
         return JSONRPC_CODES.get(self.code, INTERNAL_ERROR)
+
+    def jsonrpc_code_in(self, protocol_version: str | None) -> int:
+        """The JSON-RPC code as the request's revision asks it: `not_found` is -32602 from 2026-07-28 on."""
+        if (self.code is ErrorCode.NOT_FOUND and protocol_version is not None
+                and is_version_at_least(protocol_version, NOT_FOUND_IS_INVALID_PARAMS)):
+            return INVALID_PARAMS
+        return self.jsonrpc_code
 
     def payload(self) -> dict[str, Any]:
         body: dict[str, Any] = {

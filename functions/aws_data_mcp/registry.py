@@ -145,6 +145,12 @@ class ToolSpec:
     destructive: bool = False
     view_only: bool = False
     """Offered (listed and called) only to a client that negotiated MCP Apps: it exists to open a view."""
+    idempotent: bool = False
+    """A tool that writes: whether the same call sent again changes nothing more (a read-only tool always is)."""
+    open_world: bool = True
+    """Whether it reaches AWS as the caller (False: only this server's own store, the workflows)."""
+    output_schema: Mapping[str, Any] | None = None
+    """The JSON Schema of what it answers when it is not an error: its `outputSchema`."""
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "title": self.title, "description": self.description, "readOnly": self.read_only,
@@ -310,12 +316,14 @@ class Registry:
             self._templates[spec.uri] = template
         self._resources[spec.uri] = spec
 
-    def tool(self, *, name: str, title: str, description: str, read_only: bool = True,
-             destructive: bool = False, view_only: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def tool(self, *, name: str, title: str, description: str, read_only: bool = True, destructive: bool = False,
+             view_only: bool = False, idempotent: bool = False, open_world: bool = True,
+             output_schema: Mapping[str, Any] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             if name in self._tools:
                 raise ValueError(f"tool {name!r} is registered twice")
-            self._tools[name] = ToolSpec(name, title, description, fn, read_only, destructive, view_only)
+            self._tools[name] = ToolSpec(name, title, description, fn, read_only, destructive, view_only,
+                                         idempotent=idempotent, open_world=open_world, output_schema=output_schema)
             return fn
 
         return register
@@ -389,6 +397,12 @@ class Registry:
                     details=["Template arguments are names, not paths: no '..', no leading '/', no NUL."],
                 )
             args = {k: v if isinstance(v, str) else ",".join(v) for k, v in params.items()}
+            empty = next((name for name, value in args.items() if not value), None)
+            if empty is not None:  # `a//b`: no name is empty, so nothing is looked up (a store may refuse it loudly)
+                example = self._resources[template_uri].example
+                raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Argument {empty!r} of {template_uri} is empty",
+                                      details=[f"Give a value, e.g. {example}." if example else
+                                               "Give every template argument a value."])
             return Match(self._resources[template_uri], args)
         return None
 

@@ -20,6 +20,7 @@ from aws_data_mcp.identity.resolve import local_chain
 from aws_data_mcp_demo.account.emulated import CONFLICTING_ENVIRONMENT, DemoAccount
 from aws_data_mcp_demo.emulator.extensions import LISTING_PAGES
 from aws_data_mcp_demo.engine import athena as athena_engine
+from support.servers import ServerThread, demo_query_server
 from support.slow_endpoint import SlowEndpoint
 
 PAGES = {"iam.ListUsers": ("MaxItems", 20), "iam.ListRoles": ("MaxItems", 25), "s3.ListBuckets": ("MaxBuckets", 50)}
@@ -64,6 +65,13 @@ def demo() -> Iterator[DemoAccount]:
     """The seeded demo account, IAM enforced for its caller: one per process at a time, so one per module."""
     with DemoAccount() as account:
         yield account
+
+
+@pytest.fixture(scope="module")
+def demo_query_http(demo: DemoAccount) -> Iterator[ServerThread]:
+    """A demo-mode HTTP server over the module's demo account whose query tool waits up to 10 s for a query."""
+    with demo_query_server(query_wait_seconds=10) as running:
+        yield running
 
 
 @pytest.fixture

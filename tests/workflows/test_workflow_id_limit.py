@@ -7,6 +7,7 @@ misconfigured store and answered `internal`: any caller could raise false alarms
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,8 @@ import pytest
 from workflow_support import create_table
 
 from aws_data_mcp.config import Settings
-from support.events import body_json, http_api_event, load_event, rpc
+from support.events import REVISION_2025, REVISION_2026, body_json, http_api_event, load_event, modern, rpc
+from support.logs import RecordKeeper
 from support.servers import lambda_container
 
 HOST = load_event("http-api-v2/resources-read-static.json")["headers"]["host"]
@@ -48,3 +50,20 @@ def test_a_workflow_id_no_workflow_can_have_is_invalid_before_any_aws_call(
         assert sum(aws_calls.values()) == 0, aws_calls
     unknown = read_status(settings, "0" * 100)["error"]  # the control: an id of a possible length is looked up
     assert unknown["data"]["error"] == "not_found", unknown
+
+
+def test_an_empty_workflow_id_is_invalid_argument_with_no_error_in_the_operators_log(
+        settings: Settings, aws_calls: Counter[str], log_records: RecordKeeper) -> None:
+    # DynamoDB refuses an empty key with a ValidationException, which the store logs at ERROR as misconfigured:
+    # `workflow://workflows//status` let any caller write that line and answered `internal`.
+    handler = lambda_container(settings)
+    for build, revision in ((rpc, REVISION_2025), (modern, REVISION_2026)):
+        uri = "workflow://workflows//status"
+        error = body_json(handler(http_api_event(build("resources/read", {"uri": uri}), revision=revision)))["error"]
+        assert error["code"] == -32602 and error["data"]["error"] == "invalid_argument", error
+        assert "'workflow_id'" in error["message"] and "empty" in error["message"], error
+        tool = body_json(handler(http_api_event(build("tools/call", {"name": "get_resource", "arguments": {
+            "uri": uri}}), revision=revision)))["result"]
+        assert tool["isError"] and tool["structuredContent"] == error["data"]
+    assert sum(aws_calls.values()) == 0, aws_calls
+    assert [r.getMessage() for r in log_records.at_least(logging.ERROR)] == []

@@ -42,6 +42,7 @@ from aws_data_mcp.query.answers import (
     result_file,
 )
 from aws_data_mcp.query.cost_guard import chosen_workgroup, guarded
+from aws_data_mcp.query.output_schema import QUERY_ANSWER
 from aws_data_mcp.query.result_pages import ATHENA_PAGE_ROWS, FIRST_PAGE, Page, read_page
 from aws_data_mcp.reading.deadlines import request_budget, seconds_to_edge_deadline
 from aws_data_mcp.registry import registry
@@ -62,8 +63,6 @@ POLL_MAX_SECONDS = 2.0
 ANSWER_MARGIN_SECONDS = 1.5
 """Kept from the request's budget after waiting: to read the first page and answer."""
 STOP_BUDGET_SECONDS = 5.0
-GUARD_SECONDS = 5.0
-"""The longest the read-only guard may take on one statement (it takes well under a second on any text it reads)."""
 _DATABASE_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,255}$")
 FINISHED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
 
@@ -123,6 +122,7 @@ def _database(name: str) -> str:
     "still running when the wait ends answers that link to read later; a failed one, its error and cost. "
     "Writes, DDL and a second statement are refused before anything runs. estimate_only asks Athena what the "
     "query would scan without running it.",
+    output_schema=QUERY_ANSWER,
 )
 async def athena_query(ctx: Context, sql: Sql | None = None, database: Database | None = None,
                        workgroup: Workgroup = None, max_rows: MaxRows = None, wait_seconds: WaitSeconds = None,
@@ -131,7 +131,7 @@ async def athena_query(ctx: Context, sql: Sql | None = None, database: Database 
     settings = host.config
     try:
         sql, database = await _statement_of(ctx, sql, database, named_query_id)
-        statement = await _read_only(sql, settings.query_catalogs)
+        statement = await _read_only(sql, settings.query_catalogs, _budget(ctx))
         name = chosen_workgroup(workgroup, settings.query_workgroups)
         chosen_database = _database(database)
         if estimate_only:
@@ -150,6 +150,9 @@ async def athena_query(ctx: Context, sql: Sql | None = None, database: Database 
     description="Stop a running Athena query by execution id (StopQueryExecution as you): what athena_query answers "
     "when it returns before the query ends. Stopping a finished query changes nothing.",
     read_only=False,
+    destructive=True,  # a stopped query cannot be resumed: its run and the rows it had not written are lost
+    idempotent=True,
+    output_schema=QUERY_ANSWER,
 )
 async def athena_stop_query(ctx: Context, execution_id: Annotated[str, Field(
         description="The query's execution id (athena_query's answer, or athena://query/history).")]) -> CallToolResult:
@@ -247,16 +250,18 @@ def _answer(payload: QueryAnswer | dict[str, Any], link: ResourceLink) -> CallTo
     return tool_result(to_json(body), body, link=link, is_error=body.get("error") is not None)
 
 
-async def _read_only(sql: object, catalogs: tuple[str, ...]) -> ReadOnlyStatement:
-    """The parser's verdict on `sql`, off the event loop (other callers' requests go on meanwhile) and within
-    GUARD_SECONDS. The guard reads at most MAX_TOKENS tokens, so its thread ends soon even when the wait is given up.
-    Imported on the first query rather than with this module: sqlglot takes about 0.2 s to import, which every cold
-    start would otherwise pay for a tool most invocations never call."""
+async def _read_only(sql: object, catalogs: tuple[str, ...], seconds: float) -> ReadOnlyStatement:
+    """The parser's verdict on `sql`, off the event loop (other callers' requests go on meanwhile), waited for as long
+    as the request may take. The guard bounds its work, not its time (at most MAX_TOKENS tokens, a bounded look-ahead
+    and nesting), so a text gets the same verdict on a busy machine as on an idle one, and its thread ends soon even
+    when the wait is given up. Imported on the first query rather than with this module: sqlglot and Trino's parser
+    take about half a second to import, which every cold start would otherwise pay for a tool most invocations
+    never call."""
     from aws_data_mcp.guard.read_only import TOO_LONG_ADVICE, read_only_statement
 
-    with anyio.move_on_after(GUARD_SECONDS):
+    with anyio.move_on_after(seconds):
         return await anyio.to_thread.run_sync(read_only_statement, sql, catalogs, abandon_on_cancel=True)
-    raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"The guard could not read the SQL within {GUARD_SECONDS:g} s",
+    raise ResourceFailure(ErrorCode.TIMEOUT, "The guard could not read the SQL within the request's time",
                           details=[TOO_LONG_ADVICE])
 
 

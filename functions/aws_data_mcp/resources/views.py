@@ -51,6 +51,8 @@ registry.view(
     description="Open the access view: what you may read (permissions://discover, or a permissions:// explainer "
     "of one table or bucket) as a matrix of resources and actions, each verdict with its evidence and fix.",
     view_only=True,
+    output_schema={"type": "object", "description": "The permissions:// resource, as resources/read answers it: "
+                   "permissions://discover's matrix or one explainer's verdict."},
 )
 async def show_access(ctx: Context, uri: Annotated[str, Field(
         description="A permissions:// URI; permissions://discover when omitted.")] = "permissions://discover",

@@ -27,6 +27,7 @@ from aws_data_mcp.server.rendering import to_json
 from aws_data_mcp.server.tool_host import host_of
 from aws_data_mcp.workflows.failures import store_failure
 from aws_data_mcp.workflows.model import Workflow, status_uri
+from aws_data_mcp.workflows.output_schema import CHANGED, DELETED
 from aws_data_mcp.workflows.service import (
     MAX_DESCRIPTION,
     MAX_NAME,
@@ -161,6 +162,14 @@ def _deleted(workflow: Workflow) -> CallToolResult:
     return _result({"done": "deleted", "deleted": {**gone, "step_count": len(workflow.steps)}}, link)
 
 
+def _workflow_tool(*, idempotent: bool, output_schema: dict[str, Any] = CHANGED,
+                   **spec: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A workflow tool: it writes this server's own store, not the caller's AWS (`openWorldHint: false`), and
+    answers the workflow. `idempotent`: what docs/workflows.md says of the same call sent again."""
+    return registry.tool(read_only=False, open_world=False, idempotent=idempotent, output_schema=output_schema,
+                         **spec)
+
+
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, description="A short name for the plan.")]
 Description = Annotated[str, Field(max_length=MAX_DESCRIPTION, description="What the plan is for.")]
 WorkflowId = Annotated[str, Field(min_length=1, max_length=MAX_WORKFLOW_ID,
@@ -168,7 +177,7 @@ WorkflowId = Annotated[str, Field(min_length=1, max_length=MAX_WORKFLOW_ID,
 StepId = Annotated[str, Field(min_length=1, max_length=20, description="The step's id, e.g. s1.")]
 
 
-@registry.tool(name="workflow_create", title="Create a workflow", read_only=False,
+@_workflow_tool(name="workflow_create", title="Create a workflow", idempotent=False,
                description="Start a multi-step plan that outlives this conversation and any server restart: a name, "
                "an optional description and optional initial step titles. Returns the workflow and a link to "
                "workflow://workflows/{id}/status.")
@@ -183,7 +192,7 @@ async def workflow_create(
                          lists_change=True)
 
 
-@registry.tool(name="workflow_update", title="Rename or re-describe a workflow", read_only=False,
+@_workflow_tool(name="workflow_update", title="Rename or re-describe a workflow", idempotent=True,
                description="Give one of your workflows a new name, a new description, or both; its steps stay.")
 async def workflow_update(
     ctx: Context, workflow_id: WorkflowId, name: Name | None = None, description: Description | None = None,
@@ -191,7 +200,7 @@ async def workflow_update(
     return await _answer(ctx, lambda mine: mine.update(workflow_id, name, description), _changed("updated"))
 
 
-@registry.tool(name="workflow_add_step", title="Add a step", read_only=False,
+@_workflow_tool(name="workflow_add_step", title="Add a step", idempotent=False,
                description="Add a step (pending) to one of your workflows, at the end or at a 1-based position. "
                "Give it a step_id of your own to make the call safe to send again: a step already there with that "
                "id and title is the answer, and nothing is added twice.")
@@ -206,7 +215,7 @@ async def workflow_add_step(
                          _changed("step added"))
 
 
-@registry.tool(name="workflow_update_step", title="Update a step", read_only=False,
+@_workflow_tool(name="workflow_update_step", title="Update a step", idempotent=True,
                description="Set a step's status (pending, in_progress, completed, failed, skipped), a note, a result "
                "reference (e.g. a resource URI or an s3:// location) or a new title. The workflow's status follows.")
 async def workflow_update_step(
@@ -220,14 +229,14 @@ async def workflow_update_step(
                          _changed("step updated"))
 
 
-@registry.tool(name="workflow_remove_step", title="Remove a step", read_only=False, destructive=True,
+@_workflow_tool(name="workflow_remove_step", title="Remove a step", idempotent=True, destructive=True,
                description="Remove one step from one of your workflows; the others keep their ids and order, and the "
                "removed id is never reused.")
 async def workflow_remove_step(ctx: Context, workflow_id: WorkflowId, step_id: StepId) -> CallToolResult:
     return await _answer(ctx, lambda mine: mine.remove_step(workflow_id, step_id), _changed("step removed"))
 
 
-@registry.tool(name="workflow_reorder_steps", title="Reorder steps", read_only=False,
+@_workflow_tool(name="workflow_reorder_steps", title="Reorder steps", idempotent=True,
                description="Put a workflow's steps in a new order: list every step id exactly once.")
 async def workflow_reorder_steps(
     ctx: Context, workflow_id: WorkflowId,
@@ -236,7 +245,8 @@ async def workflow_reorder_steps(
     return await _answer(ctx, lambda mine: mine.reorder(workflow_id, step_ids), _changed("steps reordered"))
 
 
-@registry.tool(name="workflow_delete", title="Delete a workflow", read_only=False, destructive=True,
+@_workflow_tool(name="workflow_delete", title="Delete a workflow", idempotent=True, destructive=True,
+               output_schema=DELETED,
                description="Delete one of your workflows and its steps. Answers what was deleted and links "
                "workflow://workflows.")
 async def workflow_delete(ctx: Context, workflow_id: WorkflowId) -> CallToolResult:

@@ -31,6 +31,8 @@ def failure_result(failure: ResourceFailure) -> CallToolResult:
     return tool_result(to_json(payload), payload, is_error=True)
 
 
-def protocol_error(failure: ResourceFailure) -> MCPError:
-    """`failure` as a JSON-RPC error, its structured payload in `data` (as resources/read answers it)."""
-    return MCPError(code=failure.jsonrpc_code, message=failure.message, data=failure.payload())
+def protocol_error(failure: ResourceFailure, protocol_version: str | None = None) -> MCPError:
+    """`failure` as a JSON-RPC error, its structured payload in `data` (as resources/read answers it), with the code
+    the request's revision asks (`protocol_version`: the SDK's `ctx.protocol_version`; None, the older codes)."""
+    return MCPError(code=failure.jsonrpc_code_in(protocol_version), message=failure.message,
+                    data=failure.payload())

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 from urllib.parse import urlencode
 
+from mcp.server.caching import CacheHint
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -56,6 +57,7 @@ from aws_data_mcp.identity import accounts
 from aws_data_mcp.identity.accounts import caller_in
 from aws_data_mcp.identity.resolve import Caller, resolve_caller
 from aws_data_mcp.observability import bind_request
+from aws_data_mcp.query.tasks import AthenaTasks
 from aws_data_mcp.reading.deadlines import request_scope, seconds_to_edge_deadline
 from aws_data_mcp.reading.reader import Reading, ResourceReader
 from aws_data_mcp.registry import Completable, PromptSpec, Registry, ResourceSpec
@@ -70,6 +72,13 @@ from aws_data_mcp.server.sdk_adapter import SdkServer
 from aws_data_mcp.server.trust_marks import TrustMarks
 
 MAX_COMPLETIONS = 100
+LIST_TTL_MS = 3_600_000
+"""How long a 2026-07-28 client may keep a list (`ttlMs`): tools, prompts, resources and templates change only
+with a deployment, so an hour; a client that kept a list over one learns the new names from the error it gets."""
+LIST_CACHE_HINTS = {method: CacheHint(ttl_ms=LIST_TTL_MS, scope="public") for method in (
+    "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list")}
+"""The same for every caller (`public`): no list depends on who asks, only on the client's own capabilities (the
+views of MCP Apps), which travel in the request and so in its cache key. resources/read sets its own (`freshness`)."""
 ACCOUNT_ARGUMENT = {accounts.PARAMETER: {
     "type": "string", "description": "The listed account to act in, by its short name (config://server lists them); "
     "omit it for your home account. Never a role ARN."}}
@@ -164,8 +173,9 @@ class DataMCPServer(SdkServer):
             request_state_security=snapshot_safe_request_state(),
             # No subscriptions/listen unless the transport serves live updates: `live_updates.serve()` (stdio).
             subscriptions=False,
-            # Advertised as `extensions["io.modelcontextprotocol/ui"]` and `[".../trust-annotations"]`.
-            extensions=[self.views.extension, self.trust_marks],
+            # Advertised as `extensions["io.modelcontextprotocol/ui"]`, `[".../trust-annotations"]` and `[...tasks]`.
+            extensions=[self.views.extension, self.trust_marks, AthenaTasks(self)],
+            cache_hints=LIST_CACHE_HINTS,  # filled in on 2026-07-28 only: the older revisions have no such fields
         )
         self.registry = registry
         self.config = settings
@@ -176,10 +186,12 @@ class DataMCPServer(SdkServer):
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
         self.add_request_handler("server/discover", RequestParams, self._discover)
         for tool in registry.tools(view_only=True):
-            annotations = ToolAnnotations(read_only_hint=tool.read_only, idempotent_hint=tool.read_only,
-                                          destructive_hint=tool.destructive, open_world_hint=tool.read_only)
+            annotations = ToolAnnotations(read_only_hint=tool.read_only, destructive_hint=tool.destructive,
+                                          idempotent_hint=tool.read_only or tool.idempotent,
+                                          open_world_hint=tool.open_world)
             self.add_strict_tool(tool.fn, name=tool.name, title=tool.title, description=tool.description,
-                                 annotations=annotations, extra_properties=ACCOUNT_ARGUMENT)
+                                 annotations=annotations, extra_properties=ACCOUNT_ARGUMENT,
+                                 output_schema=tool.output_schema)
 
     def capabilities(self, protocol_version: str | None = None) -> ServerCapabilities:
         """What `initialize` and `server/discover` advertise: derived from the registered methods, so both say
@@ -318,7 +330,7 @@ class DataMCPServer(SdkServer):
         try:
             reading = await self.read(params.uri, ctx)
         except ResourceFailure as failure:
-            raise protocol_error(failure) from None
+            raise protocol_error(failure, ctx.protocol_version) from None
         ttl_ms, scope = self.freshness(reading)
         return ReadResourceResult(
             contents=[TextResourceContents(uri=reading.uri, text=reading.text, mime_type=reading.spec.mime_type,

@@ -93,14 +93,16 @@ class SdkServer(MCPServer[Any], ABC):
         """What `initialize` and `server/discover` advertise."""
 
     def add_strict_tool(self, fn: Callable[..., Any], *, name: str, title: str, description: str,
-                        annotations: ToolAnnotations, extra_properties: Mapping[str, Any] | None = None) -> None:
+                        annotations: ToolAnnotations, extra_properties: Mapping[str, Any] | None = None,
+                        output_schema: Mapping[str, Any] | None = None) -> None:
         """Register a tool that refuses arguments it does not take (see `_refuse_unknown_arguments`).
 
         Registered when a request first needs the SDK's tools (or `prepare_tools`): building each tool's pydantic
         models and schemas is most of a cold start's own work, and a container that only serves reads never
         needs them."""
         register = partial(self._register_strict_tool, fn, name=name, title=title, description=description,
-                           annotations=annotations, extra_properties=extra_properties or {})
+                           annotations=annotations, extra_properties=extra_properties or {},
+                           output_schema=output_schema)
         with self._tools_lock:
             if not self._tools_ready:
                 self._unregistered_tools.append(register)
@@ -108,10 +110,16 @@ class SdkServer(MCPServer[Any], ABC):
         register()
 
     def _register_strict_tool(self, fn: Callable[..., Any], *, name: str, title: str, description: str,
-                              annotations: ToolAnnotations, extra_properties: Mapping[str, Any]) -> None:
-        """`extra_properties`: arguments the server takes off before the tool runs, advertised beside its own."""
+                              annotations: ToolAnnotations, extra_properties: Mapping[str, Any],
+                              output_schema: Mapping[str, Any] | None) -> None:
+        """`extra_properties`: arguments the server takes off before the tool runs, advertised beside its own.
+        `output_schema`: published as the tool's `outputSchema` (the tools answer a `CallToolResult` of their own,
+        so the SDK derives none); with no output model beside it, the SDK advertises it and validates nothing."""
         tool = self._tool_manager.add_tool(fn, name=name, title=title, description=description,
                                            annotations=annotations)
+        if output_schema is not None:
+            tool.fn_metadata.output_schema = dict(output_schema)
+            tool.__dict__.pop("output_schema", None)  # `Tool.output_schema` is a cached property of fn_metadata's
         _refuse_unknown_arguments(tool)
         tool.parameters = {**tool.parameters,
                            "properties": {**tool.parameters.get("properties", {}), **extra_properties}}

@@ -1,6 +1,7 @@
 """The edges: HTTP (local and Lambda) and stdio. They know nothing of AWS data.
 
 `http` (the ASGI app), `lambda_edge` (API Gateway's quirks) and `lambda_context` (Lambda's context for `invoke`),
-`local_server` (uvicorn on loopback) with `local_token`, `head_deadline` and `connection_cap`, `limits` and
-`json_errors` (bounded, structured bad input), `paths` (stage paths) and `well_known` (RFC 9728 and RFC 8414).
+`local_server` (uvicorn on loopback) with `local_token`, `head_deadline` and `connection_cap`, `limits`,
+`json_errors` and `request_ids` (bounded, structured bad input), `origins` (403 for an unlisted `Origin`), `paths`
+(stage paths) and `well_known` (RFC 9728 and RFC 8414).
 """

@@ -32,7 +32,9 @@ from aws_data_mcp.transport.limits import (
     refuse_oversized_headers,
 )
 from aws_data_mcp.transport.local_token import TokenGate, token_file
+from aws_data_mcp.transport.origins import LOOPBACK_NAMES, allowed_origins, refuse_origin, refused_origin
 from aws_data_mcp.transport.paths import route_path
+from aws_data_mcp.transport.request_ids import has_invalid_id, refuse_invalid_id
 from aws_data_mcp.transport.well_known import is_metadata_request, serve_metadata
 
 MCP_PATH = "/mcp"
@@ -51,15 +53,15 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     name to 127.0.0.1: only loopback Host/Origin values (plus configured ones) pass.
     Behind API Gateway the Host is the gateway's own name and the endpoint is
     reached over the internet on purpose, so the check would only answer 421 to
-    legitimate clients; identity is enforced by API Gateway instead.
+    legitimate clients; identity is enforced by API Gateway instead (and `Origin` by `origins.py`, everywhere).
     """
     if settings.hosted:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     # Exact values only: the SDK matches a "host:*" pattern by prefix, which lets 127.0.0.1:8000.evil.com pass.
-    loopback = [f"{name}:{settings.port}" for name in ("127.0.0.1", "localhost", "[::1]")]
+    loopback = [f"{name}:{settings.port}" for name in LOOPBACK_NAMES]
     return TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                      allowed_hosts=[*loopback, *settings.allowed_hosts],
-                                     allowed_origins=[f"http://{host}" for host in loopback])
+                                     allowed_origins=list(allowed_origins(settings)))
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,10 @@ class _Apps:
     """Any request may be answered by any container: every request on Lambda, locally those of no session."""
     sessions: Starlette | None
     """Locally: 2025-11-25 clients that initialize get a session, whose GET stream carries live updates."""
+    streaming: Starlette | None = None
+    """Locally: requests of no session that ask for progress (a `progressToken`), answered as the SDK streams them
+    (text/event-stream once a notification is sent; JSON otherwise). On Lambda Mangum buffers the whole answer
+    and API Gateway does not stream it, so progress would arrive with the result: not served there."""
 
 
 def _session_id(scope: Scope) -> bytes | None:
@@ -88,6 +94,20 @@ def _wants_session(scope: Scope) -> bool:
     return isinstance(message, dict) and message.get("method") == "initialize"
 
 
+def _wants_progress(scope: Scope) -> bool:
+    """A request that asks for progress notifications: a `progressToken` in its `_meta`."""
+    body = scope.get(BODY_SCOPE_KEY) or b""
+    if b'"progressToken"' not in body:  # cheap test first: most requests ask for none
+        return False
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and meta.get("progressToken") is not None
+
+
 class McpHttpApp:
     """ASGI app: the SDK's streamable-HTTP app (JSON responses) with its session managers held open.
 
@@ -104,16 +124,17 @@ class McpHttpApp:
         self._started: asyncio.Event | None = None
         self._stop: asyncio.Event | None = None
         self._held: asyncio.Task[None] | None = None
+        self._origins = allowed_origins(settings)
         self._edge = LambdaEdge(self._serve) if settings.hosted else _local_edge(self._serve, settings)
         if not settings.hosted:
             server.live_updates.serve()
 
-    def _build(self, stateless: bool) -> tuple[Starlette, Any]:
+    def _build(self, stateless: bool, json_response: bool = True) -> tuple[Starlette, Any]:
         """One SDK app and the session manager it made (the server keeps only the latest one)."""
         app = self.server.streamable_http_app(
             streamable_http_path=MCP_PATH,
             stateless_http=stateless,
-            json_response=True,
+            json_response=json_response,
             transport_security=transport_security(self.settings),
             max_request_body_size=self.settings.max_request_body_bytes,
             max_sessions=MAX_LOCAL_SESSIONS,
@@ -124,10 +145,12 @@ class McpHttpApp:
     async def _running_apps(self) -> _Apps:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
-            stateless, managers = self._build(stateless=True), []
+            stateless = self._build(stateless=True)
             sessions = None if self.settings.hosted else self._build(stateless=False)
-            managers = [built[1] for built in (stateless, sessions) if built is not None]
-            self._loop, self._apps = loop, _Apps(stateless[0], sessions[0] if sessions else None)
+            streaming = None if self.settings.hosted else self._build(stateless=True, json_response=False)
+            managers = [built[1] for built in (stateless, sessions, streaming) if built is not None]
+            self._loop = loop
+            self._apps = _Apps(stateless[0], sessions[0] if sessions else None, streaming[0] if streaming else None)
             self._started, self._stop = asyncio.Event(), asyncio.Event()
             self._held = loop.create_task(self._hold(managers, self._started, self._stop))
         assert self._started is not None and self._apps is not None
@@ -154,11 +177,29 @@ class McpHttpApp:
             await serve_metadata(scope, receive, send, self.settings, MCP_PATH)
             return
         on_endpoint = scope["type"] == "http" and route_path(scope).rstrip("/") == MCP_PATH
+        origin = refused_origin(scope, self._origins) if on_endpoint else None
+        if origin is not None:  # first: a page's request learns nothing else of the server
+            await refuse_origin(send, origin)
+            return
         if on_endpoint and scope["method"] == "GET" and not _session_id(scope):
             await send_error(send, 405, INVALID_REQUEST, NO_GET_STREAM, [(b"allow", b"POST, DELETE")])
             return
+        if on_endpoint and scope["method"] == "POST":
+            if BODY_SCOPE_KEY not in scope:  # on Lambda: the body is in the event, whole
+                received = await receive_body_within(receive, send, self.settings.max_request_body_bytes)
+                if received is None:
+                    return
+                body, receive = received
+                scope = {**scope, BODY_SCOPE_KEY: body}
+            if has_invalid_id(scope[BODY_SCOPE_KEY]):
+                await refuse_invalid_id(send)
+                return
         apps = await self._running_apps()
-        app = apps.sessions if apps.sessions is not None and _wants_session(scope) else apps.stateless
+        app = apps.stateless
+        if apps.sessions is not None and _wants_session(scope):
+            app = apps.sessions
+        elif apps.streaming is not None and _wants_progress(scope):
+            app = apps.streaming
         if on_endpoint:
             # No trailing-slash redirect: behind a stage it would drop the stage from the URL.
             path = scope.get("root_path", "") + MCP_PATH
