@@ -24,6 +24,7 @@ from aws_data_mcp.workflows.table import DEFAULT_TABLE_NAME
 DeploymentMode = Literal["lambda", "local", "demo"]
 AuthMode = Literal["local", "oidc", "iam"]
 WorkflowStoreKind = Literal["dynamodb", "sqlite"]
+AuditSql = Literal["hash", "full"]
 
 PROTOCOL_REVISIONS: tuple[str, ...] = ("2025-11-25", "2026-07-28")
 """The revisions served on /mcp: 2025-11-25 (and the older ones the SDK negotiates) stateless, 2026-07-28."""
@@ -181,6 +182,10 @@ class Settings:
                                default_doc="`workflows.sqlite3` under the state directory")
     workflow_retention_days: int = setting(30, "Finished workflows expire (DynamoDB TTL) this long after their "
                                            "last change.", "WORKFLOW_RETENTION_DAYS", minimum=1)
+    audit_sql: AuditSql = setting(
+        "hash", "What the audit line of a query keeps of its SQL: `hash` (its SHA-256, beside the tables it reads) or "
+        "`full` (the text, literals included: only where the log's readers may see every value queried).",
+        "AUDIT_SQL")
     protocol_revisions: tuple[str, ...] = field(default=PROTOCOL_REVISIONS)
 
     @property

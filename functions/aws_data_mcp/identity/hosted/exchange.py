@@ -202,6 +202,7 @@ def caller_of(claim: Claim, settings: Settings, *, via: boto3.Session | None = N
                         credential_expiry=expiry, identity_key=f"{claim.principal}\0{claim.role_arn}",
                         owner_key=f"{claim.owner or claim.principal}\0{claim.role_arn}",
                         session_name_pinned=claim.session_pinned, account_name=account.name if account else None,
+                        person=claim.principal if claim.token is not None else claim.source_identity,
                         reach=None if account else partial(into_account, claim, settings, via))
         exchanges.put(claim.cache_key, caller, cached_until(expiry, claim.token_expiry))
         return caller
