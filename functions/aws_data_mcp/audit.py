@@ -116,10 +116,13 @@ def mark_aws_request(request: Any, event_name: str = "", **_: Any) -> None:
     # before-send.<service>.<Operation>
     _, _, operation = event_name.partition(".")
     record.count(operation.replace(".", ":", 1) or "unknown")
-    agent = request.headers.get("User-Agent") or ""
-    mark = f"{USER_AGENT_MARK}{record.call_id}"
+    agent = request.headers.get("User-Agent") or b""
+    mark = f"{USER_AGENT_MARK}{record.call_id}".encode()
+    if isinstance(agent, str):
+        agent = agent.encode()
     if mark not in agent:  # a retry sends the same prepared request again
-        request.headers["User-Agent"] = f"{agent} {mark}".lstrip()  # a case-insensitive dict: replaced, not added
+        # A prepared request's headers: bytes, in a case-insensitive dict (assigning replaces the header).
+        request.headers["User-Agent"] = b" ".join(part for part in (agent, mark) if part)
 
 
 def note_caller(caller: Caller) -> None:

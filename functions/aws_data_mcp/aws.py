@@ -186,7 +186,8 @@ def client(session: boto3.Session, service: str, settings: Settings, region: str
         if found is None:
             found = session.client(service, region_name=region, config=client_config(settings))
             found.meta.events.register("before-send", _bound_by_deadline)
-            found.meta.events.register("before-send", mark_aws_request)  # counted and marked for the audit line
+            # First of all: every attempt is counted and marked, even one a later handler answers or refuses.
+            found.meta.events.register_first("before-send", mark_aws_request)
             # The standard handler is registered on `needs-retry.<service>`: first there is first of all.
             found.meta.events.register_first(f"needs-retry.{found.meta.service_model.service_id.hyphenize()}",
                                              _no_retry_after_deadline)
