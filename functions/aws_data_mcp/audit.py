@@ -88,9 +88,14 @@ class CallRecord:
 
 
 def opened(method: str, request_id: str | int | None, target: dict[str, str], transport: str,
-           sql_mode: str) -> CallRecord:
-    """A new record for the call now starting, current in this context (and the threads it starts) until `close`."""
+           sql_mode: str, edge_caller: str | None = None) -> CallRecord:
+    """A new record for the call now starting, current in this context (and the threads it starts) until `close`.
+
+    `edge_caller`: who API Gateway vouched for, kept even where the call never resolves its caller (a refusal
+    before any AWS call, a list method)."""
     record = CallRecord(method, request_id, target, transport, sql_mode)
+    if edge_caller is not None:
+        record.caller["edge_caller"] = edge_caller
     record.token = _current.set(record)
     return record
 
@@ -135,7 +140,7 @@ def note_caller(caller: Caller) -> None:
                              "person": caller.person, "account": caller.account}
     if caller.account_name is not None:
         found["account_name"] = caller.account_name
-    record.caller = {name: value for name, value in found.items() if value is not None}
+    record.caller.update((name, value) for name, value in found.items() if value is not None)
 
 
 def note_statement(sql: str, kind: str, relations: Iterable[str], database: str, catalog: str) -> None:

@@ -56,6 +56,26 @@ def _target(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
     return found
 
 
+def edge_caller(scope: Mapping[str, Any] | None) -> str | None:
+    """Who API Gateway's authorizer vouched for (never a client header): the IAM caller's ARN, or the validated
+    token's issuer#subject; None locally or where no authorizer ran."""
+    event = scope.get("aws.event") if scope else None
+    context = event.get("requestContext") if isinstance(event, Mapping) else None
+    if not isinstance(context, Mapping):
+        return None
+    authorizer = context.get("authorizer") if isinstance(context.get("authorizer"), Mapping) else {}
+    iam = authorizer.get("iam") if isinstance(authorizer.get("iam"), Mapping) else {}
+    identity = context.get("identity") if isinstance(context.get("identity"), Mapping) else {}
+    arn = iam.get("userArn") or identity.get("userArn")
+    if isinstance(arn, str) and arn:
+        return arn
+    jwt = authorizer.get("jwt") if isinstance(authorizer.get("jwt"), Mapping) else {}
+    claims = jwt.get("claims") if isinstance(jwt.get("claims"), Mapping) else authorizer.get("claims")
+    if isinstance(claims, Mapping) and claims.get("iss") and claims.get("sub"):
+        return f"{claims['iss']}#{claims['sub']}"
+    return None
+
+
 def _transport(ctx: ServerRequestContext[Any, Any]) -> str:
     scope = request_scope(ctx)
     if scope is None:
@@ -97,7 +117,8 @@ class AuditTrail:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.request_id is None:
             return await call_next(ctx)
-        record = audit.opened(ctx.method, ctx.request_id, _target(ctx), _transport(ctx), self._sql_mode)
+        record = audit.opened(ctx.method, ctx.request_id, _target(ctx), _transport(ctx), self._sql_mode,
+                              edge_caller(request_scope(ctx)))
         try:
             result = await call_next(ctx)
         except MCPError as exc:

@@ -1,0 +1,104 @@
+"""The audit line of hosted callers through the real Lambda handler: two iam callers interleaved in one warm
+container, each line naming its own caller (the role session AWS sees and the person its SourceIdentity pins), for
+a read, a query, a refusal and a failure; STS's own request (the exchange) carries the call's id as well.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import boto3
+import pytest
+
+from aws_data_mcp import audit
+from aws_data_mcp.identity.hosted.exchange import function_session
+from aws_data_mcp.registry import ResourceRequest
+from aws_data_mcp.resources import registry
+from support.faults import AwsFaults
+from support.logs import RecordKeeper
+from support.servers import lambda_container
+
+from .hosted_support import ACCOUNT, IAM, iam_event, read
+
+WORKGROUP = "audited-hosted"
+CALLERS = (("DataAnalyst", "alice"), ("DataAdmin", "bob"))
+
+
+@pytest.fixture(scope="module")
+def workgroup() -> None:
+    athena = boto3.client("athena", region_name="us-east-1")
+    if WORKGROUP not in [w["Name"] for w in athena.list_work_groups()["WorkGroups"]]:
+        athena.create_work_group(Name=WORKGROUP, Configuration={
+            "BytesScannedCutoffPerQuery": 10 << 30, "EnforceWorkGroupConfiguration": True,
+            "ResultConfiguration": {"OutputLocation": "s3://audit-hosted-results/"}})
+
+
+@pytest.fixture
+def exploding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resolver that reads as the caller fails as an unexpected bug would."""
+    spec = registry.get("athena://named-queries")
+    assert spec is not None
+
+    def explode(request: ResourceRequest) -> dict[str, Any]:
+        raise RuntimeError("resolver exploded")
+
+    monkeypatch.setitem(registry._resources, "athena://named-queries", dataclasses.replace(spec, resolver=explode))
+
+
+def tool_event(role: str, session: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    event = iam_event(role, session)
+    event["body"] = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                                "params": {"name": name, "arguments": arguments}})
+    return event
+
+
+@pytest.mark.usefixtures("roles", "workgroup", "exploding")
+def test_two_callers_interleaved_each_line_names_its_own_caller(log_records: RecordKeeper, sts: AwsFaults) -> None:
+    agents: list[str] = []
+
+    def seen(event_name: str, request: Any, **_: Any) -> None:
+        agent = request.headers.get("User-Agent") or b""
+        agents.append(f"{event_name} {agent.decode() if isinstance(agent, bytes) else agent}")
+
+    # The function's own STS requests, as they leave (after every other handler has changed them).
+    function_session._session.events.register_last("before-send", seen)
+    invoke = lambda_container(dataclasses.replace(IAM, query_workgroups=(WORKGROUP,)))
+    kinds = {
+        "read": lambda role, who: iam_event(role, who, uri="athena://workgroups"),
+        "query": lambda role, who: tool_event(role, who, "athena_query", {"sql": "SELECT 1", "database": "sales"}),
+        "refusal": lambda role, who: tool_event(role, who, "athena_query",
+                                                {"sql": "DROP TABLE sales.orders", "database": "sales"}),
+        "failure": lambda role, who: iam_event(role, who, uri="athena://named-queries"),
+    }
+    sent: list[tuple[str, str]] = []
+    for kind, event_of in kinds.items():
+        for role, who in CALLERS:
+            read(invoke, event_of(role, who))
+            sent.append((kind, who))
+    found = [dict(r.audit) for r in log_records.records if r.getMessage() == audit.MESSAGE]
+
+    assert len(found) == len(sent) == 8, found
+    for (kind, who), line in zip(sent, found, strict=True):
+        role = dict((name, r) for r, name in CALLERS)[who]
+        arn = f"arn:aws:sts::{ACCOUNT}:assumed-role/{role}/{who}"
+        assert line["edge_caller"] == arn, (kind, line)  # who API Gateway vouched for, on every line
+        if kind != "refusal":  # the guard refuses before the caller is resolved: no STS call for it
+            assert line["principal_arn"] == arn and line["account"] == ACCOUNT, (kind, line)
+        assert line["auth_mode"] == "iam" if kind != "refusal" else "principal_arn" not in line
+        assert line["transport"] == "lambda"
+        assert line["outcome"] == {"read": "answered", "query": "answered", "refusal": "refused",
+                                   "failure": "failed"}[kind], (kind, line)
+    reads, queries = found[:2], found[2:4]
+    # A session name an unpinned role's caller chose is not a person: no `person` (PINNED_SESSION_ROLES is empty).
+    assert all("person" not in line for line in found)
+    # Each caller's first call exchanged its claim with STS, and that AssumeRole carried the call's id.
+    assert [line["aws_operations"].get("sts:AssumeRole") for line in reads] == [1, 1]
+    assert sts.calls["sts.AssumeRole"] == 2
+    marked = [sum(f"{audit.USER_AGENT_MARK}{line['call_id']}" in agent for agent in agents) for line in reads]
+    assert marked == [1, 1], agents
+    assert all(line["query"]["workgroup"] == WORKGROUP and line["query"]["execution_id"] for line in queries)
+    assert [line["error"] for line in found[4:6]] == ["invalid_argument"] * 2
+    assert all(line["aws_calls"] == 0 for line in found[4:6]), "a refusal costs no AWS call"
+    assert [line["error"] for line in found[6:]] == ["internal"] * 2
