@@ -105,6 +105,7 @@ async def test_http_a_read_a_query_a_refusal_and_a_failure_each_write_one_line(
     assert read["outcome"] == "answered" and read["transport"] == "http"
     assert read["principal_arn"] == status["principal_arn"] and read["account"] == status["account"]
     assert read["auth_mode"] == "local" and "error" not in read
+    assert read["client"].startswith("mcp"), read  # which agent asked: the SDK client's own name and version
 
     answer = queried.structured_content
     assert not queried.is_error, queried.content[0].text

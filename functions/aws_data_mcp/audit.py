@@ -88,12 +88,14 @@ class CallRecord:
 
 
 def opened(method: str, request_id: str | int | None, target: dict[str, str], transport: str,
-           sql_mode: str, edge_caller: str | None = None) -> CallRecord:
+           sql_mode: str, edge_caller: str | None = None, client: str | None = None) -> CallRecord:
     """A new record for the call now starting, current in this context (and the threads it starts) until `close`.
 
     `edge_caller`: who API Gateway vouched for, kept even where the call never resolves its caller (a refusal
-    before any AWS call, a list method)."""
+    before any AWS call, a list method); `client`: the MCP client's name and version, as it gave them."""
     record = CallRecord(method, request_id, target, transport, sql_mode)
+    if client is not None:
+        record.target = {"client": client, **target}
     if edge_caller is not None:
         record.caller["edge_caller"] = edge_caller
     record.token = _current.set(record)

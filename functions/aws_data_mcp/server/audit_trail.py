@@ -14,14 +14,17 @@ from urllib.parse import unquote
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
+from mcp_types import CLIENT_INFO_META_KEY, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
 from pydantic import BaseModel, ValidationError
 
 from aws_data_mcp import audit
 from aws_data_mcp.config import Settings
+from aws_data_mcp.errors import echo
 from aws_data_mcp.reading.deadlines import request_scope
+from aws_data_mcp.server.sdk_adapter import client_connection
 
 GLUE_CATALOG = "AwsDataCatalog"
+CLIENT_CHARS = 100
 _NAMED_CATALOG = re.compile(r"athena://catalogs/([^/?#]+)")
 _GLUE_URIS = ("athena://databases", "permissions://tables/")
 """URIs that read the Glue catalog (Athena's AwsDataCatalog) without naming it."""
@@ -76,6 +79,24 @@ def edge_caller(scope: Mapping[str, Any] | None) -> str | None:
     return None
 
 
+def _client(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    """The MCP client's own name and version, as it gave them (2026-07-28: on every request; else at `initialize`,
+    kept by its session): which agent asked, in its words, bounded and never trusted for anything."""
+    meta = ctx.meta if isinstance(ctx.meta, Mapping) else {}
+    info: Any = meta.get(CLIENT_INFO_META_KEY)
+    if info is None and ctx.method == "initialize":
+        info = (ctx.params or {}).get("clientInfo")
+    if info is None:
+        try:
+            params = client_connection(ctx).client_params
+        except AttributeError:  # no connection behind this context
+            params = None
+        info = params.client_info.model_dump() if params is not None else None
+    if not isinstance(info, Mapping) or not info.get("name"):
+        return None
+    return echo(f"{info['name']}/{info.get('version', '')}".rstrip("/"), CLIENT_CHARS)
+
+
 def _transport(ctx: ServerRequestContext[Any, Any]) -> str:
     scope = request_scope(ctx)
     if scope is None:
@@ -118,7 +139,7 @@ class AuditTrail:
         if ctx.request_id is None:
             return await call_next(ctx)
         record = audit.opened(ctx.method, ctx.request_id, _target(ctx), _transport(ctx), self._sql_mode,
-                              edge_caller(request_scope(ctx)))
+                              edge_caller(request_scope(ctx)), _client(ctx))
         try:
             result = await call_next(ctx)
         except MCPError as exc:
