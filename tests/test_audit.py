@@ -5,13 +5,11 @@ id in its User-Agent, which CloudTrail records) and, for a query, its execution,
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -19,21 +17,14 @@ from mcp.shared.exceptions import MCPError
 from aws_data_mcp import audit
 from aws_data_mcp.config import Settings
 from aws_data_mcp.identity.resolve import local_chain
-from aws_data_mcp.registry import ResourceRequest
-from aws_data_mcp.resources import registry
+from support.audit_lines import audit_lines, explode, query_workgroup
 from support.events import body_json, http_api_event, rpc
 from support.logs import RecordKeeper
 from support.servers import ServerThread, free_port, lambda_container
 
 WORKGROUP = "audited"
-CUTOFF = 10 << 30
 SQL = "SELECT order_id FROM sales.orders WHERE customer = 'secret-customer-literal'"
 LITERAL = "secret-customer-literal"
-
-
-def lines(records: RecordKeeper) -> list[dict[str, Any]]:
-    """Every audit line written, as its `audit` fields, in order."""
-    return [dict(record.audit) for record in records.records if record.getMessage() == audit.MESSAGE]
 
 
 class UserAgents:
@@ -53,13 +44,7 @@ class UserAgents:
 
 @pytest.fixture(scope="module")
 def workgroup() -> None:
-    """A query workgroup whose cutoff Athena enforces, so athena_query runs in it (moto's Athena answers)."""
-    athena = boto3.client("athena", region_name="us-east-1")
-    names = [w["Name"] for w in athena.list_work_groups()["WorkGroups"]]
-    if WORKGROUP not in names:
-        athena.create_work_group(Name=WORKGROUP, Configuration={
-            "BytesScannedCutoffPerQuery": CUTOFF, "EnforceWorkGroupConfiguration": True,
-            "ResultConfiguration": {"OutputLocation": "s3://audit-results/"}})
+    query_workgroup(WORKGROUP)
 
 
 @pytest.fixture(scope="module")
@@ -71,14 +56,7 @@ def server(workgroup: None) -> Iterator[ServerThread]:
 
 @pytest.fixture
 def exploding(monkeypatch: pytest.MonkeyPatch) -> None:
-    """config://security's resolver fails as an unexpected bug would."""
-    spec = registry.get("config://security")
-    assert spec is not None
-
-    def explode(request: ResourceRequest) -> dict[str, Any]:
-        raise RuntimeError("resolver exploded")
-
-    monkeypatch.setitem(registry._resources, "config://security", dataclasses.replace(spec, resolver=explode))
+    explode(monkeypatch, "config://security")
 
 
 def one(found: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
@@ -99,7 +77,7 @@ async def test_http_a_read_a_query_a_refusal_and_a_failure_each_write_one_line(
         refused = await client.call_tool("athena_query", {"sql": "DELETE FROM sales.orders", "database": "sales"})
         with pytest.raises(MCPError):
             await client.read_resource("config://security")
-    found = lines(log_records)
+    found = audit_lines(log_records)
 
     read = one(found, method="resources/read", uri="auth://status")
     assert read["outcome"] == "answered" and read["transport"] == "http"
@@ -143,7 +121,7 @@ def test_lambda_path_writes_one_line_per_event_and_the_sql_only_where_the_operat
                 rpc("no/such-method", None, 4)]
     answers = [body_json(invoke(http_api_event(body, request_id=f"apigw-{index}")))
                for index, body in enumerate(requests)]
-    found = lines(log_records)
+    found = audit_lines(log_records)
 
     assert [line["request_id"] for line in found] == [1, 2, 3, 4], "one line per event, in order"
     assert {line["transport"] for line in found} == {"lambda"}

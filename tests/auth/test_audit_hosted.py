@@ -9,13 +9,11 @@ import dataclasses
 import json
 from typing import Any
 
-import boto3
 import pytest
 
 from aws_data_mcp import audit
 from aws_data_mcp.identity.hosted.exchange import function_session
-from aws_data_mcp.registry import ResourceRequest
-from aws_data_mcp.resources import registry
+from support.audit_lines import audit_lines, explode, query_workgroup
 from support.faults import AwsFaults
 from support.logs import RecordKeeper
 from support.servers import lambda_container
@@ -28,23 +26,12 @@ CALLERS = (("DataAnalyst", "alice"), ("DataAdmin", "bob"))
 
 @pytest.fixture(scope="module")
 def workgroup() -> None:
-    athena = boto3.client("athena", region_name="us-east-1")
-    if WORKGROUP not in [w["Name"] for w in athena.list_work_groups()["WorkGroups"]]:
-        athena.create_work_group(Name=WORKGROUP, Configuration={
-            "BytesScannedCutoffPerQuery": 10 << 30, "EnforceWorkGroupConfiguration": True,
-            "ResultConfiguration": {"OutputLocation": "s3://audit-hosted-results/"}})
+    query_workgroup(WORKGROUP)
 
 
 @pytest.fixture
 def exploding(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A resolver that reads as the caller fails as an unexpected bug would."""
-    spec = registry.get("athena://named-queries")
-    assert spec is not None
-
-    def explode(request: ResourceRequest) -> dict[str, Any]:
-        raise RuntimeError("resolver exploded")
-
-    monkeypatch.setitem(registry._resources, "athena://named-queries", dataclasses.replace(spec, resolver=explode))
+    explode(monkeypatch, "athena://named-queries")  # a resolver that reads as the caller
 
 
 def tool_event(role: str, session: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -77,7 +64,7 @@ def test_two_callers_interleaved_each_line_names_its_own_caller(log_records: Rec
         for role, who in CALLERS:
             read(invoke, event_of(role, who))
             sent.append((kind, who))
-    found = [dict(r.audit) for r in log_records.records if r.getMessage() == audit.MESSAGE]
+    found = audit_lines(log_records)
 
     assert len(found) == len(sent) == 8, found
     for (kind, who), line in zip(sent, found, strict=True):
