@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from aws_data_mcp import audit
@@ -132,3 +136,23 @@ def test_lambda_path_writes_one_line_per_event_and_the_sql_only_where_the_operat
     assert tables["tool"] == "get_resource" and tables["uri"] == "athena://databases/sales/tables"
     assert tables["catalog"] == "AwsDataCatalog"
     assert unknown["outcome"] == "refused" and unknown["error"] == "method_not_found"
+
+
+@pytest.mark.anyio
+async def test_stdio_writes_each_call_s_line_to_stderr_never_to_the_protocol_s_stdout(tmp_path: Path) -> None:
+    """stdout is the protocol's: the lines go to stderr, one per request, readable as key=value."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "aws_data_mcp", "stdio"], env=dict(os.environ))
+    errors = tmp_path / "stderr.log"
+    with errors.open("w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+            status = json.loads((await client.read_resource("auth://status")).contents[0].text)
+            refused = await client.call_tool("athena_query", {"sql": "DELETE FROM sales.orders", "database": "sales"})
+    written = [line for line in errors.read_text().splitlines() if " INFO mcp call " in line]
+
+    assert refused.is_error
+    read = [line for line in written if " method=resources/read uri=auth://status " in line]
+    assert len(read) == 1, written
+    assert " transport=stdio " in read[0] and f" principal_arn={status['principal_arn']} " in read[0]
+    assert " outcome=answered " in read[0] and " client=mcp" in read[0]
+    query = [line for line in written if " tool=athena_query " in line]
+    assert len(query) == 1 and " outcome=refused " in query[0] and " error=invalid_argument" in query[0], written

@@ -95,7 +95,7 @@ def opened(method: str, request_id: str | int | None, target: dict[str, str], tr
     before any AWS call, a list method); `client`: the MCP client's name and version, as it gave them."""
     record = CallRecord(method, request_id, target, transport, sql_mode)
     if client is not None:
-        record.target = {"client": client, **target}
+        record.target = {**target, "client": client}
     if edge_caller is not None:
         record.caller["edge_caller"] = edge_caller
     record.token = _current.set(record)
