@@ -137,6 +137,11 @@ class Settings:
     principal_role_map: tuple[tuple[str, str], ...] = setting(
         (), "iam mode: JSON object, caller ARN (IAM user, role, or a session of a role whose session name is "
         "pinned) -> role ARN to act as; first match wins.", "PRINCIPAL_ROLE_MAP")
+    session_tags: bool = setting(
+        False, "iam mode: tag each session the function assumes for a caller, `mcp-server` = `aws-data-mcp` and "
+        "`mcp-call` = the id of the MCP call that made it (the audit line's `call_id`), so a policy can tell the "
+        "server's sessions apart (`aws:PrincipalTag/mcp-server`). Each caller role's trust must then allow "
+        "`sts:TagSession` to the function role, as the trust statement a refusal shows does.", "SESSION_TAGS")
     pinned_session_roles: tuple[str, ...] = setting(
         ("AWSReservedSSO_*",), "iam mode: the roles (names, `*` wildcards, comma-separated) whose trust pins the "
         "session name to the person (Identity Center's `AWSReservedSSO_*` roles; a trust requiring "

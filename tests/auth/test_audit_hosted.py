@@ -18,7 +18,7 @@ from support.faults import AwsFaults
 from support.logs import RecordKeeper
 from support.servers import lambda_container
 
-from .hosted_support import ACCOUNT, IAM, iam_event, read
+from .hosted_support import ACCOUNT, FUNCTION_ROLE, IAM, iam_event, read, sent
 
 WORKGROUP = "audited-hosted"
 CALLERS = (("DataAnalyst", "alice"), ("DataAdmin", "bob"))
@@ -89,3 +89,29 @@ def test_two_callers_interleaved_each_line_names_its_own_caller(log_records: Rec
     assert [line["error"] for line in found[4:6]] == ["invalid_argument"] * 2
     assert all(line["aws_calls"] == 0 for line in found[4:6]), "a refusal costs no AWS call"
     assert [line["error"] for line in found[6:]] == ["internal"] * 2
+
+
+@pytest.mark.usefixtures("roles")
+def test_session_tags_name_the_server_and_the_call_that_made_the_session(log_records: RecordKeeper,
+                                                                        sts: AwsFaults) -> None:
+    requests = sent(sts, "sts.AssumeRole")
+    tagged = lambda_container(dataclasses.replace(IAM, session_tags=True))
+    plain = lambda_container(IAM)
+    read(tagged, iam_event("DataAnalyst", "alice"))
+    read(plain, iam_event("DataAdmin", "bob"))
+    first, untagged = audit_lines(log_records)
+
+    tags, no_tags = ({value for key, value in request.items() if key.startswith("Tags.member.")}
+                     for request in requests)
+    assert tags == {"mcp-server", "aws-data-mcp", "mcp-call", first["call_id"]}
+    assert no_tags == set(), "off by default: a caller role's trust may not allow sts:TagSession"
+    assert first["outcome"] == untagged["outcome"] == "answered"
+    assert untagged["principal_arn"].endswith("assumed-role/DataAdmin/bob")
+
+
+@pytest.mark.usefixtures("roles")
+def test_with_session_tags_a_refusing_trust_gets_the_statement_with_tag_session(sts: AwsFaults) -> None:
+    sts.fail("sts.AssumeRole", "AccessDenied", status=403, message=f"User: {FUNCTION_ROLE}/x is not authorized")
+    invoke = lambda_container(dataclasses.replace(IAM, session_tags=True))
+    error = read(invoke, iam_event("DataAnalyst", "alice", uri="athena://workgroups"))["error"]["data"]
+    assert error["error"] == "access_denied" and "sts:TagSession" in error["details"][0]
