@@ -18,7 +18,7 @@ from support.faults import AwsFaults
 from support.logs import RecordKeeper
 from support.servers import lambda_container
 
-from .hosted_support import ACCOUNT, FUNCTION_ROLE, IAM, iam_event, read, sent
+from .hosted_support import ACCOUNT, FUNCTION_ROLE, IAM, ISSUER, OIDC, iam_event, oidc_event, read, sent
 
 WORKGROUP = "audited-hosted"
 CALLERS = (("DataAnalyst", "alice"), ("DataAdmin", "bob"))
@@ -115,3 +115,19 @@ def test_with_session_tags_a_refusing_trust_gets_the_statement_with_tag_session(
     invoke = lambda_container(dataclasses.replace(IAM, session_tags=True))
     error = read(invoke, iam_event("DataAnalyst", "alice", uri="athena://workgroups"))["error"]["data"]
     assert error["error"] == "access_denied" and "sts:TagSession" in error["details"][0]
+
+
+@pytest.mark.usefixtures("roles")
+def test_the_person_is_who_aws_pins_the_session_to(log_records: RecordKeeper) -> None:
+    """oidc: the token's issuer#subject (the session name the function chose from it); iam: the SourceIdentity the
+    function set, for a role whose trust pins session names; an unpinned role's session name is nobody's."""
+    read(lambda_container(OIDC), oidc_event("dana"))
+    pinned = lambda_container(dataclasses.replace(IAM, pinned_session_roles=("DataAnalyst",)))
+    read(pinned, iam_event("DataAnalyst", "alice"))
+    read(pinned, iam_event("DataAdmin", "bob"))
+    token, source_identity, unpinned = audit_lines(log_records)
+
+    assert token["person"] == token["edge_caller"] == f"{ISSUER}#dana" and token["auth_mode"] == "oidc"
+    assert token["principal_arn"] == f"arn:aws:sts::{ACCOUNT}:assumed-role/DataAnalyst/dana"
+    assert source_identity["person"] == "alice"
+    assert "person" not in unpinned and unpinned["principal_arn"].endswith("assumed-role/DataAdmin/bob")
