@@ -148,7 +148,7 @@ def mark_aws_request(request: Any, event_name: str = "", **_: Any) -> None:
 
 def note_caller(caller: Caller) -> None:
     """Who the call acts as, once it resolved its caller: the principal AWS sees, the person where the trust pins
-    one, and the account; the reason where it acts as nobody."""
+    one, and the account (a caller who is nobody adds only its auth mode: the refusal's code says why)."""
     record = _current.get()
     if record is None:
         return

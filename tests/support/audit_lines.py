@@ -23,7 +23,12 @@ def audit_lines(records: RecordKeeper) -> list[dict[str, Any]]:
 
 
 def query_workgroup(name: str) -> None:
-    """A workgroup whose cutoff Athena enforces, so athena_query runs in it (moto's Athena answers the queries)."""
+    """A workgroup whose cutoff Athena enforces, so athena_query runs in it (moto's Athena answers the queries), and
+    the guard's grammar loaded: a process's first guarded query imports it, which on a busy machine can take longer
+    than the guard's own bound."""
+    from aws_data_mcp.guard.read_only import read_only_statement
+
+    read_only_statement("SELECT 1")
     athena = boto3.client("athena", region_name="us-east-1")
     if name not in [w["Name"] for w in athena.list_work_groups()["WorkGroups"]]:
         athena.create_work_group(Name=name, Configuration={

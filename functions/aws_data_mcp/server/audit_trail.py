@@ -19,12 +19,14 @@ from pydantic import BaseModel, ValidationError
 
 from aws_data_mcp import audit
 from aws_data_mcp.config import Settings
-from aws_data_mcp.errors import echo
+from aws_data_mcp.errors import ECHO_LIMIT, MESSAGE_LIMIT, echo
 from aws_data_mcp.reading.deadlines import request_scope
+from aws_data_mcp.resources.athena.catalog import GLUE_CATALOG
 from aws_data_mcp.server.sdk_adapter import client_connection
 
-GLUE_CATALOG = "AwsDataCatalog"
 CLIENT_CHARS = 100
+URI_CHARS = MESSAGE_LIMIT
+"""A URI is the client's input: the line keeps this much of it (a cursor's URI fits whole)."""
 _NAMED_CATALOG = re.compile(r"athena://catalogs/([^/?#]+)")
 _GLUE_URIS = ("athena://databases", "permissions://tables/")
 """URIs that read the Glue catalog (Athena's AwsDataCatalog) without naming it."""
@@ -48,11 +50,11 @@ def _target(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
     params = ctx.params or {}
     found: dict[str, str] = {}
     if isinstance(params.get("name"), str) and ctx.method == "tools/call":
-        found["tool"] = params["name"]
+        found["tool"] = echo(params["name"], ECHO_LIMIT)
     arguments = params.get("arguments")
     uri = params.get("uri") or (arguments.get("uri") if isinstance(arguments, Mapping) else None)
     if isinstance(uri, str) and uri:
-        found["uri"] = uri
+        found["uri"] = echo(uri, URI_CHARS)
         catalog = catalog_of(uri)
         if catalog is not None:
             found["catalog"] = catalog
