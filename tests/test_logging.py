@@ -146,8 +146,10 @@ def test_local_lines_cannot_be_forged_by_a_uri(
     # A record is one line starting with its timestamp; only its traceback follows, indented.
     assert all(RECORD_START.match(line) or line.startswith(" ") for line in lines), "\n".join(lines)
     records = [line for line in lines if RECORD_START.match(line)]
-    assert len(records) == 1, "\n".join(lines)
+    assert len(records) == 2, "\n".join(lines)  # the failure, then the call's audit line
     assert " ERROR resolver failed " in records[0]
+    assert " INFO mcp call " in records[1] and " outcome=failed " in records[1]
+    assert " uri=metadata://templates/x\\n2026-01-01 ERROR forged\\x1b[31m\\r\\u2028tail " in records[1]
     assert "mcp_uri=metadata://templates/x\\n2026-01-01 ERROR forged\\x1b[31m\\r\\u2028tail" in records[0]
     traceback = lines[lines.index(records[0]) + 1:]
     assert traceback[0].strip() == "Traceback (most recent call last):"
@@ -166,10 +168,11 @@ def test_lambda_json_lines_escape_a_forged_uri(
     lambda_handler(http_api_event(rpc("resources/read", {"uri": uri}), request_id="rid-forged"))
     lines = [line for line in output_lines(capfd) if '"_aws"' not in line]  # EMF is metrics, not a log line
 
-    assert len(lines) == 1, "\n".join(lines)
-    record = json.loads(lines[0])
+    assert len(lines) == 2, "\n".join(lines)  # the failure, then the call's audit line
+    record, audited = map(json.loads, lines)
     assert record["mcp_uri"] == uri and record["correlation_id"] == "rid-forged"
-    assert "\x1b" not in lines[0]
+    assert audited["audit"]["uri"] == uri and audited["correlation_id"] == "rid-forged"
+    assert not [line for line in lines if "\x1b" in line]
 
 
 @pytest.mark.parametrize(("hosted", "runtime_handler"), [(False, False), (True, False), (True, True)],

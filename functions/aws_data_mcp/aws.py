@@ -1,5 +1,6 @@
 """boto3 clients for a caller's session: botocore's standard retry mode, bounded timeouts, and the
-request's deadline enforced on every attempt (none starts after it; each one's read timeout shrinks to it).
+request's deadline enforced on every attempt (none starts after it; each one's read timeout shrinks to it), and
+every request counted for, and marked with, the MCP call it serves (`audit`).
 
 Every session's clients share one botocore loader: a service's model and endpoint rules are parsed once per
 process, not once per caller's session (hosted, every caller has a session of its own), and `warm_up` can
@@ -28,6 +29,7 @@ from botocore.loaders import Loader
 from botocore.utils import lru_cache_weakref, parse_timestamp
 from dateutil.tz import tzutc
 
+from aws_data_mcp.audit import mark_aws_request
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import DeadlineExceeded
 
@@ -184,6 +186,8 @@ def client(session: boto3.Session, service: str, settings: Settings, region: str
         if found is None:
             found = session.client(service, region_name=region, config=client_config(settings))
             found.meta.events.register("before-send", _bound_by_deadline)
+            # First of all: every attempt is counted and marked, even one a later handler answers or refuses.
+            found.meta.events.register_first("before-send", mark_aws_request)
             # The standard handler is registered on `needs-retry.<service>`: first there is first of all.
             found.meta.events.register_first(f"needs-retry.{found.meta.service_model.service_id.hyphenize()}",
                                              _no_retry_after_deadline)

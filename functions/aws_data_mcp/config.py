@@ -25,6 +25,7 @@ from aws_data_mcp.workflows.table import DEFAULT_TABLE_NAME
 DeploymentMode = Literal["lambda", "local", "demo"]
 AuthMode = Literal["local", "oidc", "iam"]
 WorkflowStoreKind = Literal["dynamodb", "sqlite"]
+AuditSql = Literal["hash", "full"]
 
 PROTOCOL_REVISIONS: tuple[str, ...] = ("2025-11-25", "2026-07-28")
 """The revisions served on /mcp: 2025-11-25 (and the older ones the SDK negotiates) stateless, 2026-07-28."""
@@ -141,6 +142,11 @@ class Settings:
     principal_role_map: tuple[tuple[str, str], ...] = setting(
         (), "iam mode: JSON object, caller ARN (IAM user, role, or a session of a role whose session name is "
         "pinned) -> role ARN to act as; first match wins.", "PRINCIPAL_ROLE_MAP")
+    session_tags: bool = setting(
+        False, "iam mode: tag each session the function assumes for a caller, `mcp-server` = `aws-data-mcp` and "
+        "`mcp-call` = the id of the MCP call that made it (the audit line's `call_id`), so a policy can tell the "
+        "server's sessions apart (`aws:PrincipalTag/mcp-server`). Each caller role's trust must then allow "
+        "`sts:TagSession` to the function role, as the trust statement a refusal shows does.", "SESSION_TAGS")
     pinned_session_roles: tuple[str, ...] = setting(
         ("AWSReservedSSO_*",), "iam mode: the roles (names, `*` wildcards, comma-separated) whose trust pins the "
         "session name to the person (Identity Center's `AWSReservedSSO_*` roles; a trust requiring "
@@ -186,6 +192,10 @@ class Settings:
                                default_doc="`workflows.sqlite3` under the state directory")
     workflow_retention_days: int = setting(30, "Finished workflows expire (DynamoDB TTL) this long after their "
                                            "last change.", "WORKFLOW_RETENTION_DAYS", minimum=1)
+    audit_sql: AuditSql = setting(
+        "hash", "What the audit line of a query keeps of its SQL: `hash` (its SHA-256, beside the tables it reads) or "
+        "`full` (the text, literals included: only where the log's readers may see every value queried).",
+        "AUDIT_SQL")
     protocol_revisions: tuple[str, ...] = field(default=PROTOCOL_REVISIONS)
 
     @property

@@ -66,6 +66,10 @@ def _human_line(record: dict[str, Any]) -> str:
     keys = _LOCAL_CONTEXT_KEYS if record.get("name", SERVICE) == SERVICE else ("name", *_LOCAL_CONTEXT_KEYS)
     context = " ".join(f"{key}={_escaped(record[key])}" for key in keys if record.get(key))
     line = f"{record.get('timestamp', '')} {record.get('level', '')} {_escaped(record.get('message', ''))}"
+    audit = record.get("audit")
+    if isinstance(audit, dict):  # the audit line's fields, readable in a terminal too
+        line += "".join(f" {key}={_escaped(value if isinstance(value, str) else to_json(value).decode())}"
+                        for key, value in audit.items())
     if context:
         line += f" [{context}]"
     if record.get("exception"):

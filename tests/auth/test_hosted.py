@@ -281,6 +281,8 @@ def test_no_token_key_or_secret_reaches_a_log_line_or_a_response(log_records: Re
         frozen = caller.session.get_credentials().get_frozen_credentials()
         credentials |= {frozen.access_key, frozen.secret_key, frozen.token}
     assert len(tokens) == 4 and len(credentials) == 3 * 5, "every token, and the credentials of five callers"
+    audit_lines = [record for record in log_records.records if record.getMessage() == "mcp call"]
+    assert len(audit_lines) == len(answers), "one audit line per request, each searched below"
     captured = everything_written(log_records, capfd, *answers)
     leaked = [secret[:6] for secret in tokens | credentials if secret in captured]
     assert leaked == []

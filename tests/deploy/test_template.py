@@ -33,6 +33,7 @@ ALLOWED_ROLE_ACTIONS = {
     "sts:AssumeRole",
     "sts:AssumeRoleWithWebIdentity",
     "sts:SetSourceIdentity",
+    "sts:TagSession",
 }
 # Services holding caller data (or able to grant access to it): the function role must
 # never be able to call them; every such call runs under the caller's credentials.
@@ -190,8 +191,20 @@ def _statements(policy: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(chosen, dict) and "Fn::If" in chosen:
         condition, when_true, when_false = chosen["Fn::If"]
         assert condition == "IsIam"
-        return [*_as_list(when_true), *_as_list(when_false)]
+        return [*_tagging(_as_list(when_true)), *_as_list(when_false)]
     return _as_list(chosen)
+
+
+def _tagging(statements: list[Any]) -> list[dict[str, Any]]:
+    """The iam branch's statements, with the one `!If [TagsSessions, ...]` adds (SessionTags=true) taken as there."""
+    found = []
+    for statement in statements:
+        if isinstance(statement, dict) and "Fn::If" in statement:
+            condition, when_true, when_false = statement["Fn::If"]
+            assert condition == "TagsSessions" and when_false == {"Ref": "AWS::NoValue"}
+            statement = when_true
+        found.append(statement)
+    return found
 
 
 def test_function_role_cannot_read_caller_data(function: dict[str, Any], resources: dict[str, Any]) -> None:
@@ -223,11 +236,13 @@ def test_function_role_cannot_read_caller_data(function: dict[str, Any], resourc
                 allows.append(statement)
             else:  # the oidc branch: the function's credentials assume no role at all
                 assert statement["Effect"] == "Deny" and statement["Resource"] == "*"
-    # iam: exactly what the mode calls (no AssumeRoleWithWebIdentity: an identity grant of it does nothing; no
-    # TagSession: the exchange passes no session tags), on this account's roles by default or the operator's pattern.
-    (allow,) = allows
-    assert set(allow["Action"]) == {"sts:AssumeRole", "sts:SetSourceIdentity"}
-    assert allow["Resource"] == {"Ref": "CallerRoleArnPattern"}, "only the operator's pattern: no account-wide default"
+    # iam: exactly what the mode calls (no AssumeRoleWithWebIdentity: an identity grant of it does nothing;
+    # TagSession only where SessionTags asks the exchange to pass session tags), on the operator's pattern alone.
+    allow, tagging = allows
+    assert set(_as_list(allow["Action"])) == {"sts:AssumeRole", "sts:SetSourceIdentity"}
+    assert _as_list(tagging["Action"]) == ["sts:TagSession"]
+    for granted in (allow, tagging):
+        assert granted["Resource"] == {"Ref": "CallerRoleArnPattern"}, "only the operator's pattern: no default"
     assert seen_templates == set()
     assert resources["WorkflowTable"]["Type"] == "AWS::DynamoDB::Table"
 

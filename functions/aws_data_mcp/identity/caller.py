@@ -55,6 +55,9 @@ class Caller:
     """Why this request may not act as anybody, when that is more than "no credentials" (e.g. a role's trust)."""
     account_name: str | None = None
     """The listed account (its short name) this caller acts in; None: their home account, not named."""
+    person: str | None = None
+    """Who the session acts for where AWS pins it, for the audit line: the SourceIdentity the function set (iam, a
+    pinned session or a mapped user), the token's issuer#subject (oidc); None where nobody is pinned."""
     reach: Callable[[Account], Caller] | None = field(default=None, repr=False, compare=False)
     """A home caller only: the same caller carried into a listed account by their own identity (the token, or their
     own role session), never by the function's; None where this caller cannot be carried further."""

@@ -27,6 +27,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ResourceLink
 from pydantic import Field
 
+from aws_data_mcp.audit import note_query, note_statement
 from aws_data_mcp.aws import client, deadline_scope
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure
@@ -134,6 +135,7 @@ async def athena_query(ctx: Context, sql: Sql | None = None, database: Database 
         statement = await _read_only(sql, settings.query_catalogs, _budget(ctx))
         name = chosen_workgroup(workgroup, settings.query_workgroups)
         chosen_database = _database(database)
+        note_statement(statement.sql, statement.kind, statement.relations, chosen_database, CATALOG)
         if estimate_only:
             statement = _estimate_of(statement)
         choice = await _choose_workgroup(ctx, name) if not workgroup else Choice(name, None, None)
@@ -247,6 +249,7 @@ def _answer(payload: QueryAnswer | dict[str, Any], link: ResourceLink) -> CallTo
     """A query's answer; an error (`isError`) where the query failed or the workgroup's cutoff stopped it, still in
     the query's shape: its `error` says why, beside its state and what it cost."""
     body = dict(payload)
+    note_query(body)
     return tool_result(to_json(body), body, link=link, is_error=body.get("error") is not None)
 
 

@@ -51,6 +51,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from aws_data_mcp.audit import note_caller
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ECHO_LIMIT, ErrorCode, ResourceFailure, echo, invalid_arguments
 from aws_data_mcp.identity import accounts
@@ -65,6 +66,7 @@ from aws_data_mcp.resources.get_resource import TOOL_NAME as GET_RESOURCE
 from aws_data_mcp.resources.get_resource import get_resource_result
 from aws_data_mcp.server.answers import failure_result, protocol_error
 from aws_data_mcp.server.apps import Views
+from aws_data_mcp.server.audit_trail import AuditTrail
 from aws_data_mcp.server.list_paging import list_page
 from aws_data_mcp.server.live_updates import LiveUpdates
 from aws_data_mcp.server.request_state import snapshot_safe_request_state
@@ -181,7 +183,7 @@ class DataMCPServer(SdkServer):
         self.config = settings
         self.reader = ResourceReader(registry, settings)
         self.live_updates = LiveUpdates(self, self.reader)
-        self.middleware.extend([_bound_echoes, _bind_log_context])
+        self.middleware.extend([_bound_echoes, _bind_log_context, AuditTrail(settings)])
         self.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
         self.add_request_handler("server/discover", RequestParams, self._discover)
@@ -235,7 +237,9 @@ class DataMCPServer(SdkServer):
 
     def caller_for(self, ctx: ServerRequestContext[Any, Any] | None) -> Caller:
         """The caller behind the request, in the account it reads (`accounts.reading_in`)."""
-        return caller_in(resolve_caller(request_scope(ctx), self.config), accounts.current())
+        caller = caller_in(resolve_caller(request_scope(ctx), self.config), accounts.current())
+        note_caller(caller)
+        return caller
 
     async def read(self, uri: str, ctx: ServerRequestContext[Any, Any] | None) -> Reading:
         """Read one URI for the request behind `ctx`: the path shared by resources/read and get_resource."""

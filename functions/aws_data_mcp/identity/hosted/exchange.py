@@ -23,6 +23,7 @@ import botocore.session
 from botocore.exceptions import BotoCoreError, ClientError
 from botocore.loaders import Loader
 
+from aws_data_mcp import audit
 from aws_data_mcp.aws import client
 from aws_data_mcp.config import Account, Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, authentication_required, from_aws_error
@@ -37,6 +38,8 @@ MAX_CACHED_CALLERS = max(32, int(os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE
 """Exchanged callers kept: 128 in the template's default 1024 MB. Each holds its boto3 session and clients (measured:
 0.15 MB, 1.5 MB with four clients, 2.5 MB with a client of every service read), so a full cache stays within about
 a third of the function's memory."""
+SERVER_TAG, SERVER_TAG_VALUE, CALL_TAG = "mcp-server", "aws-data-mcp", "mcp-call"
+"""The session tags SESSION_TAGS sets (IAM: `aws:PrincipalTag/mcp-server`; CloudTrail: the AssumeRole's tags)."""
 ROLE_CHAINING_MAX_SECONDS = 3600
 """The longest session AssumeRole grants to assumed-role credentials (role chaining), whatever the role allows:
 the function's own credentials are its execution role's session, so every iam exchange is chained."""
@@ -139,10 +142,20 @@ def _exchange(claim: Claim, settings: Settings, via: boto3.Session | None) -> tu
                                                    WebIdentityToken=claim.token,
                                                    DurationSeconds=settings.session_duration_seconds)
     else:
-        source = {"SourceIdentity": claim.source_identity} if claim.source_identity else {}
+        source: dict[str, Any] = {"SourceIdentity": claim.source_identity} if claim.source_identity else {}
+        if via is None and settings.auth_mode == "iam" and settings.session_tags:
+            source["Tags"] = session_tags()
         answer = sts.assume_role(RoleArn=claim.role_arn, RoleSessionName=claim.session_name, **source,
                                  DurationSeconds=min(settings.session_duration_seconds, ROLE_CHAINING_MAX_SECONDS))
     return answer["Credentials"], answer["AssumedRoleUser"]
+
+
+def session_tags() -> list[dict[str, str]]:
+    """The tags a session the function assumes for a caller carries (SESSION_TAGS): that it is the server's, and
+    which MCP call made it (the session then serves that caller's later calls too, until it nears expiry)."""
+    record = audit.current()
+    return [{"Key": SERVER_TAG, "Value": SERVER_TAG_VALUE},
+            *([{"Key": CALL_TAG, "Value": record.call_id}] if record is not None else [])]
 
 
 @cache
@@ -202,6 +215,7 @@ def caller_of(claim: Claim, settings: Settings, *, via: boto3.Session | None = N
                         credential_expiry=expiry, identity_key=f"{claim.principal}\0{claim.role_arn}",
                         owner_key=f"{claim.owner or claim.principal}\0{claim.role_arn}",
                         session_name_pinned=claim.session_pinned, account_name=account.name if account else None,
+                        person=claim.principal if claim.token is not None else claim.source_identity,
                         reach=None if account else partial(into_account, claim, settings, via))
         exchanges.put(claim.cache_key, caller, cached_until(expiry, claim.token_expiry))
         return caller

@@ -70,5 +70,6 @@ def member_iam_trust(caller_roles: list[str]) -> Statement:
 
 def iam_trust(settings: Settings) -> Statement:
     """The statement a caller's role needs so the function's role may assume it for its callers."""
+    actions = ["sts:AssumeRole", "sts:SetSourceIdentity", *(["sts:TagSession"] if settings.session_tags else [])]
     return {"Effect": "Allow", "Principal": {"AWS": settings.function_role_arn or "<FunctionRoleArn output>"},
-            "Action": ["sts:AssumeRole", "sts:SetSourceIdentity"]}
+            "Action": actions}
