@@ -181,6 +181,9 @@ class Settings:
                                default_doc="`workflows.sqlite3` under the state directory")
     workflow_retention_days: int = setting(30, "Finished workflows expire (DynamoDB TTL) this long after their "
                                            "last change.", "WORKFLOW_RETENTION_DAYS", minimum=1)
+    summary_resource_chars: int = setting(
+        0, "Most characters of a resource (an ARN, a key id) in an explainer's opening line, cut from the left with "
+        "\"…\"; 0 shows every id and ARN whole (the links always do).", "SUMMARY_RESOURCE_CHARS", minimum=0)
     protocol_revisions: tuple[str, ...] = field(default=PROTOCOL_REVISIONS)
 
     @property

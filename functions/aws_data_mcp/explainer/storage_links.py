@@ -102,6 +102,13 @@ def _encryption_of(s3: Any, bucket: str, key: str) -> dict[str, Any]:
     return {"ServerSideEncryption": answer.get("ServerSideEncryption"), "SSEKMSKeyId": answer.get("SSEKMSKeyId")}
 
 
+def key_alias(kms: Any, key: str) -> str | None:
+    """The key's first alias (ListAliases for the key), the name people know it by; None where it has none."""
+    names = [a["AliasName"] for page in kms.get_paginator("list_aliases").paginate(KeyId=key)
+             for a in page.get("Aliases", [])]
+    return min(names) if names else None
+
+
 def key_arn(key: str, region: str, account: str | None) -> str:
     if key.startswith("arn:"):
         return key
@@ -204,8 +211,14 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
     key, read = (keys[at_read], pairs[at_read][0]) if keys else (None, None)
     decrypted, (kms_read, head) = (keys[at_key], pairs[at_key]) if keys else (None, (None, None))
     own_key = (head.value or {}).get("SSEKMSKeyId") if head is not None else None
-    if _kms_refused(kms_read) and own_key and own_key != default_key:  # a refusal only: the refusing key's policy
-        policy_of_key = (yield [Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), own_key))])[0]
+    alias = None
+    if _kms_refused(kms_read) and (own_key or default_key):  # a refusal only: the refusing key's policy and alias
+        kms, refusing = request.client("kms"), own_key or default_key
+        third = [Call("kms:ListAliases", partial(key_alias, kms, refusing))]
+        if own_key and own_key != default_key:
+            third.append(Call("kms:GetKeyPolicy", partial(key_policy, kms, own_key)))
+        alias, *of_key = yield third
+        policy_of_key = of_key[0] if of_key else policy_of_key
     unexplained = [(action, arn) for action, arn, outcome in (("s3:ListBucket", bucket_arn, listing),
                                                               ("s3:GetObject", objects, read))
                    if outcome is not None and verdict_of(outcome) == "denied" and not _kms_refused(outcome)
@@ -220,6 +233,8 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
     links.append(as_athena(_object_link(seat, bucket, objects, key, read, policy, evidence | {
         "object_owners": owners}, governed_by, own), bound["s3:GetObject"], athena))
     links.append(_decrypt_link(request, seat, decrypted, kms_read, head, default, policy_of_key, governed_by))
+    if alias is not None and alias.value:
+        links[-1]["evidence"]["key_alias"] = alias.value
     links[-1]["evidence"] |= {"objects_sampled": len(keys), "kms_keys": _keys_seen(pairs)}
     return Reads(links, policy, others)
 
@@ -270,11 +285,19 @@ def _decrypt_link(request: ResourceRequest, seat: Seat, key: str | None, read: O
         return link("kms:Decrypt", arn, "allowed", evidence | {"answered": "the one-byte read was decrypted"},
                     governed_by=governed_by)
     if _kms_refused(read):
-        return link("kms:Decrypt", arn, "denied", evidence | {"error": read.error.brief()},  # type: ignore[union-attr]
+        return link("kms:Decrypt", arn, "denied", evidence | {"error": _refused_key(read, arn)},
                     fix=_decrypt_fix(seat, arn, policy_of_key), governed_by=governed_by)
     return link("kms:Decrypt", arn, "unknown", evidence, governed_by=governed_by,
                 settle="No object could be read to try the key: a key administrator reads its policy "
                        "(kms:GetKeyPolicy), or read this again once an object can be read")
+
+
+def _refused_key(read: Outcome[Any, Any], arn: str) -> dict[str, Any]:
+    """The read's refusal as KMS's: S3 authorised s3:GetObject (its link says so) and KMS refused kms:Decrypt, so
+    this link's evidence names kms:Decrypt, never the S3 action the call was made for."""
+    found = read.error.brief() if read.error is not None else {}
+    return found | {"message": f"Access denied: S3 authorised the read (s3:GetObject); KMS refused the caller "
+                               f"kms:Decrypt on {arn}", "action": "kms:Decrypt"}
 
 
 def _decrypt_fix(seat: Seat, arn: str, policy_of_key: Outcome[Any, Any] | None) -> list[Any]:

@@ -202,7 +202,8 @@ def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, loc
     columns = "every column" if read_columns is None or verdict != "allowed" else ", ".join(read_columns)
     columns += f"; rows where {row_filter}" if row_filter and verdict != "denied" else ""
     return TableAccess(
-        summary=summary(verdict, every, f"SELECT on {database}.{table} runs in workgroup {chosen} ({columns})"),
+        summary=summary(verdict, every, f"SELECT on {database}.{table} runs in workgroup {chosen} ({columns})",
+                        request.settings.summary_resource_chars),
         database=database, table=table, principal_arn=caller.principal_arn, simulated_as=seat.principal,
         location=location, query=verdict, workgroup=chosen, decided_by=decided_by, read_columns=read_columns,
         row_filter=row_filter if verdict != "denied" else None, links=links, workgroups=workgroups,
