@@ -18,6 +18,7 @@ from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.explainer.athena_context import as_athena, context_bound, simulate_as_athena
+from aws_data_mcp.explainer.fix_reach import Reach, reach_of
 from aws_data_mcp.explainer.identity_policies import denial_fixes, identity_policies, simulation_principal
 from aws_data_mcp.explainer.model import (
     Governor,
@@ -49,12 +50,14 @@ class Seat:
     """The caller's IAM user or role ARN (an assumed role as its role), or None where it has none."""
     identities: tuple[str, ...]
     account: str | None
+    reach: Reach | None = None
+    """Whom a grant to `principal` reaches (fix_reach): the person's session alone where the trust pins it."""
 
     @staticmethod
     def of(caller: Caller) -> Seat:
         principal = simulation_principal(caller)
         identities = tuple(dict.fromkeys(a for a in (principal, caller.principal_arn) if a))
-        return Seat(principal, identities, caller.account)
+        return Seat(principal, identities, caller.account, reach_of(caller))
 
 
 OTHER_ACCOUNT = "s3:GetBucketPolicy: S3 answers 405 MethodNotAllowed: only the bucket owner's account reads its policy"
@@ -138,9 +141,9 @@ def _read_fix(seat: Seat, bucket: str, policy: Outcome[Any, Any], action: str, r
     denying = _bucket_denies(seat, policy, action, resource)
     if denying and seat.principal:
         return [resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal, [action], resource,
-                                    denying, put_bucket_policy(bucket))]
+                                    denying, put_bucket_policy(bucket), seat.identities, seat.reach)]
     removed = denial_fixes(own.value, action, resource) if own is not None and own.ok else []
-    return [*removed, identity_fix(seat.principal, [action], [resource])]
+    return [*removed, identity_fix(seat.principal, [action], [resource], seat.reach)]
 
 
 def own_policies(request: ResourceRequest, seat: Seat, refused: bool) -> list[Call[Any]]:
@@ -310,8 +313,8 @@ def _decrypt_fix(seat: Seat, arn: str, policy_of_key: Outcome[Any, Any] | None) 
         key_id = arn.rsplit("/", 1)[-1]
         return [resource_policy_fix("key_policy", arn, policy, seat.principal, ["kms:Decrypt"], "*", denying,
                                     f"aws kms put-key-policy --key-id {key_id} --policy-name default "
-                                    "--policy {policy}")]
-    return [identity_fix(seat.principal, ["kms:Decrypt"], [arn])]
+                                    "--policy {policy}", seat.identities, seat.reach)]
+    return [identity_fix(seat.principal, ["kms:Decrypt"], [arn], seat.reach)]
 
 
 def s3_location(uri: str | None) -> tuple[str, str] | None:

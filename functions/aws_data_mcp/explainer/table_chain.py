@@ -97,7 +97,7 @@ def _glue_fix(seat: Seat, outcome: Outcome[Any, Any], arns: Sequence[str], datab
     failure = outcome.error
     if failure is not None and "lake formation" in f"{failure.message} {failure.details}".lower():
         return [grant_fix(seat.principal, database, table, seat.account)]
-    return [identity_fix(seat.principal, list(GLUE_ACTIONS), list(arns))]
+    return [identity_fix(seat.principal, list(GLUE_ACTIONS), list(arns), seat.reach)]
 
 
 def _glue_links(seat: Seat, outcomes: Sequence[Outcome[Any, Any]], arns: Sequence[str], database: str,
