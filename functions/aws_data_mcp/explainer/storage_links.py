@@ -134,11 +134,16 @@ def _bucket_denies(seat: Seat, policy: Outcome[Any, Any], action: str, resource:
 
 
 def _read_fix(seat: Seat, bucket: str, policy: Outcome[Any, Any], action: str, resource: str,
-              own: Outcome[Any, Any] | None) -> list[Any]:
-    """A refused read's fix: the bucket policy's denying statements out where it names any, else the caller's own
-    policies' denying statements out (where `own`, the caller's identity policies, could be read) and the statement
-    its identity lacks."""
+              own: Outcome[Any, Any] | None, table: str | None = None) -> list[Any]:
+    """A refused read's fix: the bucket policy's denying statements narrowed for this read where it names any, else
+    the caller's own policies' denying statements out (where `own`, the caller's identity policies, could be read)
+    and the statement its identity lacks. `table`: the objects of the table's root, where `resource` (a partition's)
+    lies under it and each Deny covers it too: the fix is then the table's own, the same for each of its
+    partitions, so applying every one a table prints grants the table and no more."""
     denying = _bucket_denies(seat, policy, action, resource)
+    if table and denying and all(statements({"Statement": [d]}, "Deny", action, table, seat.identities,
+                                            seat.account) for d in denying):
+        resource = table
     if denying and seat.principal:
         return [resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal, [action], resource,
                                     denying, put_bucket_policy(bucket), seat.identities, seat.reach)]
@@ -176,10 +181,11 @@ SAMPLE = 4
 
 
 def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, governed_by: Governor,
-               beside: Sequence[Call[Any]] = ()) -> Chain[Reads]:
+               beside: Sequence[Call[Any]] = (), table: tuple[str, str] | None = None) -> Chain[Reads]:
     """List the prefix (up to SAMPLE objects, with their owners), read the bucket policy and default encryption
     (side by side, with the calls `beside`); then read one byte of each object listed, beside its head and the
-    default key's policy: two waves (a third, the refusing key's policy, after a refusal only)."""
+    default key's policy: two waves (a third, the refusing key's policy, after a refusal only). `table`: the
+    table's root location (bucket, prefix), whose objects a partition's read fix grants where it lies under it."""
     s3 = request.client("s3")
     listing, policy, encryption, *others = yield [
         Call("s3:ListBucket", partial(s3.list_objects_v2, Bucket=bucket, Prefix=prefix, MaxKeys=SAMPLE,
@@ -233,8 +239,10 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
                                                                own), governed_by)]
     owners = sorted({(o.get("Owner") or {}).get("ID") or "unknown" for o in listed})
     links = [as_athena(links[0], bound["s3:ListBucket"], athena)]
+    root = f"arn:aws:s3:::{bucket}/{table[1]}*" if table and table[0] == bucket and prefix.startswith(
+        table[1]) and prefix != table[1] else None
     links.append(as_athena(_object_link(seat, bucket, objects, key, read, policy, evidence | {
-        "object_owners": owners}, governed_by, own), bound["s3:GetObject"], athena))
+        "object_owners": owners}, governed_by, own, root), bound["s3:GetObject"], athena))
     links.append(_decrypt_link(request, seat, decrypted, kms_read, head, default, policy_of_key, governed_by))
     if alias is not None and alias.value:
         links[-1]["evidence"]["key_alias"] = alias.value
@@ -255,7 +263,7 @@ def _kms_refused(read: Outcome[Any, Any] | None) -> bool:
 
 def _object_link(seat: Seat, bucket: str, objects: str, key: str | None, read: Outcome[Any, Any] | None,
                  policy: Outcome[Any, Any], evidence: Mapping[str, Any], governed_by: Governor,
-                 own: Outcome[Any, Any] | None) -> Link:
+                 own: Outcome[Any, Any] | None, table: str | None = None) -> Link:
     if read is None:
         return link("s3:GetObject", objects, "unknown", evidence | {"object": None}, governed_by=governed_by,
                     settle=f"No object under s3://{bucket}/{evidence['prefix']} to read (or listing it failed): "
@@ -265,7 +273,7 @@ def _object_link(seat: Seat, bucket: str, objects: str, key: str | None, read: O
             "object": key, "answered": "S3 authorised the read; KMS refused the key (see kms:Decrypt)"},
             governed_by=governed_by)
     return _probe_link("s3:GetObject", objects, read, evidence | {"object": key},
-                       _read_fix(seat, bucket, policy, "s3:GetObject", objects, own), governed_by)
+                       _read_fix(seat, bucket, policy, "s3:GetObject", objects, own, table), governed_by)
 
 
 def _decrypt_link(request: ResourceRequest, seat: Seat, key: str | None, read: Outcome[Any, Any] | None,

@@ -150,7 +150,8 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
         if decided_by == "lake_formation":
             links.append(checks.data_access_link())
         places = [location, *partition_locations(glue_found[2], location)]
-        second += [Call("s3:ListBucket", partial(read_chain, request, seat, *place, decided_by)) for place in places]
+        second += [Call("s3:ListBucket", partial(read_chain, request, seat, *place, decided_by, table=location))
+                   for place in places]
     elif glue_found[1].ok:
         links.append(link("s3:GetObject", str(descriptor.get("Location")), "unknown", {
             "location": descriptor.get("Location")}, settle="The table has no S3 location (a view, or another "
