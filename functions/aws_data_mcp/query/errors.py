@@ -15,7 +15,6 @@ from typing import Any, NotRequired, TypedDict
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.explainer.uris import BUCKET_URI, explainer_in, table_uri
-from aws_data_mcp.guard.read_only import read_only_statement
 
 CATEGORIES = {1: "SYSTEM", 2: "USER", 3: "OTHER"}
 """AthenaError.ErrorCategory."""
@@ -155,6 +154,8 @@ _CTE_NAME = r'(?i)(?:\bWITH\s+(?:RECURSIVE\s+)?|,\s*)"?([\w-]+)"?\s*(?:\([^()]*\
 def _tables_read(execution: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The tables the statement reads, as (database, table): the guard's reading of it (no AWS call), an
     unqualified name in the query's database, a WITH clause's names left out."""
+    from aws_data_mcp.guard.read_only import read_only_statement  # the parser: after a refusal, not at a cold start
+
     try:
         relations = read_only_statement(execution.get("Query") or "").relations
     except ResourceFailure:
