@@ -192,7 +192,7 @@ def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], si
             resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", [action],
                                 objects, denying, put_bucket_policy(bucket), seat.identities, seat.reach)])
     # a Deny in the caller's own, a group's or the boundary's policy, or a boundary that does not allow it
-    own_fixes = denial_fixes(own.value, action, objects, evaluation(simulated, action)) \
+    own_fixes = denial_fixes(own.value, action, objects, evaluation(simulated, action), seat.reach) \
         if own is not None and own.ok else []
     identity_fixes = [*own_fixes, identity_fix(seat.principal, [action], [objects], seat.reach)]
     if identity == "explicitDeny":

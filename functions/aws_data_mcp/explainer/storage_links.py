@@ -147,7 +147,7 @@ def _read_fix(seat: Seat, bucket: str, policy: Outcome[Any, Any], action: str, r
     if denying and seat.principal:
         return [resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal, [action], resource,
                                     denying, put_bucket_policy(bucket), seat.identities, seat.reach)]
-    removed = denial_fixes(own.value, action, resource) if own is not None and own.ok else []
+    removed = denial_fixes(own.value, action, resource, None, seat.reach) if own is not None and own.ok else []
     return [*removed, identity_fix(seat.principal, [action], [resource], seat.reach)]
 
 

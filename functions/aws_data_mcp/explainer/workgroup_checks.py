@@ -181,7 +181,8 @@ def _workgroup_links(seat: Seat, name: str, arn: str, described: Outcome[Any, An
         except ResourceFailure as refusal:  # AWS answered; this server refuses the workgroup: its own kind of link
             return [first, _guard_link(name, arn, refusal), _start_link(seat, arn, simulated)]
     else:
-        removed = denial_fixes(own.value, "athena:GetWorkGroup", arn) if own is not None and own.ok else []
+        removed = denial_fixes(own.value, "athena:GetWorkGroup", arn, None, seat.reach) \
+            if own is not None and own.ok else []
         first = link("athena:GetWorkGroup", arn, verdict_of(described), answered(described),
                      fix=[*removed, identity_fix(seat.principal, ["athena:GetWorkGroup"], [arn], seat.reach)],
                      settle=unsettled(described))
