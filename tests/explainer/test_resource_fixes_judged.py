@@ -188,3 +188,35 @@ def test_a_pinned_sessions_fix_reaches_that_session_alone() -> None:
     asked = [Request(who, "s3:GetObject", objects[0], [{"Version": "2012-10-17", "Statement": [grant]}],
                      context={"aws:PrincipalArn": role, "aws:userid": userid}) for who, userid in userids.items()]
     assert judge(asked) == ["Allowed", "ImplicitlyDenied"]
+
+
+ACCOUNT = "123456789012"
+LAKE = "arn:aws:s3:::lake"
+SHAPES = {
+    "everyone-but-one-with-s3-star": {"Sid": "NoLake", "Effect": "Deny", "Principal": "*", "Action": "s3:*",
+                                      "Resource": [LAKE, f"{LAKE}/*"], "Condition": {"ArnNotEquals": {
+                                          "aws:PrincipalArn": f"arn:aws:iam::{ACCOUNT}:role/{ADMIN_ROLE}"}}},
+    "the-account-two-actions": {"Sid": "NoObjects", "Effect": "Deny", "Principal": {"AWS": ACCOUNT},
+                                "Action": ["s3:GetObject", "s3:PutObject"], "Resource": f"{LAKE}/*"},
+    "two-roles-two-prefixes": {"Sid": "NotTheseTwo", "Effect": "Deny", "Principal": {"AWS": [
+        f"arn:aws:iam::{ACCOUNT}:role/{ANALYST_ROLE}", f"arn:aws:iam::{ACCOUNT}:role/{ADMIN_ROLE}"]},
+        "Action": "s3:GetObject", "Resource": [f"{LAKE}/orders/*", f"{LAKE}/payroll/*"]},
+}
+
+
+@pytest.mark.parametrize("denying", list(SHAPES.values()), ids=list(SHAPES))
+def test_each_deny_shape_is_narrowed_to_the_one_read(denying: dict[str, Any]) -> None:
+    """A Deny of everyone but one, of the account, of several roles; of a wildcard, two actions, two prefixes: the
+    analysts' role gains the read of lake/orders/ and nothing else, no one else gains anything."""
+    role = f"arn:aws:iam::{ACCOUNT}:role/{ANALYST_ROLE}"
+    alice = f"arn:aws:sts::{ACCOUNT}:assumed-role/{ANALYST_ROLE}/alice"
+    policy = {"Version": "2012-10-17", "Statement": [denying]}
+    table = f"{LAKE}/orders/*"
+    found = statements(policy, "Deny", "s3:GetObject", table, (role, alice), ACCOUNT)
+    fix = resource_policy_fix("bucket_policy", "lake", policy, role, ["s3:GetObject"], table, found,
+                              "aws s3api put-bucket-policy --bucket lake --policy {policy}", (alice,),
+                              reach_of(Caller("oidc", None, "us-east-1", principal_arn=alice, account=ACCOUNT)))
+    assert "every session of the role" in fix["note"] and "IAM's grammar cannot" not in fix["note"]
+    objects = [f"{LAKE}/orders/part-0.csv", f"{LAKE}/payroll/2026.csv", f"{LAKE}/marketing/x.csv"]
+    sessions = {who for who, arn in _callers(ACCOUNT).items() if arn == role}
+    _assert_exactly_the_one_access(fix, sessions, _callers(ACCOUNT), policy, objects)

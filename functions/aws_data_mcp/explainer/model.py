@@ -235,6 +235,7 @@ def resource_policy_fix(kind: Literal["bucket_policy", "key_policy"], target: st
     who = [*identities, principal]
     whole = "*" if kind == "key_policy" else f"arn:aws:s3:::{target}/*"
     person = reach.person if reach is not None else None
+    account = principal.split(":")[4] if principal.count(":") >= 5 else None
     removed, narrows, kept, stricter = [], [], [], []
     for entry in listed((policy or {}).get("Statement")):
         if entry.get("Sid") == statement["Sid"]:  # this very grant, printed before: replaced, never doubled
@@ -243,8 +244,10 @@ def resource_policy_fix(kind: Literal["bucket_policy", "key_policy"], target: st
             kept.append(entry)
             continue
         changed = [entry]
-        for action in actions:  # each action taken out of what the statements left deny
-            found = [without_one(part, principal, who, action, resource, whole, person) for part in changed]
+        for action in actions:  # each action taken out of the statements left that deny it
+            found = [without_one(part, principal, who, action, resource, whole, person)
+                     if statements({"Statement": [part]}, "Deny", action, resource, who, account) else ([part], [])
+                     for part in changed]
             changed = [part for parts, _ in found for part in parts]
             stricter += [words for _, more in found for words in more]
         if changed:
