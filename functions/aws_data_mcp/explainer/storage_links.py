@@ -106,7 +106,8 @@ def _encryption_of(s3: Any, bucket: str, key: str) -> dict[str, Any]:
 
 
 def key_alias(kms: Any, key: str) -> str | None:
-    """The key's first alias (ListAliases for the key), the name people know it by; None where it has none."""
+    """The key's alias (ListAliases for the key; the first by name of several), the name people know it by; None
+    where it has none."""
     names = [a["AliasName"] for page in kms.get_paginator("list_aliases").paginate(KeyId=key)
              for a in page.get("Aliases", [])]
     return min(names) if names else None
