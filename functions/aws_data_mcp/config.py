@@ -196,6 +196,9 @@ class Settings:
         "hash", "What the audit line of a query keeps of its SQL: `hash` (its SHA-256, beside the tables it reads) or "
         "`full` (the text, literals included: only where the log's readers may see every value queried).",
         "AUDIT_SQL")
+    summary_resource_chars: int = setting(
+        0, "Most characters of a resource (an ARN, a key id) in an explainer's opening line, cut from the left with "
+        "\"…\"; 0 shows every id and ARN whole (the links always do).", "SUMMARY_RESOURCE_CHARS", minimum=0)
     protocol_revisions: tuple[str, ...] = field(default=PROTOCOL_REVISIONS)
 
     @property

@@ -88,10 +88,18 @@ def _demo_banner(settings: Settings, inventory: Any, token_ignored: bool, profil
                   client_configurations(url, None, [], {}, module=MODULE))
 
 
+def instance_directory(state: Path, mode: str, port: int | None) -> Path:
+    """This instance's own folder under `state`: its profiles (and metrics) name its emulator's endpoint, so two
+    demos side by side (two ports, or two stdio clients) never overwrite each other's and each banner's check
+    command reaches its own account. Over HTTP it is the port's (`demo-8000`, `demo-oidc-8000`); over stdio, which
+    has none, the process's (`demo-stdio-<pid>`)."""
+    return state / (f"{mode}-{port}" if port is not None else f"{mode}-stdio-{os.getpid()}")
+
+
 def _serve(transport: str, settings: Settings) -> None:
     from aws_data_mcp_demo.account.seed_data import DEMO_DATA_STORY
 
-    profiles = state_directory() / ("demo" if transport == "http" else "demo-stdio")
+    profiles = instance_directory(state_directory(), "demo", settings.port if transport == "http" else None)
     with demo_account(profiles) as account:
         settings = with_demo_settings(settings, account.account_id)
         if transport == "http":
@@ -117,7 +125,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.auth:
             from aws_data_mcp_demo.front.hosted import serve
 
-            serve(args.auth, args.host or "127.0.0.1", args.port or 8000, state_directory())
+            port = args.port or 8000
+            serve(args.auth, args.host or "127.0.0.1", port,
+                  instance_directory(state_directory(), f"demo-{args.auth}", port))
             return
         settings = dataclasses.replace(Settings.from_env(default_mode="demo"), **listen_overrides(args))
         _serve(args.transport, settings)

@@ -8,7 +8,9 @@ the verdict is what the query does, and where it runs, `read_columns` are the co
 returns are the seeded rows `row_filter` lets through (all of them where there is none). Their direct calls are not
 compared: Athena's request is not the caller's (aws:CalledVia, no aws:SourceVpce), which is what those cases test.
 `unknown` is accepted only where the server cannot decide (`ATHENA_CONTEXT_UNKNOWN`). And for every query workgroup,
-athena://workgroups says it is usable exactly where `SELECT 1` runs there.
+athena://workgroups says it is usable exactly where `SELECT 1` runs there. Every demo table in every query workgroup
+too: the explainer's verdict there is what the query does, and a read Athena refused for the table's data links that
+table's explainer; within one answer, no link's evidence names another action than its own.
 """
 
 from __future__ import annotations
@@ -96,6 +98,70 @@ def _assert_agrees(caller: str, found: dict[str, tuple[str, bool, dict[str, Any]
     disagreeing = {name: (verdict, ran) for name, (verdict, ran, _) in found.items()
                    if verdict != ("allowed" if ran else "denied")}
     assert not disagreeing, f"{caller}: explainer verdict vs athena_query ran: {disagreeing}"
+    contradicting = {name: _contradictions(explained) for name, (_, _, explained) in found.items()
+                     if _contradictions(explained)}
+    assert not contradicting, f"{caller}: links whose evidence names another action: {contradicting}"
+
+
+def _contradictions(explained: dict[str, Any]) -> list[tuple[str, str]]:
+    """Links whose evidence's error names another action than the link checks (a kms:Decrypt link saying "not
+    allowed s3:GetObject" beside an s3:GetObject link saying allowed), and write grants fixing a read."""
+    every = [*explained["links"], *(entry for links in explained["workgroups"].values() for entry in links)]
+    named = [(entry["check"], entry["evidence"]["error"].get("action")) for entry in every
+             if isinstance(entry["evidence"].get("error"), dict) and entry["evidence"]["error"].get("action")
+             and entry["check"].startswith(("s3:", "kms:"))]
+    wrong = [(check, action) for check, action in named if action != check]
+    writes = [(entry["check"], str(fix.get("statement", {}).get("Action"))) for entry in explained["links"]
+              for fix in entry.get("fix") or [] if entry["check"] in ("s3:GetObject", "s3:ListBucket", "kms:Decrypt")
+              and "Put" in str(fix.get("statement", {}).get("Action"))]
+    return wrong + writes
+
+
+async def _every_workgroup(client: Client) -> dict[tuple[str, str], tuple[str, bool, str | None, Any]]:
+    """(table, workgroup) -> (the explainer's verdict in that workgroup, whether athena_query ran there, the
+    refusal's explainer link, the refusal) for every demo table in every query workgroup."""
+    found: dict[tuple[str, str], tuple[str, bool, str | None, Any]] = {}
+
+    async def one(name: str) -> None:
+        database, table = name.split(".")
+        explained = json.loads((await client.read_resource(f"permissions://tables/{database}/{table}"))
+                               .contents[0].text)
+        for workgroup in QUERY_WORKGROUPS:
+            # the data's S3 and KMS links do not bind a caller whose reads Lake Formation's role makes
+            links = [*(entry for entry in explained["links"] if not (
+                explained["decided_by"] == "lake_formation" and entry["check"].startswith(("s3:", "kms:")))),
+                *explained["workgroups"].get(workgroup, [])]
+            verdicts = {entry["verdict"] for entry in links}
+            verdict = "denied" if "denied" in verdicts else "unknown" if "unknown" in verdicts else "allowed"
+            result = await client.call_tool("athena_query", {"sql": count_query(name)[0], "database": database,
+                                                             "workgroup": workgroup})
+            answer = json.loads(result.content[0].text)
+            # Athena's failure is the answer's `error`; a refusal of this server's is the answer itself
+            error = (answer["error"] if isinstance(answer.get("error"), dict) else answer) if result.is_error \
+                else None
+            found[(name, workgroup)] = (verdict, not result.is_error, (error or {}).get("explain"), error)
+
+    async with anyio.create_task_group() as group:
+        for name in TABLES:
+            group.start_soon(one, name)
+    return found
+
+
+def _assert_every_workgroup_agrees(caller: str,
+                                   found: dict[tuple[str, str], tuple[str, bool, str | None, Any]]) -> None:
+    """The verdict in each workgroup is what the query does there; a query Athena refused for the table's data links
+    that table's explainer (never a bucket's); a workgroup this server refuses is refused before Athena."""
+    disagreeing = {key: (verdict, ran, (error or {}).get("message", "")[:160])
+                   for key, (verdict, ran, _, error) in found.items() if verdict != ("allowed" if ran else "denied")}
+    assert not disagreeing, f"{caller}: explainer verdict per workgroup vs athena_query: {disagreeing}"
+    linked = {key: explain for key, (_, ran, explain, error) in found.items() if not ran
+              and error["error"] == "access_denied" and "permissions://buckets/" in str(explain)
+              and "Permission denied on S3 path" in error["message"]}
+    assert not linked, f"{caller}: a table's refused read links a bucket's explainer: {linked}"
+    table_links = {key: explain for key, (_, ran, explain, error) in found.items() if not ran
+                   and "Permission denied on S3 path" in error["message"]}
+    assert all(explain == "permissions://tables/{}/{}".format(*key[0].split(".")) for key, explain in
+               table_links.items()), table_links
 
 
 async def _enterprise_agreement(client: Client) -> dict[str, tuple[str, dict[str, Any] | None, dict[str, Any]]]:
@@ -218,7 +284,9 @@ async def test_the_plain_demo_caller(plain: ServerThread, demo_caller: DemoAccou
         found = await _agreement(client)
         enterprise = await _enterprise_agreement(client)
         workgroups = await _workgroup_agreement(client)
+        every = await _every_workgroup(client)
     _assert_agrees("demo-analyst", found)
+    _assert_every_workgroup_agrees("demo-analyst", every)
     _assert_enterprise_agrees("demo-analyst", enterprise)
     _assert_workgroups_agree("demo-analyst", workgroups)
     _assert_direct_calls_agree("demo-analyst", demo_caller.caller_session(), None, found)
@@ -232,7 +300,9 @@ async def test_each_hosted_caller(hosted: tuple[str, dict[str, str], str], calle
         found = await _agreement(client)
         enterprise = await _enterprise_agreement(client)
         workgroups = await _workgroup_agreement(client)
+        every = await _every_workgroup(client)
     _assert_agrees(caller, found)
+    _assert_every_workgroup_agrees(caller, every)
     _assert_enterprise_agrees(caller, enterprise)
     _assert_workgroups_agree(caller, workgroups)
     profile = configparser.ConfigParser()

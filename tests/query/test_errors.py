@@ -87,3 +87,33 @@ def test_only_local_paths_are_scrubbed(text: str, kept: str) -> None:
 def test_line_and_column_are_read_from_the_message() -> None:
     info = athena_error(failed("COLUMN_NOT_FOUND: line 3:14: Column 'x' cannot be resolved"))
     assert (info["name"], info["line"], info["column"], info["category"]) == ("COLUMN_NOT_FOUND", 3, 14, "USER")
+
+
+DENIED_PATH = ("Permission denied on S3 path: s3://curated/marketing/campaigns/part-0.parquet (User: arn:aws:iam::1:"
+               "user/a is not authorized to perform: kms:Decrypt on resource: arn:aws:kms:us-east-1:1:key/k)")
+
+
+@pytest.mark.parametrize(("sql", "explain", "choices"), [
+    ("SELECT * FROM marketing.campaigns", "permissions://tables/marketing/campaigns", []),
+    ("SELECT * FROM campaigns", "permissions://tables/marketing/campaigns", []),
+    ("WITH c AS (SELECT * FROM campaigns) SELECT * FROM c JOIN sales.orders o ON true",
+     "permissions://tables/marketing/campaigns", []),
+    ("SELECT * FROM sales.orders JOIN sales.customers ON true", None,
+     ["permissions://tables/sales/orders", "permissions://tables/sales/customers"]),
+])
+def test_a_denied_s3_path_links_the_table_the_query_read(sql: str, explain: str | None, choices: list[str]) -> None:
+    """The explainer of the table whose objects were refused, never the bucket's (which samples another prefix);
+    where the statement's tables leave it open, each table's explainer is named and no bucket's."""
+    execution = failed(DENIED_PATH, error_type=1501) | {"Query": sql,
+                                                        "QueryExecutionContext": {"Database": "marketing"}}
+    failure = query_failure(execution)
+    assert failure is not None and failure.code is ErrorCode.ACCESS_DENIED
+    assert failure.explain == explain
+    assert not any("permissions://buckets/" in detail for detail in failure.details)
+    assert all(any(choice in detail for detail in failure.details) for choice in choices)
+
+
+def test_a_denial_with_no_table_read_keeps_the_bucket_explainer() -> None:
+    execution = failed("Access denied when writing output to url: s3://results/q/ (s3:PutObject)", category=None)
+    failure = query_failure(execution | {"Query": "SELECT 1"})
+    assert failure is not None and failure.explain == "permissions://buckets/results"

@@ -58,8 +58,9 @@ async def test_every_refused_table_is_listed_with_its_reason_and_explainer(
         assert explain == table_uri(*name.split("."))
         assert found["missing_action"] == ("lakeformation:SELECT" if action == LAKE_FORMATION else action), found
     campaigns, raw_orders = refused["marketing.campaigns"][0], refused["sales.raw_orders"][0]
-    assert campaigns["finding"].startswith("SELECT on marketing.campaigns is refused: denied: kms:Decrypt on key ")
-    assert "(key policy)" in campaigns["finding"] and campaigns["resource_arn"].startswith("arn:aws:kms:")
+    assert campaigns["resource_arn"].startswith("arn:aws:kms:")  # the key whole, by its alias too
+    assert campaigns["finding"].startswith("SELECT on marketing.campaigns is refused: denied: kms:Decrypt on "
+                                           f"alias/acme-campaign-budgets ({campaigns['resource_arn']}) (key policy)")
     assert raw_orders["finding"].startswith("SELECT on sales.raw_orders is refused: denied: s3:GetObject on ")
     assert "(bucket policy)" in raw_orders["finding"]
     assert raw_orders["resource_arn"] == "arn:aws:s3:::acme-datalake-raw/sales/orders/*"

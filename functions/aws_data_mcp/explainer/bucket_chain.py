@@ -98,7 +98,8 @@ def _explain(request: ResourceRequest, bucket: str) -> Chain[BucketExplained]:
               f"{overall([by_check['s3:GetObject'], by_check['kms:Decrypt']])}, write {write['verdict']}")
     verdict = overall(links)
     return BucketExplained(
-        summary=f"{levels}; " + summary(verdict, links, f"every link holds on s3://{bucket}/"),
+        summary=f"{levels}; " + summary(verdict, links, f"every link holds on s3://{bucket}/",
+                                                  request.settings.summary_resource_chars),
         bucket=bucket, principal_arn=request.caller.principal_arn, simulated_as=seat.principal,
         list=by_check["s3:ListBucket"]["verdict"],
         read=overall([by_check["s3:GetObject"], by_check["kms:Decrypt"]]), write=write["verdict"],

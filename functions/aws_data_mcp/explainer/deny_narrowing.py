@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from aws_data_mcp.explainer.model import narrowed
 from aws_data_mcp.explainer.policy_grammar import iam_like, listed
+from aws_data_mcp.explainer.resource_narrowing import narrowed
 
 PRINCIPAL_ARN = "aws:PrincipalArn"
 

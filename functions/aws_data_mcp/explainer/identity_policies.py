@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from aws_data_mcp.errors import ErrorCode
 from aws_data_mcp.explainer.deny_narrowing import without_one
+from aws_data_mcp.explainer.fix_reach import Reach
 from aws_data_mcp.explainer.model import Fix, principal_kind, statements
 from aws_data_mcp.explainer.policy_grammar import listed
 from aws_data_mcp.identity.resolve import Caller
@@ -250,12 +251,12 @@ def _named(policy: IdentityPolicy, sources: set[str]) -> bool:
 
 
 def denial_fixes(policies: Sequence[IdentityPolicy], action: str, resource: str,
-                 simulated: Mapping[str, Any] | None = None) -> list[Fix]:
+                 simulated: Mapping[str, Any] | None = None, reach: Reach | None = None) -> list[Fix]:
     """The fixes of the caller's identity policies for `action` on `resource`: each policy with a Deny of it,
     narrowed (or, the caller's own inline one, with those statements out); a permissions boundary that does not
     allow it, with that Allow added. `simulated`, IAM's simulator's EvaluationResult for the action where one was
     made: AWS's own word on which policies matched and whether the boundary allowed, preferred to the statements'
-    reading here."""
+    reading here. `reach`: whom the caller's principal is (fix_reach), said in each fix's note."""
     sources, bounded = _simulated_sources(simulated)
     if sources is not None and not any(_named(policy, sources) for policy in policies):
         sources = None  # it names none of the policies read (one the caller could not read): their statements tell
@@ -268,6 +269,8 @@ def denial_fixes(policies: Sequence[IdentityPolicy], action: str, resource: str,
         allow = policy.holder == "permissions_boundary" and (capped if bounded is None or denying else not bounded)
         if denying or allow:
             fixes.append(_deny_fix(policy, denying, action, resource, allow))
+            if reach is not None:  # a Deny narrowed for a role's ARN frees every session of the role
+                fixes[-1]["note"] += f"; it reaches {reach.words}"
     return fixes
 
 def simulation_principal(caller: Caller) -> str | None:

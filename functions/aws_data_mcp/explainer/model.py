@@ -14,7 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, NotRequired, TypedDict
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.explainer.fix_reach import Reach
 from aws_data_mcp.explainer.policy_grammar import iam_like, listed
+from aws_data_mcp.explainer.resource_narrowing import without_one
 from aws_data_mcp.reading.fanout import Outcome
 
 Verdict = Literal["allowed", "denied", "unknown"]
@@ -142,9 +144,14 @@ def principal_kind(principal: str) -> tuple[str, str]:
     return kind, path.rsplit("/", 1)[-1]
 
 
-def identity_fix(principal: str | None, actions: Sequence[str], resources: Sequence[str]) -> Fix:
-    """An identity-policy statement for the caller's user or role, with the CLI command that attaches it."""
-    statement = {"Effect": "Allow", "Action": list(actions), "Resource": list(resources)}
+def identity_fix(principal: str | None, actions: Sequence[str], resources: Sequence[str],
+                 reach: Reach | None = None) -> Fix:
+    """An identity-policy statement for the caller's user or role, with the CLI command that attaches it; for a
+    role session whose trust pins it to the person (`reach`), its Condition names that session alone, and its
+    note says whom it reaches."""
+    statement: dict[str, Any] = {"Effect": "Allow", "Action": list(actions), "Resource": list(resources)}
+    if reach is not None and reach.condition:
+        statement["Condition"] = reach.condition
     if principal is None:
         return Fix(kind="identity_policy", apply_by="administrator", target="the caller's IAM identity",
                    statement=statement, command="Attach the statement to the caller's IAM role or user.")
@@ -153,8 +160,11 @@ def identity_fix(principal: str | None, actions: Sequence[str], resources: Seque
     policy_name = "aws-data-mcp-" + "-".join(a.split(":")[1] for a in actions)[:100].lower()
     command = (f"aws iam put-{kind}-policy --{kind}-name {shlex.quote(name)} --policy-name {policy_name} "
                f"--policy-document {shlex.quote(document)}")
-    return Fix(kind="identity_policy", apply_by="administrator", target=principal, statement=statement,
-               command=command)
+    fix = Fix(kind="identity_policy", apply_by="administrator", target=principal, statement=statement,
+              command=command)
+    if reach is not None:
+        fix["note"] = f"allows {', '.join(actions)} on {', '.join(resources)} to {reach.words}"
+    return fix
 
 
 # --------------------------------------------------------------------------- resource policies
@@ -204,23 +214,6 @@ def _transport_only(statement: Mapping[str, Any]) -> bool:
     return keys == {"aws:securetransport"}
 
 
-def narrowed(statement: dict[str, Any], principal: str, identities: Sequence[str]) -> dict[str, Any] | None:
-    """A denying statement changed to leave out the caller only: None where it names nobody but the caller (it goes);
-    the caller taken out of its Principal where it names others too; else (everyone, the account) an exception for
-    the caller's principal. Everything else it refused, to anyone, it still refuses."""
-    named = listed(statement.get("Principal", {}).get("AWS")) if isinstance(statement.get("Principal"),
-                                                                            Mapping) else []
-    if named and "*" not in named and all(entry in identities for entry in named):
-        return None
-    if named and "*" not in named and any(entry in identities for entry in named):
-        return statement | {"Principal": {"AWS": [entry for entry in named if entry not in identities]}}
-    conditions = dict(statement.get("Condition") or {})
-    exempt = dict(conditions.get("ArnNotEquals") or {})  # a negated operator's values: "none of them"
-    key = next((k for k in exempt if k.lower() == "aws:principalarn"), "aws:PrincipalArn")  # keys ignore case
-    exempt[key] = [*listed(exempt.get(key)), principal]
-    return statement | {"Condition": conditions | {"ArnNotEquals": exempt}}
-
-
 def grant_sid(principal: str, actions: Sequence[str], resource: str) -> str:
     """The Sid of a fix's Allow: one per caller and access, so a fix printed for one caller never replaces the grant
     another's fix added (Sids are letters and digits, unique within a policy)."""
@@ -230,29 +223,50 @@ def grant_sid(principal: str, actions: Sequence[str], resource: str) -> str:
 
 def resource_policy_fix(kind: Literal["bucket_policy", "key_policy"], target: str, policy: Mapping[str, Any] | None,
                         principal: str, actions: Sequence[str], resource: str, denying: Sequence[dict[str, Any]],
-                        command: str, identities: Sequence[str] = ()) -> Fix:
+                        command: str, identities: Sequence[str] = (), reach: Reach | None = None) -> Fix:
     """A bucket- or key-policy fix that grants exactly the one access: each statement that denies the caller
-    narrowed to leave it out (TLS-only is kept as is: it refuses no TLS request), an Allow for it added; the whole
-    policy as it would be, and `command` (formatted with it) to put it."""
-    statement = {"Sid": grant_sid(principal, actions, resource), "Effect": "Allow", "Principal": {"AWS": principal},
-                 "Action": list(actions), "Resource": resource}
+    narrowed for that access only (`resource_narrowing`: everyone else it names stays denied all of it, the caller
+    the rest of it; TLS-only is kept as is: it refuses no TLS request), an Allow for it added (for the one session,
+    where `reach` can name it); the whole policy as it would be, and `command` (formatted with it) to put it."""
+    statement: dict[str, Any] = {"Sid": grant_sid(principal, actions, resource), "Effect": "Allow",
+                                 "Principal": {"AWS": principal}, "Action": list(actions), "Resource": resource}
+    if reach is not None and reach.condition:
+        statement["Condition"] = reach.condition
     who = [*identities, principal]
-    removed, narrows, kept = [], [], []
+    whole = "*" if kind == "key_policy" else f"arn:aws:s3:::{target}/*"
+    person = reach.person if reach is not None else None
+    account = principal.split(":")[4] if principal.count(":") >= 5 else None
+    removed, narrows, kept, stricter = [], [], [], []
     for entry in listed((policy or {}).get("Statement")):
         if entry.get("Sid") == statement["Sid"]:  # this very grant, printed before: replaced, never doubled
             continue
         if entry not in denying or _transport_only(entry):
             kept.append(entry)
             continue
-        changed = narrowed(entry, principal, who)
-        if changed is None:
-            removed.append(entry)
+        changed = [entry]
+        for action in actions:  # each action taken out of the statements left that deny it
+            found = [without_one(part, principal, who, action, resource, whole, person)
+                     if statements({"Statement": [part]}, "Deny", action, resource, who, account) else ([part], [])
+                     for part in changed]
+            changed = [part for parts, _ in found for part in parts]
+            stricter += [words for _, more in found for words in more]
+        if changed:
+            narrows += changed
+            kept += changed
         else:
-            narrows.append(changed)
-            kept.append(changed)
+            removed.append(entry)
     fixed = {"Version": (policy or {}).get("Version", "2012-10-17"), "Statement": [*kept, statement]}
     fix = Fix(kind=kind, apply_by="administrator", target=target, statement=statement, policy=fixed,
               command=command.format(policy=shlex.quote(json.dumps(fixed, separators=(",", ":")))))
+    access = f"{', '.join(actions)} on {resource}"
+    words = [f"allows {access} to {reach.words if reach is not None else principal}"]
+    if narrows:
+        words.append(f"the {kind.replace('_', ' ')}'s Deny is narrowed for {access} only: everyone else it names "
+                     "stays denied all it denied, and the caller the rest of it")
+    if stricter:
+        words.append(f"IAM's grammar cannot take that one access out exactly, so the caller is now also denied "
+                     f"{'; '.join(stricter)}: widen it by hand if that must stay allowed")
+    fix["note"] = "; ".join(words)
     if removed:
         fix["removes"] = removed
     if narrows:

@@ -190,11 +190,11 @@ def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], si
     if denying:
         return link(action, objects, "denied", evidence | {"bucket_policy_denies": denying}, fix=[
             resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", [action],
-                                objects, denying, put_bucket_policy(bucket))])
+                                objects, denying, put_bucket_policy(bucket), seat.identities, seat.reach)])
     # a Deny in the caller's own, a group's or the boundary's policy, or a boundary that does not allow it
-    own_fixes = denial_fixes(own.value, action, objects, evaluation(simulated, action)) \
+    own_fixes = denial_fixes(own.value, action, objects, evaluation(simulated, action), seat.reach) \
         if own is not None and own.ok else []
-    identity_fixes = [*own_fixes, identity_fix(seat.principal, [action], [objects])]
+    identity_fixes = [*own_fixes, identity_fix(seat.principal, [action], [objects], seat.reach)]
     if identity == "explicitDeny":
         return link(action, objects, "denied", evidence, fix=identity_fixes)
     if policy.error is not None and policy.error.code is ErrorCode.NOT_FOUND:  # Athena fails every query
@@ -233,7 +233,7 @@ def _weighed(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], i
             return link(action, objects, "unknown", found, settle=_owner_unknown(seat, bucket, objects, owner, action))
         return link(action, objects, "denied", evidence, fix=identity_fixes)
     fix = resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", list(grant), objects, [],
-                              put_bucket_policy(bucket))
+                              put_bucket_policy(bucket), seat.identities, seat.reach)
     if owner.account:
         fix["account"] = owner.account
     return link(action, objects, "denied", found | {"reason": (
@@ -330,12 +330,12 @@ def _key_link(request: ResourceRequest, seat: Seat, policy: Outcome[Any, Any], s
         verdict: Verdict = "denied" if seat.principal else "unknown"
         return link(action, arn, verdict, {**evidence, "key_policy_denies": denying}, fix=[
             resource_policy_fix("key_policy", arn, policy.value, seat.principal or "", [action], "*", denying,
-                                _put_key_policy(arn))],
+                                _put_key_policy(arn), seat.identities, seat.reach)],
                     settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}")
     identity = decision(simulated, action)
     found = {**evidence, "simulated_identity_policies": identity}
     if identity == "explicitDeny" or (identity != "allowed" and not named and identity is not None):
-        return link(action, arn, "denied", found, fix=[identity_fix(seat.principal, [action], [arn])])
+        return link(action, arn, "denied", found, fix=[identity_fix(seat.principal, [action], [arn], seat.reach)])
     if identity is None:
         return link(action, arn, "unknown", found | answered(simulated), settle=unsettled(simulated))
     return link(action, arn, "allowed", found)

@@ -24,6 +24,7 @@ from aws_data_mcp.explainer.athena_context import (
     simulate_as_athena,
     stand_in_user,
 )
+from aws_data_mcp.explainer.fix_reach import Reach, reach_of
 from aws_data_mcp.explainer.identity_policies import denial_fixes, identity_policies, simulation_principal
 from aws_data_mcp.explainer.model import (
     Governor,
@@ -55,12 +56,14 @@ class Seat:
     """The caller's IAM user or role ARN (an assumed role as its role), or None where it has none."""
     identities: tuple[str, ...]
     account: str | None
+    reach: Reach | None = None
+    """Whom a grant to `principal` reaches (fix_reach): the person's session alone where the trust pins it."""
 
     @staticmethod
     def of(caller: Caller) -> Seat:
         principal = simulation_principal(caller)
         identities = tuple(dict.fromkeys(a for a in (principal, caller.principal_arn) if a))
-        return Seat(principal, identities, caller.account)
+        return Seat(principal, identities, caller.account, reach_of(caller))
 
 
 OTHER_ACCOUNT = "s3:GetBucketPolicy: S3 answers 405 MethodNotAllowed: only the bucket owner's account reads its policy"
@@ -108,6 +111,14 @@ def _encryption_of(s3: Any, bucket: str, key: str) -> dict[str, Any]:
     return {"ServerSideEncryption": answer.get("ServerSideEncryption"), "SSEKMSKeyId": answer.get("SSEKMSKeyId")}
 
 
+def key_alias(kms: Any, key: str) -> str | None:
+    """The key's alias (ListAliases for the key; the first by name of several), the name people know it by; None
+    where it has none."""
+    names = [a["AliasName"] for page in kms.get_paginator("list_aliases").paginate(KeyId=key)
+             for a in page.get("Aliases", [])]
+    return min(names) if names else None
+
+
 def key_arn(key: str, region: str, account: str | None) -> str:
     if key.startswith("arn:"):
         return key
@@ -130,16 +141,21 @@ def _bucket_denies(seat: Seat, policy: Outcome[Any, Any], action: str, resource:
 
 
 def _read_fix(seat: Seat, bucket: str, policy: Outcome[Any, Any], action: str, resource: str,
-              own: Outcome[Any, Any] | None) -> list[Any]:
-    """A refused read's fix: the bucket policy's denying statements out where it names any, else the caller's own
-    policies' denying statements out (where `own`, the caller's identity policies, could be read) and the statement
-    its identity lacks."""
+              own: Outcome[Any, Any] | None, table: str | None = None) -> list[Any]:
+    """A refused read's fix: the bucket policy's denying statements narrowed for this read where it names any, else
+    the caller's own policies' denying statements out (where `own`, the caller's identity policies, could be read)
+    and the statement its identity lacks. `table`: the objects of the table's root, where `resource` (a partition's)
+    lies under it and each Deny covers it too: the fix is then the table's own, the same for each of its
+    partitions, so applying every one a table prints grants the table and no more."""
     denying = _bucket_denies(seat, policy, action, resource)
+    if table and denying and all(statements({"Statement": [d]}, "Deny", action, table, seat.identities,
+                                            seat.account) for d in denying):
+        resource = table
     if denying and seat.principal:
         return [resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal, [action], resource,
-                                    denying, put_bucket_policy(bucket))]
-    removed = denial_fixes(own.value, action, resource) if own is not None and own.ok else []
-    return [*removed, identity_fix(seat.principal, [action], [resource])]
+                                    denying, put_bucket_policy(bucket), seat.identities, seat.reach)]
+    removed = denial_fixes(own.value, action, resource, None, seat.reach) if own is not None and own.ok else []
+    return [*removed, identity_fix(seat.principal, [action], [resource], seat.reach)]
 
 
 def own_policies(request: ResourceRequest, seat: Seat, refused: bool) -> list[Call[Any]]:
@@ -172,10 +188,11 @@ SAMPLE = 4
 
 
 def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, governed_by: Governor,
-               beside: Sequence[Call[Any]] = ()) -> Chain[Reads]:
+               beside: Sequence[Call[Any]] = (), table: tuple[str, str] | None = None) -> Chain[Reads]:
     """List the prefix (up to SAMPLE objects, with their owners), read the bucket policy and default encryption
     (side by side, with the calls `beside`); then read one byte of each object listed, beside its head and the
-    default key's policy: two waves (a third, the refusing key's policy, after a refusal only)."""
+    default key's policy: two waves (a third, the refusing key's policy, after a refusal only). `table`: the
+    table's root location (bucket, prefix), whose objects a partition's read fix grants where it lies under it."""
     s3 = request.client("s3")
     listing, policy, encryption, *others = yield [
         Call("s3:ListBucket", partial(s3.list_objects_v2, Bucket=bucket, Prefix=prefix, MaxKeys=SAMPLE,
@@ -211,8 +228,14 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
     key, read = (keys[at_read], pairs[at_read][0]) if keys else (None, None)
     decrypted, (kms_read, head) = (keys[at_key], pairs[at_key]) if keys else (None, (None, None))
     own_key = (head.value or {}).get("SSEKMSKeyId") if head is not None else None
-    if _kms_refused(kms_read) and own_key and own_key != default_key:  # a refusal only: the refusing key's policy
-        policy_of_key = (yield [Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), own_key))])[0]
+    alias = None
+    if _kms_refused(kms_read) and (own_key or default_key):  # a refusal only: the refusing key's policy and alias
+        kms, refusing = request.client("kms"), own_key or default_key
+        third = [Call("kms:ListAliases", partial(key_alias, kms, refusing))]
+        if own_key and own_key != default_key:
+            third.append(Call("kms:GetKeyPolicy", partial(key_policy, kms, own_key)))
+        alias, *of_key = yield third
+        policy_of_key = of_key[0] if of_key else policy_of_key
     unexplained = [(action, arn) for action, arn, outcome in (("s3:ListBucket", bucket_arn, listing),
                                                               ("s3:GetObject", objects, read))
                    if outcome is not None and verdict_of(outcome) == "denied" and not _kms_refused(outcome)
@@ -225,9 +248,13 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
     owners = sorted({(o.get("Owner") or {}).get("ID") or "unknown" for o in listed})
     stand_in = caller if caller != seat.principal else None
     links = [as_athena(links[0], bound["s3:ListBucket"], athena, stand_in)]
+    root = f"arn:aws:s3:::{bucket}/{table[1]}*" if table and table[0] == bucket and prefix.startswith(
+        table[1]) and prefix != table[1] else None
     links.append(as_athena(_object_link(seat, bucket, objects, key, read, policy, evidence | {
-        "object_owners": owners}, governed_by, own), bound["s3:GetObject"], athena, stand_in))
+        "object_owners": owners}, governed_by, own, root), bound["s3:GetObject"], athena, stand_in))
     links.append(_decrypt_link(request, seat, decrypted, kms_read, head, default, policy_of_key, governed_by))
+    if alias is not None and alias.value:
+        links[-1]["evidence"]["key_alias"] = alias.value
     links[-1]["evidence"] |= {"objects_sampled": len(keys), "kms_keys": _keys_seen(pairs)}
     return Reads(links, policy, others)
 
@@ -257,7 +284,7 @@ def _kms_refused(read: Outcome[Any, Any] | None) -> bool:
 
 def _object_link(seat: Seat, bucket: str, objects: str, key: str | None, read: Outcome[Any, Any] | None,
                  policy: Outcome[Any, Any], evidence: Mapping[str, Any], governed_by: Governor,
-                 own: Outcome[Any, Any] | None) -> Link:
+                 own: Outcome[Any, Any] | None, table: str | None = None) -> Link:
     if read is None:
         return link("s3:GetObject", objects, "unknown", evidence | {"object": None}, governed_by=governed_by,
                     settle=f"No object under s3://{bucket}/{evidence['prefix']} to read (or listing it failed): "
@@ -267,7 +294,7 @@ def _object_link(seat: Seat, bucket: str, objects: str, key: str | None, read: O
             "object": key, "answered": "S3 authorised the read; KMS refused the key (see kms:Decrypt)"},
             governed_by=governed_by)
     return _probe_link("s3:GetObject", objects, read, evidence | {"object": key},
-                       _read_fix(seat, bucket, policy, "s3:GetObject", objects, own), governed_by)
+                       _read_fix(seat, bucket, policy, "s3:GetObject", objects, own, table), governed_by)
 
 
 def _decrypt_link(request: ResourceRequest, seat: Seat, key: str | None, read: Outcome[Any, Any] | None,
@@ -290,11 +317,19 @@ def _decrypt_link(request: ResourceRequest, seat: Seat, key: str | None, read: O
         return link("kms:Decrypt", arn, "allowed", evidence | {"answered": "the one-byte read was decrypted"},
                     governed_by=governed_by)
     if _kms_refused(read):
-        return link("kms:Decrypt", arn, "denied", evidence | {"error": read.error.brief()},  # type: ignore[union-attr]
+        return link("kms:Decrypt", arn, "denied", evidence | {"error": _refused_key(read, arn)},
                     fix=_decrypt_fix(seat, arn, policy_of_key), governed_by=governed_by)
     return link("kms:Decrypt", arn, "unknown", evidence, governed_by=governed_by,
                 settle="No object could be read to try the key: a key administrator reads its policy "
                        "(kms:GetKeyPolicy), or read this again once an object can be read")
+
+
+def _refused_key(read: Outcome[Any, Any], arn: str) -> dict[str, Any]:
+    """The read's refusal as KMS's: S3 authorised s3:GetObject (its link says so) and KMS refused kms:Decrypt, so
+    this link's evidence names kms:Decrypt, never the S3 action the call was made for."""
+    found = read.error.brief() if read.error is not None else {}
+    return found | {"message": f"Access denied: S3 authorised the read (s3:GetObject); KMS refused the caller "
+                               f"kms:Decrypt on {arn}", "action": "kms:Decrypt"}
 
 
 def _decrypt_fix(seat: Seat, arn: str, policy_of_key: Outcome[Any, Any] | None) -> list[Any]:
@@ -307,8 +342,8 @@ def _decrypt_fix(seat: Seat, arn: str, policy_of_key: Outcome[Any, Any] | None) 
         key_id = arn.rsplit("/", 1)[-1]
         return [resource_policy_fix("key_policy", arn, policy, seat.principal, ["kms:Decrypt"], "*", denying,
                                     f"aws kms put-key-policy --key-id {key_id} --policy-name default "
-                                    "--policy {policy}")]
-    return [identity_fix(seat.principal, ["kms:Decrypt"], [arn])]
+                                    "--policy {policy}", seat.identities, seat.reach)]
+    return [identity_fix(seat.principal, ["kms:Decrypt"], [arn], seat.reach)]
 
 
 def s3_location(uri: str | None) -> tuple[str, str] | None:

@@ -1,7 +1,10 @@
 """The one line an explainer answer opens with: its verdict, the first link that decides it and who fixes it, so a
 reader (or an agent) need not walk the links to know what to do.
 
-"denied: kms:Decrypt on key …/b2a3 (key policy) — fix by an administrator: add a key-policy statement"
+"denied: kms:Decrypt on alias/acme-campaign-budgets (arn:aws:kms:us-east-1:123456789012:key/6aed3499-...) (key
+policy) — fix by an administrator: add a key-policy statement". Ids and ARNs are whole (a KMS key by its alias
+where it has one, beside its ARN): a reader copies them into a command. Only an operator's setting
+(AWS_DATA_MCP_SUMMARY_RESOURCE_CHARS) cuts them, and then says so with "…".
 """
 
 from __future__ import annotations
@@ -10,20 +13,19 @@ from collections.abc import Iterable, Sequence
 
 from aws_data_mcp.explainer.model import Fix, Link, Verdict
 
-SHORT = 48
-"""Resources longer than this are shortened to their last path segment: the line must stay one line."""
-
 WHERE = {"key_policy": "key policy", "bucket_policy": "bucket policy", "identity_policy": "identity policy",
          "group_policy": "group policy", "permissions_boundary": "permissions boundary",
          "lake_formation_grant": "Lake Formation", "workgroup": "workgroup"}
 
 
-def _short(resource: str) -> str:
-    if len(resource) <= SHORT:
-        return resource
-    head, _, tail = resource.rpartition("/")
-    kind = "key " if ":kms:" in head else ""
-    return f"{kind}…/{tail[-24:]}" if tail else f"…{resource[-SHORT:]}"
+def _named(entry: Link, chars: int) -> str:
+    """The link's resource as the line names it: whole (a KMS key's alias first, where it has one); cut to its last
+    `chars` characters only where the operator set a limit (0: no limit)."""
+    resource = entry["resource"]
+    if chars and len(resource) > chars:
+        resource = "…" + resource[-chars:]
+    alias = (entry.get("evidence") or {}).get("key_alias")
+    return f"{alias} ({resource})" if alias else resource
 
 
 def _remedy(fix: Fix) -> str:
@@ -61,12 +63,13 @@ def deciding(verdict: Verdict, links: Iterable[Link]) -> Link | None:
     return next((entry for entry in links if entry["verdict"] == verdict), None) if verdict != "allowed" else None
 
 
-def summary(verdict: Verdict, links: Sequence[Link], allowed: str) -> str:
-    """The answer's first line: `allowed` (what runs) where every link holds, else the deciding link."""
+def summary(verdict: Verdict, links: Sequence[Link], allowed: str, chars: int = 0) -> str:
+    """The answer's first line: `allowed` (what runs) where every link holds, else the deciding link (its resource
+    cut to `chars`, the operator's AWS_DATA_MCP_SUMMARY_RESOURCE_CHARS, where that is set)."""
     entry = deciding(verdict, links)
     if entry is None:
         return f"allowed: {allowed}"
-    line = f"{verdict}: {entry['check']} on {_short(entry['resource'])} ({_where(entry)})"
+    line = f"{verdict}: {entry['check']} on {_named(entry, chars)} ({_where(entry)})"
     if verdict == "denied":
         fixes = entry.get("fix") or []
         if fixes:

@@ -97,7 +97,7 @@ def _glue_fix(seat: Seat, outcome: Outcome[Any, Any], arns: Sequence[str], datab
     failure = outcome.error
     if failure is not None and "lake formation" in f"{failure.message} {failure.details}".lower():
         return [grant_fix(seat.principal, database, table, seat.account)]
-    return [identity_fix(seat.principal, list(GLUE_ACTIONS), list(arns))]
+    return [identity_fix(seat.principal, list(GLUE_ACTIONS), list(arns), seat.reach)]
 
 
 def _glue_links(seat: Seat, outcomes: Sequence[Outcome[Any, Any]], arns: Sequence[str], database: str,
@@ -150,7 +150,8 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
         if decided_by == "lake_formation":
             links.append(checks.data_access_link())
         places = [location, *partition_locations(glue_found[2], location)]
-        second += [Call("s3:ListBucket", partial(read_chain, request, seat, *place, decided_by)) for place in places]
+        second += [Call("s3:ListBucket", partial(read_chain, request, seat, *place, decided_by, table=location))
+                   for place in places]
     elif glue_found[1].ok:
         links.append(link("s3:GetObject", str(descriptor.get("Location")), "unknown", {
             "location": descriptor.get("Location")}, settle="The table has no S3 location (a view, or another "
@@ -202,7 +203,8 @@ def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, loc
     columns = "every column" if read_columns is None or verdict != "allowed" else ", ".join(read_columns)
     columns += f"; rows where {row_filter}" if row_filter and verdict != "denied" else ""
     return TableAccess(
-        summary=summary(verdict, every, f"SELECT on {database}.{table} runs in workgroup {chosen} ({columns})"),
+        summary=summary(verdict, every, f"SELECT on {database}.{table} runs in workgroup {chosen} ({columns})",
+                        request.settings.summary_resource_chars),
         database=database, table=table, principal_arn=caller.principal_arn, simulated_as=seat.principal,
         location=location, query=verdict, workgroup=chosen, decided_by=decided_by, read_columns=read_columns,
         row_filter=row_filter if verdict != "denied" else None, links=links, workgroups=workgroups,

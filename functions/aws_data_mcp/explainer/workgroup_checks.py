@@ -136,7 +136,7 @@ class WorkgroupChecks:
                         settle="IAM's simulator gave no decision for it: read this explainer again")
         return link(DATA_ACCESS, "*", "allowed" if decision == "allowed" else "denied",
                     {"simulated_identity_policies": decision}, governed_by="lake_formation",
-                    fix=[identity_fix(self.seat.principal, [DATA_ACCESS], ["*"])])
+                    fix=[identity_fix(self.seat.principal, [DATA_ACCESS], ["*"], self.seat.reach)])
 
 
 def workgroup_chain(request: ResourceRequest, seat: Seat) -> Chain[dict[str, list[Link]]]:
@@ -181,9 +181,10 @@ def _workgroup_links(seat: Seat, name: str, arn: str, described: Outcome[Any, An
         except ResourceFailure as refusal:  # AWS answered; this server refuses the workgroup: its own kind of link
             return [first, _guard_link(name, arn, refusal), _start_link(seat, arn, simulated)]
     else:
-        removed = denial_fixes(own.value, "athena:GetWorkGroup", arn) if own is not None and own.ok else []
+        removed = denial_fixes(own.value, "athena:GetWorkGroup", arn, None, seat.reach) \
+            if own is not None and own.ok else []
         first = link("athena:GetWorkGroup", arn, verdict_of(described), answered(described),
-                     fix=[*removed, identity_fix(seat.principal, ["athena:GetWorkGroup"], [arn])],
+                     fix=[*removed, identity_fix(seat.principal, ["athena:GetWorkGroup"], [arn], seat.reach)],
                      settle=unsettled(described))
     return [first, _start_link(seat, arn, simulated)]
 
@@ -208,7 +209,7 @@ def _start_link(seat: Seat, arn: str, simulated: Outcome[Any, Any] | None) -> Li
     missing = [a for a in ATHENA_ACTIONS if decisions.get(a) != "allowed"]
     return link("athena:StartQueryExecution", arn, "denied" if missing else "allowed",
                 {"simulated_identity_policies": decisions},
-                fix=[identity_fix(seat.principal, missing or list(ATHENA_ACTIONS), [arn])])
+                fix=[identity_fix(seat.principal, missing or list(ATHENA_ACTIONS), [arn], seat.reach)])
 
 
 def _simulate(iam: Any, principal: str, arns: Sequence[str]) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
-from aws_data_mcp.explainer.uris import explainer_in, table_uri
+from aws_data_mcp.explainer.uris import BUCKET_URI, explainer_in, table_uri
 
 CATEGORIES = {1: "SYSTEM", 2: "USER", 3: "OTHER"}
 """AthenaError.ErrorCategory."""
@@ -125,14 +125,15 @@ def query_failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None)
         return _over_cutoff(execution, reason, cutoff_bytes)
     if _is_denial(info, reason):
         action = re.search(_ACTION, reason)
-        explain = explainer_in(reason, (execution.get("QueryExecutionContext") or {}).get("Database"),
-                               execution.get("Query"))
+        explain, candidates = _denial_explainer(reason, execution)
         return ResourceFailure(
             ErrorCode.ACCESS_DENIED, f"Athena was denied while running query {query_id}: {reason}",
             details=["Ask for the permission named here on the table's data, its catalog entry or the results "
                      "location; the query ran as you.",
                      *([f"Read {explain}: each link of the chain, checked as you, with the fix to copy."]
-                       if explain else [])],
+                       if explain else []),
+                     *([f"Read the explainer of the table whose location holds the path named: "
+                        f"{', '.join(candidates)}."] if candidates else [])],
             action=f"{action.group(1)}:{action.group(2)}" if action else None, retry=False, explain=explain)
     if _is_data_error(info, reason):
         return _data_error(info, reason, query_id)
@@ -144,6 +145,48 @@ def query_failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None)
         return ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Athena refused the statement: {reason}",
                                details=[_USER_HINTS.get(info["name"] or "", _USER_HINT)], retry=False)
     return _upstream(info, reason, query_id)
+
+
+_CTE_NAME = r'(?i)(?:\bWITH\s+(?:RECURSIVE\s+)?|,\s*)"?([\w-]+)"?\s*(?:\([^()]*\)\s*)?AS\s*\('
+"""A WITH clause's name (`WITH recent AS (`, `, totals (a, b) AS (`): a name the statement defines, not a table."""
+
+
+def _tables_read(execution: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The tables the statement reads, as (database, table): the guard's reading of it (no AWS call), an
+    unqualified name in the query's database, a WITH clause's names left out."""
+    from aws_data_mcp.guard.read_only import read_only_statement  # the parser: after a refusal, not at a cold start
+
+    try:
+        relations = read_only_statement(execution.get("Query") or "").relations
+    except ResourceFailure:
+        return []
+    database = (execution.get("QueryExecutionContext") or {}).get("Database")
+    defined = {name.lower() for name in re.findall(_CTE_NAME, execution.get("Query") or "")}
+    found: list[tuple[str, str]] = []
+    for relation in relations:
+        *owner, table = relation.split(".")
+        if (owner or database) and not (not owner and table in defined):
+            entry = (owner[-1] if owner else str(database), table)
+            found += [entry] if entry not in found else []
+    return found
+
+
+def _denial_explainer(reason: str, execution: Mapping[str, Any]) -> tuple[str | None, list[str]]:
+    """The explainer of the refusal, and where it cannot be told which table the query read an S3 path of, each
+    table's explainer to choose from. A Glue table or Lake Formation refusal names its table. An S3 path is one of a
+    table the query read (or its results location): its table's explainer checks that location's objects and the
+    workgroup's results; a bucket's explainer would sample another prefix of the bucket and may contradict it."""
+    explain = explainer_in(reason, (execution.get("QueryExecutionContext") or {}).get("Database"),
+                           execution.get("Query"))
+    tables = _tables_read(execution)
+    if explain is None or not explain.startswith(BUCKET_URI.format("")) or not tables:
+        return explain, []
+    path = re.search(_S3_OBJECT, reason)
+    segments = {part.lower() for part in (path.group(0) if path else "").split("/")}
+    named = [entry for entry in tables if entry[1].lower() in segments]  # Hive's layout: .../<table>/<file>
+    if len(tables) == 1 or len(named) == 1:
+        return table_uri(*(tables[0] if len(tables) == 1 else named[0])), []
+    return None, [table_uri(database, table) for database, table in tables]
 
 
 _COLUMN = r"Column '(?:([\w-]+)\.)?[\w-]+'"

@@ -663,7 +663,8 @@ def explain_own_access_statement() -> dict[str, Any]:
         "lakeformation:ListResources", "lakeformation:ListPermissions", "lakeformation:GetDataLakeSettings",
         "lakeformation:DescribeResource", "lakeformation:ListLakeFormationOptIns", "lakeformation:ListDataCellsFilter",
         "lakeformation:GetDataCellsFilter", "lakeformation:GetResourceLFTags", "lakeformation:ListLFTags",
-        "lakeformation:GetLFTag", "kms:GetKeyPolicy", "kms:DescribeKey"]}
+        "lakeformation:GetLFTag", "kms:GetKeyPolicy", "kms:DescribeKey",
+        "kms:ListAliases"]}
 
 
 def caller_read_policy() -> str:

@@ -173,9 +173,9 @@ def metrics_to(path: Path) -> Iterator[None]:
         yield
 
 
-def serve(auth_mode: str, host: str, port: int, state_dir: Path,
+def serve(auth_mode: str, host: str, port: int, state: Path,
           access_token_lifetime: int = ACCESS_TOKEN_LIFETIME_SECONDS) -> None:
-    state = state_dir / f"demo-{auth_mode}"
+    """The hosted demo on `port`, its profiles and metrics in `state`, the instance's own folder."""
     metrics = state / "metrics.jsonl"
     with hosted_demo(auth_mode, host, port, state, access_token_lifetime) as demo, metrics_to(metrics):
         local_server.serve(demo.app, host, port, lambda: print(banner(demo, metrics), file=sys.stderr, flush=True))

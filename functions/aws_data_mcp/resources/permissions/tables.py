@@ -34,7 +34,7 @@ def checked_name(value: str) -> None:
     aws_calls=["glue:GetDatabase", "glue:GetTable", "glue:GetPartitions", "lakeformation:ListResources",
                "lakeformation:ListPermissions", "lakeformation:GetDataLakeSettings", "athena:GetWorkGroup",
                "iam:SimulatePrincipalPolicy", "s3:ListBucket", "s3:GetBucketPolicy", "s3:GetEncryptionConfiguration",
-               "s3:GetObject", "kms:Decrypt", "kms:GetKeyPolicy", "s3:ListAllMyBuckets"],
+               "s3:GetObject", "kms:Decrypt", "kms:GetKeyPolicy", "kms:ListAliases", "s3:ListAllMyBuckets"],
     completions={"database": complete_database, "table": complete_table},
     argument_checks={"database": checked_name, "table": checked_name},
     example="permissions://tables/sales/orders",
