@@ -17,22 +17,18 @@ import pytest
 from mcp import Client
 from pyiceberg.table import Table
 
-from aws_data_mcp.config import Settings
 from aws_data_mcp.lakehouse.avro import MAGIC, AvroUnreadable, avro_records
 from aws_data_mcp.lakehouse.projection import describe_projection, projected_locations
 from aws_data_mcp_demo.account import lakehouse
 from aws_data_mcp_demo.account.emulated import DemoAccount
-from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
-from support.servers import ServerThread, free_port
+from support.servers import ServerThread, demo_query_server
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="module")
 def server(demo: DemoAccount) -> Iterator[ServerThread]:
-    settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=20,
-                        request_timeout_seconds=300)
-    with ServerThread(settings) as running:
+    with demo_query_server(20) as running:
         yield running
 
 
