@@ -18,6 +18,7 @@ from typing import Any, TypedDict
 from aws_data_mcp.lakehouse.avro import AvroUnreadable, avro_records
 from aws_data_mcp.lakehouse.metadata_file import MAX_METADATA_BYTES, MetadataUnreadable, metadata_document
 from aws_data_mcp.reading.fanout import Call, Chain, Outcome
+from aws_data_mcp.registry import ResourceRequest
 
 MANIFESTS = 4
 """Manifests of the current snapshot read at most (a snapshot of a large table has hundreds)."""
@@ -104,7 +105,7 @@ def sample(entries: Sequence[Mapping[str, Any]], limit: int = DATA_FILES) -> lis
     return list(dict.fromkeys(chosen))[:limit]
 
 
-def iceberg_files(request: Any, metadata_location: str, write_data_path: str | None) -> Chain[Found]:
+def iceberg_files(request: ResourceRequest, metadata_location: str, write_data_path: str | None) -> Chain[Found]:
     """Three waves, each depending on the last: the metadata file, the manifest list, the manifests."""
     s3 = request.client("s3")
     reads = IcebergReads(metadata_location=metadata_location, manifest_list=None, manifests_in_snapshot=None,
