@@ -187,19 +187,34 @@ SAMPLE = 4
 """Objects read (one byte each, beside their heads) per location: files under several KMS keys or owners show."""
 
 
+def _owned(s3: Any, bucket: str, key: str) -> list[dict[str, Any]]:
+    """The object's listing entry with its owner (S3 names an owner in a listing, not in HeadObject)."""
+    return [o for o in s3.list_objects_v2(Bucket=bucket, Prefix=key, MaxKeys=1, FetchOwner=True).get(
+        "Contents", []) if o["Key"] == key]
+
+
 def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, governed_by: Governor,
-               beside: Sequence[Call[Any]] = (), table: tuple[str, str] | None = None) -> Chain[Reads]:
+               beside: Sequence[Call[Any]] = (), table: tuple[str, str] | None = None,
+               files: Sequence[str] | None = None) -> Chain[Reads]:
     """List the prefix (up to SAMPLE objects, with their owners), read the bucket policy and default encryption
     (side by side, with the calls `beside`); then read one byte of each object listed, beside its head and the
     default key's policy: two waves (a third, the refusing key's policy, after a refusal only). `table`: the
-    table's root location (bucket, prefix), whose objects a partition's read fix grants where it lies under it."""
+    table's root location (bucket, prefix), whose objects a partition's read fix grants where it lies under it.
+    `files` (keys in the bucket) are read instead of the listed ones where the reader knows which files it reads
+    (Iceberg's manifests name them), each listed for its owner in the first wave."""
     s3 = request.client("s3")
+    named = list(files or [])
     listing, policy, encryption, *others = yield [
         Call("s3:ListBucket", partial(s3.list_objects_v2, Bucket=bucket, Prefix=prefix, MaxKeys=SAMPLE,
                                       FetchOwner=True)),
         Call("s3:GetBucketPolicy", partial(bucket_policy, s3, bucket)),
-        Call("s3:GetEncryptionConfiguration", partial(default_encryption, s3, bucket)), *beside]
-    listed = [o for o in (listing.value or {}).get("Contents", []) if not o["Key"].endswith("/")][:SAMPLE]
+        Call("s3:GetEncryptionConfiguration", partial(default_encryption, s3, bucket)), *beside,
+        *(Call("s3:ListBucket", partial(_owned, s3, bucket, key)) for key in named)]
+    if named:
+        owned, others = others[len(others) - len(named):], others[:len(others) - len(named)]
+        listed = [next(iter(o.value or []), {"Key": key}) for key, o in zip(named, owned, strict=True)]
+    else:
+        listed = [o for o in (listing.value or {}).get("Contents", []) if not o["Key"].endswith("/")][:SAMPLE]
     keys = [o["Key"] for o in listed]
     default = encryption.value or {}
     default_key = default.get("KMSMasterKeyID") if default.get("SSEAlgorithm") == "aws:kms" else None

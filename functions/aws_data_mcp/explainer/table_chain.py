@@ -9,12 +9,13 @@ one-byte read of the data (S3 and KMS), the data key's policy and the simulation
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from aws_data_mcp.errors import ErrorCode
+from aws_data_mcp.explainer.iceberg_files import Found, IcebergReads, iceberg_files, placed
 from aws_data_mcp.explainer.lake_formation import (
     SELECT,
     filter_calls,
@@ -43,6 +44,7 @@ from aws_data_mcp.explainer.registrations import registered_resources
 from aws_data_mcp.explainer.storage_links import Reads, Seat, read_chain, s3_location
 from aws_data_mcp.explainer.summary import summary
 from aws_data_mcp.explainer.workgroup_checks import WorkgroupChecks, first_usable
+from aws_data_mcp.lakehouse.projection import PartitionProjection, describe_projection, projected_locations
 from aws_data_mcp.reading.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
 
@@ -69,6 +71,10 @@ class TableAccess(TypedDict):
     links: list[Link]
     workgroups: dict[str, list[Link]]
     unseen: list[Unseen]
+    read_from: NotRequired[dict[str, Any]]
+    """Where the data links read: an Iceberg table's files found from its metadata file and manifests (`iceberg`),
+    the newest locations a projection makes (`projected`), or a Hive table's root and partitions (`hive`); and
+    what stays unknown there, and why."""
 
 
 
@@ -100,16 +106,131 @@ def _glue_fix(seat: Seat, outcome: Outcome[Any, Any], arns: Sequence[str], datab
     return [identity_fix(seat.principal, list(GLUE_ACTIONS), list(arns), seat.reach)]
 
 
-def _glue_links(seat: Seat, outcomes: Sequence[Outcome[Any, Any]], arns: Sequence[str], database: str,
-                table: str) -> list[Link]:
-    links = []
-    for action, outcome in zip(GLUE_ACTIONS, outcomes, strict=True):
-        if outcome.error is not None and outcome.error.code is ErrorCode.NOT_FOUND and action != "glue:GetPartitions":
-            raise outcome.error
-        links.append(link(action, arns[2] if action != "glue:GetDatabase" else arns[1], verdict_of(outcome),
-                          answered(outcome), fix=_glue_fix(seat, outcome, arns, database, table),
-                          settle=unsettled(outcome)))
-    return links
+def _glue_link(seat: Seat, action: str, outcome: Outcome[Any, Any], arns: Sequence[str], database: str,
+               table: str) -> Link:
+    if outcome.error is not None and outcome.error.code is ErrorCode.NOT_FOUND and action != "glue:GetPartitions":
+        raise outcome.error
+    return link(action, arns[2] if action != "glue:GetDatabase" else arns[1], verdict_of(outcome),
+                answered(outcome), fix=_glue_fix(seat, outcome, arns, database, table), settle=unsettled(outcome))
+
+
+Placed = tuple[str | None, tuple[str, str], Outcome[Any, Any]]
+"""One read chain's outcome: what it read (Iceberg's metadata or data files; None: a location), where."""
+
+
+def _partition_reads(request: ResourceRequest, seat: Seat, database: str, table: str, root: tuple[str, str],
+                     decided_by: Governor) -> Chain[tuple[Outcome[Any, Any], list[Placed]]]:
+    """A Hive table's partitions (one page), then a read chain at each location they add to the root's."""
+    glue = request.client("glue")
+    (partitions,) = yield [Call("glue:GetPartitions", partial(
+        glue.get_partitions, DatabaseName=database, TableName=table, MaxResults=PARTITIONS,
+        ExcludeColumnSchema=True))]
+    places = partition_locations(partitions, root)
+    reads = yield [Call("s3:ListBucket", partial(read_chain, request, seat, *place, decided_by, table=root))
+                   for place in places]
+    return partitions, [(None, place, outcome) for place, outcome in zip(places, reads, strict=True)]
+
+
+def _iceberg_reads(request: ResourceRequest, seat: Seat, detail: Mapping[str, Any], location: tuple[str, str],
+                   decided_by: Governor) -> Chain[tuple[IcebergReads, list[Placed]]]:
+    """The files Athena reads (iceberg_files), then a read chain per group of them: no partition, no listing."""
+    parameters = detail.get("Parameters") or {}
+    data_path = s3_location(parameters.get("write.data.path"))
+    found: Found = yield from iceberg_files(request, parameters["metadata_location"],
+                                            parameters.get("write.data.path"))
+    groups = placed(found, [location, *([data_path] if data_path else [])])
+    reads = yield [Call("s3:ListBucket", partial(read_chain, request, seat, *place, decided_by, files=keys))
+                   for _, place, keys in groups]
+    return found.reads, [(role, place, outcome) for (role, place, _), outcome in zip(groups, reads, strict=True)]
+
+
+def _projected_reads(request: ResourceRequest, seat: Seat, projection: PartitionProjection, location: str,
+                     decided_by: Governor) -> Chain[tuple[dict[str, Any], list[Placed]]]:
+    """A read chain at each of the newest locations the projection makes (Athena reads no Glue partition)."""
+    uris, why = projected_locations(projection, location, LOCATIONS)
+    places = [place for place in dict.fromkeys(s3_location(uri) for uri in uris) if place is not None]
+    root = s3_location(location)
+    reads = yield [Call("s3:ListBucket", partial(read_chain, request, seat, *place, decided_by, table=root))
+                   for place in places]
+    return {"projected_locations": [f"s3://{b}/{p}" for b, p in places], "unknown": why}, [
+        ("projected location", place, outcome) for place, outcome in zip(places, reads, strict=True)]
+
+
+def _kind(detail: Mapping[str, Any]) -> str:
+    parameters = detail.get("Parameters") or {}
+    if str(parameters.get("table_type", "")).upper() == "ICEBERG" and parameters.get("metadata_location"):
+        return "iceberg"
+    return "projected" if str(parameters.get("projection.enabled", "")).lower() == "true" else "hive"
+
+
+def _place_links(role: str | None, place: tuple[str, str], outcome: Outcome[Any, Any]) -> list[Link]:
+    """A read chain's links, each naming its location; a projected location that holds no file adds no read (a
+    query reads nothing there)."""
+    reads: Reads | None = outcome.value
+    found = reads.links if reads is not None else [link("s3:ListBucket", f"arn:aws:s3:::{place[0]}", "unknown",
+                                                        answered(outcome), settle=unsettled(outcome))]
+    if role == "projected location" and reads is not None and reads.links[0]["evidence"].get("objects_seen") == 0:
+        found = found[:1]
+    for entry in found:
+        entry["evidence"]["location"] = f"s3://{place[0]}/{place[1]}"
+        if role:
+            entry["evidence"]["reads"] = role
+    return found
+
+
+def _unknown_files(why: str, location: str) -> Link:
+    return link("s3:GetObject", location, "unknown", {"reads": "data files"},
+                settle=f"{why}: the files Athena reads there are established once it can be read")
+
+
+def _second_wave(request: ResourceRequest, seat: Seat, database: str, table: str, detail: Mapping[str, Any],
+                 location: tuple[str, str], decided_by: Governor) -> list[Call[Any]]:
+    """Where Athena reads the table's data: an Iceberg table's files, the locations a projection makes, or a Hive
+    table's root beside its partitions' locations."""
+    kind = _kind(detail)
+    if kind == "iceberg":
+        return [Call("s3:GetObject", partial(_iceberg_reads, request, seat, detail, location, decided_by))]
+    if kind == "projected":
+        keys = [k["Name"] for k in detail.get("PartitionKeys") or []]
+        projection = describe_projection(detail.get("Parameters") or {}, keys)
+        assert projection is not None  # projection.enabled is one of its parameters
+        return [Call("s3:ListBucket", partial(_projected_reads, request, seat, projection,
+                                              f"s3://{location[0]}/{location[1]}", decided_by))]
+    return [Call("s3:ListBucket", partial(read_chain, request, seat, *location, decided_by)),
+            Call("glue:GetPartitions", partial(_partition_reads, request, seat, database, table, location,
+                                               decided_by))]
+
+
+def _data_links(seat: Seat, kind: str, answers: Sequence[Outcome[Any, Any]], arns: Sequence[str], database: str,
+                table: str, location: tuple[str, str]) -> tuple[list[Link], list[Link], dict[str, Any]]:
+    """The second wave's answers as (Glue's partition link, the S3 and KMS links, what was read from)."""
+    glue: list[Link] = []
+    placed_reads: list[Placed] = []
+    read_from: dict[str, Any] = {"kind": kind}
+    root = f"arn:aws:s3:::{location[0]}/{location[1]}*"
+    if kind == "hive":
+        placed_reads.append((None, location, answers[0]))
+        partitions = answers[1]
+        if partitions.value is not None:
+            listed, more = partitions.value
+            placed_reads += more
+            read_from["partition_locations"] = [f"s3://{b}/{p}" for _, (b, p), _ in more]
+        else:
+            listed = partitions
+        glue = [_glue_link(seat, "glue:GetPartitions", listed, arns, database, table)]
+    else:
+        outcome = answers[0]
+        if outcome.value is None:
+            return [], [_unknown_files(unsettled(outcome), root)], read_from
+        described, placed_reads = outcome.value
+        read_from |= described
+    links = [entry for role, place, outcome in placed_reads for entry in _place_links(role, place, outcome)]
+    if read_from.get("unknown"):
+        links.append(_unknown_files(read_from["unknown"], root))
+    if kind == "projected" and not any(e["check"] == "s3:GetObject" for e in links) and not read_from["unknown"]:
+        links.append(_unknown_files(f"none of the {len(placed_reads)} newest projected locations holds a file",
+                                    root))
+    return glue, links, read_from
 
 
 def _explain(request: ResourceRequest, database: str, table: str) -> Chain[TableAccess]:
@@ -122,16 +243,15 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
     first: list[Call[Any]] = [
         Call("glue:GetDatabase", partial(glue.get_database, Name=database)),
         Call("glue:GetTable", partial(glue.get_table, DatabaseName=database, Name=table)),
-        Call("glue:GetPartitions", partial(glue.get_partitions, DatabaseName=database, TableName=table,
-                                           MaxResults=PARTITIONS, ExcludeColumnSchema=True)),
         Call("lakeformation:ListResources", partial(registered_resources, lakeformation)),
         *(lake_asked := lake_calls(lakeformation, seat.principal, database, table)),
         *checks.first()]
     found = yield first
-    glue_found, registered = found[:3], found[3]
-    lake = lake_answers(found[4:4 + len(lake_asked)])
-    workgroup_calls = checks.second(found[4 + len(lake_asked):])
-    links = _glue_links(seat, glue_found, arns, database, table)
+    glue_found, registered = found[:2], found[2]
+    lake = lake_answers(found[3:3 + len(lake_asked)])
+    workgroup_calls = checks.second(found[3 + len(lake_asked):])
+    links = [_glue_link(seat, action, outcome, arns, database, table)
+             for action, outcome in zip(GLUE_ACTIONS, glue_found, strict=False)]
     detail = (glue_found[1].value or {}).get("Table") or {}
     descriptor = detail.get("StorageDescriptor") or {}
     columns = [c["Name"] for c in [*(descriptor.get("Columns") or []), *(detail.get("PartitionKeys") or [])]]
@@ -139,7 +259,6 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
     readable: Readable | None = None
     decided_by: Governor = "iam"
     second: list[Call[Any]] = []
-    places: list[tuple[str, str]] = []
     registered_at: tuple[str | None, bool, bool] = (None, False, registered.ok)
     if location is not None:
         registration, *place = registration_link(registered, *location)
@@ -149,9 +268,7 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
         decided_by = "lake_formation" if lake_decides and registered_at[0] else "iam"
         if decided_by == "lake_formation":
             links.append(checks.data_access_link())
-        places = [location, *partition_locations(glue_found[2], location)]
-        second += [Call("s3:ListBucket", partial(read_chain, request, seat, *place, decided_by, table=location))
-                   for place in places]
+        second = _second_wave(request, seat, database, table, detail, location, decided_by)
     elif glue_found[1].ok:
         links.append(link("s3:GetObject", str(descriptor.get("Location")), "unknown", {
             "location": descriptor.get("Location")}, settle="The table has no S3 location (a view, or another "
@@ -161,24 +278,25 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
                           "glue:GetTable is allowed: read this again then"))
     filtered = filter_calls(lakeformation, lake) if decided_by == "lake_formation" else []
     answers = yield second + filtered + workgroup_calls
-    chains = answers[:len(second)]
     if filtered:  # the grants on the table's data cells filters: the permissions link read again with them
         lake = replace(lake, filter_grants=tuple(answers[len(second):len(second) + len(filtered)]))
         at = next(i for i, entry in enumerate(links) if entry["check"] == SELECT)
         links[at], readable, _ = permissions_link(seat, database, table, columns, *registered_at, lake)
     workgroup_links = checks.links(answers[len(second) + len(filtered):])
-    for place, outcome in zip(places, chains, strict=False):  # the table's root, then each partition's location
-        reads: Reads | None = outcome.value
-        found = reads.links if reads is not None else [link("s3:ListBucket", f"arn:aws:s3:::{place[0]}", "unknown",
-                                                            answered(outcome), settle=unsettled(outcome))]
-        for entry in found:
-            entry["evidence"]["location"] = f"s3://{place[0]}/{place[1]}"
-        links += found
+    read_from: dict[str, Any] | None = None
+    if location is not None:
+        partition_link, data, read_from = _data_links(seat, _kind(detail), answers[:len(second)], arns, database,
+                                                      table, location)
+        links[2:2] = partition_link
+        links += data
     for entry in links:
         if entry["check"].startswith(("s3:", "kms:")):
             entry["governed_by"] = decided_by
-    return _answer(request, seat, database, table, descriptor.get("Location"), links, workgroup_links, decided_by,
-                   readable)
+    answer = _answer(request, seat, database, table, descriptor.get("Location"), links, workgroup_links, decided_by,
+                     readable)
+    if read_from is not None:
+        answer["read_from"] = read_from
+    return answer
 
 
 def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, location: str | None,

@@ -1,6 +1,7 @@
 """The open table formats and Athena's partition projection, read off what Glue and S3 hold: no AWS call here.
 
 `iceberg` (a metadata document: schema, partitioning, snapshots, refs, time-travel SQL), `metadata_file` (its
-bytes, gzip, the size cap), `projection` (partition projection) and `formats` (which format; Delta's and Hudi's
-notes). The resolvers fetch as the caller and call in here, so the parsing is tested without moto.
+bytes, gzip, the size cap), `avro` (the manifest lists and manifests Iceberg writes), `projection` (partition
+projection and the locations it makes) and `formats` (which format; Delta's and Hudi's notes). The resolvers fetch
+as the caller and call in here, so the parsing is tested without moto.
 """

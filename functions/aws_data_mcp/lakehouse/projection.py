@@ -6,7 +6,10 @@ partitions, so a reader needs each key's type and range to write a filter that p
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import NotRequired, TypedDict
 
 PREFIX = "projection."
@@ -92,3 +95,62 @@ def describe_projection(parameters: Mapping[str, str],
     if problems:
         answer["problems"] = problems
     return answer
+
+
+_JAVA_DIRECTIVES = {"yyyy": "%Y", "MM": "%m", "dd": "%d", "HH": "%H", "mm": "%M", "ss": "%S"}
+_RELATIVE = re.compile(r"^NOW(?:\s*([+-])\s*(\d+)\s*(WEEK|DAY|HOUR|MINUTE|SECOND)S?)?$", re.IGNORECASE)
+_UNITS = {"WEEK": timedelta(weeks=1), "DAY": timedelta(days=1), "HOUR": timedelta(hours=1),
+          "MINUTE": timedelta(minutes=1), "SECOND": timedelta(seconds=1)}
+
+
+def _end(text: str, fmt: str, now: datetime) -> datetime:
+    """A date range's end: a date in the key's format, or NOW with an offset (Athena's relative ends)."""
+    relative = _RELATIVE.match(text.strip())
+    if relative is None:
+        return datetime.strptime(text.strip(), fmt).replace(tzinfo=UTC)
+    sign = {"+": 1, "-": -1}.get(relative.group(1) or "+", 1)
+    return now + _UNITS[(relative.group(3) or "DAY").upper()] * sign * int(relative.group(2) or 0)
+
+
+def _newest(key: ProjectedKey, limit: int, now: datetime) -> list[str]:
+    """Up to `limit` of the key's values, the newest (the range's high end) first; [] where none can be listed."""
+    if key["type"] == "enum":
+        return key.get("values", [])[:limit]
+    low, _, high = key.get("range", "").partition(",")
+    step = int(key.get("interval", "1") or 1)
+    if key["type"] == "integer" and low and high:
+        digits = int(key.get("digits", "0") or 0)
+        return [str(v).zfill(digits) for v in range(int(high), int(low) - 1, -step)][:limit]
+    if key["type"] != "date" or not (low and high and key.get("format")):
+        return []
+    fmt = key["format"]
+    for java, directive in _JAVA_DIRECTIVES.items():
+        fmt = fmt.replace(java, directive)
+    start, moment = _end(low, fmt, now), _end(high, fmt, now)
+    unit = _UNITS.get(key.get("interval_unit", "DAYS").upper().rstrip("S"), _UNITS["DAY"]) * step
+    found: list[str] = []
+    while moment >= start and len(found) < limit:
+        found.append(moment.strftime(fmt))
+        moment -= unit
+    return found
+
+
+def projected_locations(projection: PartitionProjection, location: str, limit: int,
+                        now: datetime | None = None) -> tuple[list[str], str | None]:
+    """Up to `limit` of the locations Athena projects, the newest values first (where a lake's recent data is),
+    and why some cannot be listed (an injected key: each query gives its values)."""
+    keys = projection["keys"]
+    untyped = [k["name"] for k in keys if k["type"] not in ("enum", "integer", "date")]
+    if untyped:
+        return [], (f"{', '.join(untyped)}: injected or untyped, so each query names the values and no location "
+                    "can be projected without them")
+    template = projection["location_template"] or location.rstrip("/") + "/" + "/".join(
+        f"{k['name']}=${{{k['name']}}}" for k in keys)
+    values = [_newest(k, limit, now or datetime.now(UTC)) for k in keys]
+    found = []
+    for combination in itertools.islice(itertools.product(*values), limit):
+        path = template
+        for key, value in zip(keys, combination, strict=True):
+            path = path.replace(f"${{{key['name']}}}", value)
+        found.append(path)
+    return found, None

@@ -31,7 +31,7 @@ from pyiceberg.types import DecimalType, IntegerType, LongType, NestedField, Str
 
 from aws_data_mcp_demo.account.lake_data import ORDERS_BUCKET
 from aws_data_mcp_demo.account.lake_tables import Store
-from aws_data_mcp_demo.account.seed_data import FORMATS
+from aws_data_mcp_demo.account.seed_data import FORMATS, LAKEHOUSE_DAY_KEY, KmsKey
 from aws_data_mcp_demo.emulator.iceberg_io import io_properties
 
 BotoClient = Any  # boto3 clients are generated at runtime; no stubs in the runtime set.
@@ -50,6 +50,10 @@ MONTH_END_TAG = "month-end-2026-03"
 TEST_ORDERS = 3
 """Test orders in the load (customer_id -1, -2, ...), on its last day, deleted by the third snapshot."""
 TEST_ORDERS_FILTER = "customer_id < 0"
+NEWEST_DAY: tuple[str, str, KmsKey] = (ORDERS_BUCKET, f"{DATABASE}/{TABLE}/data/order_ts_day={APPENDED_DAY}/",
+                                       LAKEHOUSE_DAY_KEY)
+"""The appended day's data files, re-encrypted after the seed with a key the analysts' role may not use: alice's
+query of the whole table is refused (kms:Decrypt), one that filters the day out runs."""
 
 SCHEMA = Schema(
     NestedField(1, "order_id", StringType(), required=True, doc="Order identifier (ORD-nnnnnnn)"),

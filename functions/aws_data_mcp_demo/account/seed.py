@@ -31,6 +31,7 @@ from aws_data_mcp_demo.account.seed_data import (
     GROUPS,
     IDENTITY_CENTER_NAME,
     LAKE_FORMATION_LOCATION,
+    LAKEHOUSE_DAY_KEY,
     OKTA_OIDC,
     PASSWORD,
     PASSWORDS_LAST_USED,
@@ -141,7 +142,8 @@ def _seed_lake(store: Store, glue: BotoClient, tables: list[TableFiles]) -> None
 def seed_access(clients: dict[str, BotoClient], account_id: str) -> dict[str, str]:
     """The lake's keys, bucket policies and Lake Formation set-up, before its objects are written (the SSE-KMS
     bucket encrypts them as they arrive). Returns each key's alias -> ARN."""
-    keys = {key.alias: _create_key(clients["kms"], account_id, key) for key in (RAW_KEY, CAMPAIGN_KEY)}
+    keys = {key.alias: _create_key(clients["kms"], account_id, key)
+            for key in (RAW_KEY, CAMPAIGN_KEY, LAKEHOUSE_DAY_KEY)}
     clients["s3"].put_bucket_encryption(Bucket=ENCRYPTED_BUCKET, ServerSideEncryptionConfiguration={"Rules": [{
         "ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "aws:kms", "KMSMasterKeyID": keys[RAW_KEY.alias]},
         "BucketKeyEnabled": True}]})
@@ -165,7 +167,7 @@ def _create_key(kms: BotoClient, account_id: str, key: KmsKey) -> str:
 
 def encrypt_prefixes(s3: BotoClient, keys: dict[str, str]) -> None:
     """The objects of ``ENCRYPTED_PREFIXES`` copied onto themselves with their own key, as an owner re-encrypts."""
-    for bucket, prefix, key in ENCRYPTED_PREFIXES:
+    for bucket, prefix, key in (*ENCRYPTED_PREFIXES, lakehouse_seed.NEWEST_DAY):
         for listed in s3.list_objects_v2(Bucket=bucket, Prefix=prefix).get("Contents", []):
             s3.copy_object(Bucket=bucket, Key=listed["Key"], CopySource={"Bucket": bucket, "Key": listed["Key"]},
                            ServerSideEncryption="aws:kms", SSEKMSKeyId=keys[key.alias],

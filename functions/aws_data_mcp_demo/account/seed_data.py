@@ -941,6 +941,10 @@ RAW_KEY = KmsKey("alias/acme-datalake-raw", "Default SSE-KMS key of the raw zone
                  (DEMO_CALLER_USER, ANALYST_ROLE, "acme-etl-lambda-role", "acme-glue-crawler-role"))
 CAMPAIGN_KEY = KmsKey("alias/acme-campaign-budgets", "Campaign budgets (marketing.campaigns), confidential.",
                       (ADMIN_ROLE, "acme-etl-lambda-role"))
+LAKEHOUSE_DAY_KEY = KmsKey("alias/acme-lakehouse-open-day",
+                           "The lakehouse's newest day of orders, until finance closes it (lakehouse.orders_iceberg).",
+                           (DEMO_CALLER_USER, ADMIN_ROLE, "acme-etl-lambda-role"))
+"""Not the analysts' role: alice reads orders_iceberg's closed days, not its newest (the demo-analyst user may)."""
 ENCRYPTED_BUCKET = BUCKET_RAW
 """The SSE-KMS bucket: every object written there is encrypted with RAW_KEY by default."""
 ENCRYPTED_PREFIXES: tuple[tuple[str, str, KmsKey], ...] = ((BUCKET_CURATED, "marketing/campaigns/", CAMPAIGN_KEY),)

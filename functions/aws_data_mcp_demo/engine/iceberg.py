@@ -16,6 +16,19 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+from pyiceberg.expressions import (
+    AlwaysTrue,
+    And,
+    BooleanExpression,
+    EqualTo,
+    GreaterThan,
+    GreaterThanOrEqual,
+    LessThan,
+    LessThanOrEqual,
+    NotEqualTo,
+)
+from pyiceberg.expressions.visitors import bind
+from pyiceberg.schema import Schema
 from pyiceberg.table import StaticTable
 from pyiceberg.table.snapshots import Snapshot
 from sqlglot import exp
@@ -96,11 +109,52 @@ def read_iceberg(table: exp.Table, sql: str, schema: str, definition: dict[str, 
     if snapshot is None:  # a table with no snapshot yet: no rows
         empty = iceberg.schema().as_arrow().empty_table()
         return IcebergRead(name, _described(definition, empty.schema), (), 0, lambda: empty)
-    scan = iceberg.scan(snapshot_id=snapshot.snapshot_id)
+    scan = iceberg.scan(snapshot_id=snapshot.snapshot_id, row_filter=pruning(table, iceberg.schema()),
+                        case_sensitive=False)
     file_io = MotoFileIO(properties)
     objects = tuple(((), task.file.file_path, file_io.key(task.file.file_path)) for task in scan.plan_files())
     total = int(snapshot.summary.get("total-records", 0)) if snapshot.summary is not None else 0
     return IcebergRead(name, _described(definition, iceberg.schema().as_arrow()), objects, total, scan.to_arrow)
+
+
+_COMPARED = {exp.EQ: EqualTo, exp.NEQ: NotEqualTo, exp.GT: GreaterThan, exp.GTE: GreaterThanOrEqual,
+             exp.LT: LessThan, exp.LTE: LessThanOrEqual}
+
+
+def _literal(node: exp.Expression) -> Any:
+    """A plain literal's value (a TIMESTAMP or DATE literal as ISO text, as pyiceberg reads it); else ValueError."""
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal) and node.this.is_string:
+        return node.this.this.strip().replace(" ", "T", 1)
+    if not isinstance(node, exp.Literal):
+        raise ValueError(node)
+    return node.this if node.is_string else float(node.this) if "." in node.this else int(node.this)
+
+
+def pruning(table: exp.Table, schema: Schema) -> BooleanExpression:
+    """The WHERE conjuncts of the SELECT that reads the table alone (a column of it against a literal), as the
+    scan's filter: pyiceberg prunes manifests and files by partition and column statistics, as Athena does. Any
+    other condition reads every file (never fewer rows: the query applies its WHERE anyway)."""
+    select = table.find_ancestor(exp.Select)
+    where = select.args.get("where") if select is not None else None
+    if where is None or select.args.get("joins"):
+        return AlwaysTrue()
+    conjuncts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+    kept: list[BooleanExpression] = []
+    for condition in conjuncts:
+        try:
+            if type(condition) in _COMPARED and isinstance(condition.this, exp.Column):
+                found = _COMPARED[type(condition)](condition.this.name, _literal(condition.expression))
+            elif isinstance(condition, exp.Between) and isinstance(condition.this, exp.Column):
+                name = condition.this.name
+                found = And(GreaterThanOrEqual(name, _literal(condition.args["low"])),
+                            LessThanOrEqual(name, _literal(condition.args["high"])))
+            else:
+                continue
+            bind(schema, found, case_sensitive=False)  # a column of the table, a value of its type
+        except (ValueError, TypeError, KeyError):
+            continue
+        kept.append(found)
+    return And(*kept) if len(kept) > 1 else kept[0] if kept else AlwaysTrue()
 
 
 def _athena_typed(rows: pa.Table) -> pa.Table:

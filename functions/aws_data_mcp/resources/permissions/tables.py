@@ -27,9 +27,10 @@ def checked_name(value: str) -> None:
     name="permissions-table",
     title="Why can (or can't) I query this table",
     description="Whether a SELECT on the table would run for the caller, link by link as the caller: the "
-    "workgroups (describable, cutoff enforced, results writable), Glue (database, table, partitions), Lake "
-    "Formation (registration, grants, readable columns), S3 (list, read, bucket policy) and KMS (decrypt); each "
-    "link with its verdict, evidence and, for a denial, the fix to copy and who applies it.",
+    "workgroups (describable, cutoff enforced, results writable), Glue (database, table, a Hive table's "
+    "partitions), Lake Formation (registration, grants, readable columns), S3 (list, read, bucket policy, where "
+    "Athena reads: an Iceberg table's metadata file, manifests and data files, a projected table's locations) and "
+    "KMS (decrypt); each link with its verdict, evidence and, for a denial, the fix to copy and who applies it.",
     requires="auth",
     aws_calls=["glue:GetDatabase", "glue:GetTable", "glue:GetPartitions", "lakeformation:ListResources",
                "lakeformation:ListPermissions", "lakeformation:GetDataLakeSettings", "athena:GetWorkGroup",
