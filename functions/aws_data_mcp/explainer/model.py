@@ -92,6 +92,9 @@ class Link(TypedDict):
     fix: NotRequired[list[Fix]]
     settle: NotRequired[str]
     """For `unknown`: what would settle it."""
+    retryable: NotRequired[bool]
+    """For `unknown`: true where AWS throttled the check (after botocore's standard retries) or was unavailable,
+    so asking again later may settle it; never a verdict either way."""
 
 
 def link(check: str, resource: str, verdict: Verdict, evidence: Mapping[str, Any], *,
@@ -104,6 +107,9 @@ def link(check: str, resource: str, verdict: Verdict, evidence: Mapping[str, Any
         found["fix"] = list(fix)
     if settle and verdict == "unknown":
         found["settle"] = settle
+    error = found["evidence"].get("error")
+    if verdict == "unknown" and isinstance(error, Mapping) and error.get("retryable"):
+        found["retryable"] = True
     return found
 
 
