@@ -2,6 +2,7 @@
 
 `model` holds a link and its verdict; `table_chain`, `bucket_chain` and `workgroup_checks` build the chains from
 `storage_links` (S3 and KMS), `lake_formation`, `lf_grants`, `registrations`, `identity_policies`,
-`deny_narrowing`, `athena_context` and `results_path`; `policy_grammar` reads IAM's wildcards; `summary` writes
+`deny_narrowing`, `athena_context` and `results_path`; `direct_reads` names, for the data owner, S3 reads
+past Lake Formation's grants; `policy_grammar` reads IAM's wildcards; `summary` writes
 the opening line; `uris` names the explainer of a refusal. The `permissions://` resources register and shape these.
 """

@@ -20,7 +20,7 @@ from aws_data_mcp.reading.fanout import Outcome
 Verdict = Literal["allowed", "denied", "unknown"]
 ApplyBy = Literal["caller", "administrator"]
 FixKind = Literal["identity_policy", "group_policy", "permissions_boundary", "bucket_policy", "key_policy",
-                  "lake_formation_grant", "workgroup"]
+                  "lake_formation_grant", "lake_formation_registration", "workgroup"]
 Governor = Literal["iam", "lake_formation"]
 RefusedBy = Literal["aws", "server"]
 BEYOND_THE_CALLER = ("Service control and resource control policies of the organization are not visible from the "

@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any, TypedDict
 
 from aws_data_mcp.errors import ErrorCode
+from aws_data_mcp.explainer.direct_reads import OwnerFinding, direct_read_findings
 from aws_data_mcp.explainer.lake_formation import (
     SELECT,
     filter_calls,
@@ -66,6 +67,10 @@ class TableAccess(TypedDict):
     """The columns Lake Formation lets the caller read (all, where it does not govern); null where unknown."""
     row_filter: str | None
     """The rows Lake Formation lets the caller read (a data cells filter's PartiQL predicate); null: every row."""
+    hidden_columns: list[str]
+    """The table's columns Lake Formation does not let the caller read, where the query runs (else empty)."""
+    owner_findings: list[OwnerFinding]
+    """For the data owner (`direct_reads`): the caller's credentials read the files past Lake Formation's grants."""
     links: list[Link]
     workgroups: dict[str, list[Link]]
     unseen: list[Unseen]
@@ -176,8 +181,12 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
     for entry in links:
         if entry["check"].startswith(("s3:", "kms:")):
             entry["governed_by"] = decided_by
-    return _answer(request, seat, database, table, descriptor.get("Location"), links, workgroup_links, decided_by,
-                   readable)
+    answer = _answer(request, seat, database, table, descriptor.get("Location"), links, workgroup_links, decided_by,
+                     readable)
+    answer["hidden_columns"] = [c for c in columns if c not in answer["read_columns"]] if answer[
+        "read_columns"] and answer["query"] != "denied" else []
+    answer["owner_findings"] = direct_read_findings(request.client("s3"), seat.principal, answer)
+    return answer
 
 
 def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, location: str | None,
@@ -205,8 +214,8 @@ def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, loc
         summary=summary(verdict, every, f"SELECT on {database}.{table} runs in workgroup {chosen} ({columns})"),
         database=database, table=table, principal_arn=caller.principal_arn, simulated_as=seat.principal,
         location=location, query=verdict, workgroup=chosen, decided_by=decided_by, read_columns=read_columns,
-        row_filter=row_filter if verdict != "denied" else None, links=links, workgroups=workgroups,
-        unseen=unseen_from_the_callers_seat())
+        row_filter=row_filter if verdict != "denied" else None, hidden_columns=[], owner_findings=[], links=links,
+        workgroups=workgroups, unseen=unseen_from_the_callers_seat())
 
 
 def explain_table(request: ResourceRequest) -> TableAccess:
