@@ -56,6 +56,8 @@ class _Answer:
         self.done = threading.Event()
         self.response: tuple[Any, dict[str, Any]] | None = None
         """(botocore's HTTP response, the parsed answer before botocore's own after-call handlers); None: failed."""
+        self.outcome: tuple[bool, Any] | None = None
+        """For `once_per_read`: (True, the value) or (False, the exception raised)."""
 
 
 class ReadMemo:
@@ -146,6 +148,34 @@ def across_reads(fn: Callable[P, T]) -> Callable[P, T]:
         finally:
             _across.reset(token)
     return kept
+
+
+def once_per_read(key: Hashable, compute: Callable[[], T]) -> T:
+    """`compute()` once per read for `key` (which names the client it calls with): for a question botocore cannot
+    replay (a streamed answer, such as a one-byte ranged GET whose body is dropped), its result or its error is
+    shared instead. Outside a read, computed each time."""
+    memo = _memo.get()
+    if memo is None:
+        return compute()
+    slot, owner = memo.claim(("once", key))
+    if not owner:
+        slot.done.wait(WAIT_SECONDS)
+        if slot.outcome is not None:
+            ok, value = slot.outcome
+            if ok:
+                return copy.deepcopy(value)  # type: ignore[no-any-return]
+            raise value
+        return compute()
+    try:
+        value = compute()
+    except Exception as exc:
+        slot.outcome = (False, exc)
+        raise
+    else:
+        slot.outcome = (True, value)
+        return copy.deepcopy(value)
+    finally:
+        slot.done.set()
 
 
 def _replay(response: tuple[Any, dict[str, Any]]) -> tuple[Any, dict[str, Any]]:
