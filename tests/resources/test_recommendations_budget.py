@@ -17,7 +17,7 @@ from mcp import Client
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.identity.resolve import local_chain
-from aws_data_mcp.reading.call_memo import KEPT
+from aws_data_mcp.reading.call_memo import ACROSS_READS, KEPT
 from aws_data_mcp_demo.emulator.extensions import BUCKET_REGIONS
 from support.faults import AwsFaults
 from support.reading import reset_moto
@@ -83,14 +83,16 @@ async def test_no_question_twice_within_a_read_and_at_most_half_the_requests(ser
     log = RequestLog(local_chain.session())
     advice = await _read(server.url, "permissions://recommendations")
     assert advice["explained"]["tables"] > 0
-    assert log.repeated() == []
+    assert log.repeated() == [], [(key[0], key[3][:400], count) for key, count in log.seen.items() if count > 1]
     made = sum(log.seen.values())
     assert made <= BEFORE // 2, Counter(key[0] for key in log.seen)
-    print(f"requests in one read: {made} (before: {BEFORE})")
+    kept = {f"iam.{operation}" for operation in ACROSS_READS}
+    assert [key for key in log.seen if key[0] in kept]  # the explainers read the caller's policies, once each
 
     log.seen.clear()  # a warm container, the next read: the caller's policy documents are kept
     await _read(server.url, "permissions://recommendations")
-    assert [key for key in log.seen if key[0].startswith("iam.") and "Polic" in key[0]] == []
+    assert [key for key in log.seen if key[0] in kept] == []  # the caller's policy reads: none asked again
+    assert log.repeated() == []
 
 
 async def test_a_throttled_simulation_is_unknown_and_retryable(server: ServerThread) -> None:
