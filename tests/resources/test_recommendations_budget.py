@@ -100,8 +100,11 @@ async def test_a_throttled_simulation_is_unknown_and_retryable(server: ServerThr
     faults.throttle("iam.SimulatePrincipalPolicy")  # every attempt: botocore's retries cannot get past it
     try:
         answer = await _read(server.url, "permissions://tables/sales/orders")  # answered: not a failed read
+        advice = await _read(server.url, "permissions://recommendations")
     finally:
         faults._rules.clear()
+    retryable = [r for r in advice["recommendations"] if r.get("retryable")]
+    assert retryable and all("is unverified" in r["finding"] and r["severity"] == "info" for r in retryable)
     simulated = [entry for links in answer["workgroups"].values() for entry in links
                  if entry["check"] == "athena:StartQueryExecution"]
     assert simulated and all(entry["verdict"] == "unknown" and entry["retryable"] is True for entry in simulated)

@@ -65,6 +65,9 @@ class Recommendation(TypedDict):
     """The tables the finding refuses (or leaves unverified), each with its explainer."""
     workgroup: NotRequired[str]
     """The deployment's query workgroup the finding is about (athena://workgroups' query_workgroups)."""
+    retryable: NotRequired[bool]
+    """For an unverified table: AWS throttled (or could not answer) the check that leaves it unknown; read again
+    later."""
 
 
 class Explained(TypedDict):
@@ -223,6 +226,9 @@ def _explained_finding(database: str, table: str, outcome: Outcome[str, Mapping[
                        entry["check"], entry["resource"], fix=f"Read {explain}: its {entry['check']} link "
                        + ("carries the fix to copy, and says who applies it." if refused else
                           "says what would settle it."), explain=explain)
+    chain = [*_binding(answer), *answer.get("workgroups", {}).get(answer.get("workgroup") or "", [])]
+    if not refused and any(link.get("retryable") for link in chain):  # a throttled check left it unknown
+        found["retryable"] = True
     return found | Recommendation(tables=ref)  # type: ignore[typeddict-item]
 
 
