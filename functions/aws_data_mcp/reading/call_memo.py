@@ -83,6 +83,11 @@ class ReadMemo:
             self.asked += 1
             return found, True
 
+    def answered_elsewhere(self) -> None:
+        """A question answered from the answers kept across reads."""
+        with self._lock:
+            self.shared += 1
+
     def forget(self, key: Hashable) -> None:
         """A question whose call failed without an answer (a connection error, the deadline): asked again if met."""
         with self._lock:
@@ -215,7 +220,7 @@ class ClientMemo:
         if _across.get() and model.name in ACROSS_READS and memo.caller is not None:
             kept = KEPT.get((memo.caller, *key))
             if kept is not None:
-                memo.shared += 1
+                memo.answered_elsewhere()
                 return _replay(kept)
         slot, owner = memo.claim(key)
         if owner:
