@@ -292,8 +292,9 @@ def _unread(what: str, failure: ResourceFailure, uri: str, arn: str) -> Recommen
 
 
 def _fixture_databases(request: ResourceRequest) -> set[str]:
-    """The databases marked as fixtures (`FIXTURE_PARAMETER`): tabulator://buckets read the same GetDatabases in
-    this read, so this asks AWS nothing more. Unreadable: none is marked (its failure is tabulator's finding)."""
+    """The databases marked as fixtures (`FIXTURE_PARAMETER`): the same GetDatabases tabulator://buckets asks, so
+    answered from the read's memo where tabulator's was read in this read (else one listing more). Unreadable: none
+    is marked (its failure is tabulator's finding)."""
     try:
         listed = glue_databases(request.client("glue"))
     except (ClientError, BotoCoreError, ResourceFailure):
