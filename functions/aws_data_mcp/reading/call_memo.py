@@ -41,8 +41,11 @@ ACROSS_READS = frozenset({
 """IAM's reads of a principal's policies: the only answers kept beyond one read, and only where asked for."""
 READ_ONLY = ("Get", "List", "Describe", "Head", "Simulate", "BatchGet", "Search", "Lookup")
 """Operation names that read and change nothing: the only ones shared within a read."""
-ASKED_AGAIN = frozenset({"GetQueryExecution", "GetQueryResults", "BatchGetQueryExecution", "GetCallerIdentity"})
-"""Read-only, yet asked again on purpose (a query's state moves on; the caller is resolved per request)."""
+ASKED_AGAIN = frozenset({"GetQueryExecution", "GetQueryResults", "BatchGetQueryExecution", "GetCallerIdentity",
+                         "GetSessionToken", "GetFederationToken", "GetDataAccess", "GetTemporaryGlueTableCredentials",
+                         "GetTemporaryGluePartitionCredentials"})
+"""Named as reads, yet asked again on purpose: a query's state moves on, the caller is resolved per request, and
+credentials are vended afresh (never an answer to share)."""
 WAIT_SECONDS = 60.0
 """The longest a call waits for the same one in flight, outside a request's deadline."""
 _KEY = "aws_data_mcp_memo_key"
