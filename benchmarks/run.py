@@ -81,6 +81,10 @@ GROWTH_BUDGET = Budget(2, "MB")
 PACKAGE_BUDGET = Budget(50, "MB")
 PAGING_BUDGET = Budget(1.2)
 CPU_BOUND_BUDGET = Budget(1.2)
+RECOMMENDATIONS_CALLS_BEFORE = 960
+"""AWS calls of one permissions://recommendations read against fanout.py's account on 2026-12-02, when every table
+explainer asked every check again (issue 45: IAM's request budget)."""
+RECOMMENDATIONS_CALLS_BUDGET = Budget(0.5)
 ACCOUNTS_BUDGET = Budget(1.3)
 SEARCH_DATABASES_BUDGET = Budget(0.5, "s")
 SEARCH_WAVES_BUDGET = Budget(2, "waves")
@@ -233,6 +237,11 @@ def measure_fanout(args: argparse.Namespace) -> Section:
             Row("  sequential / ours", seconds(sequential), seconds(wall), sequential / wall,
                 note=f"{result['calls']} AWS calls x {delay * 1e3:.0f} ms, one at a time"),
         ]
+        if uri == "permissions://recommendations":  # each AWS question asked once a read (reading/call_memo.py)
+            before = RECOMMENDATIONS_CALLS_BEFORE
+            rows.append(Row("  AWS calls, against 2026-12-02's", str(result["calls"]), str(before),
+                            result["calls"] / before, RECOMMENDATIONS_CALLS_BUDGET,
+                            note="every table explainer asked every workgroup check and policy read again then"))
     cpu = raw["cpu_bound"]
     ours, bare = harness.median(cpu["ours_s"]), harness.median(cpu["bare_s"])
     rows.append(Row(f"{cpu['uri']} at 0 ms per call, wall (median of {len(cpu['ours_s'])})", seconds(ours),

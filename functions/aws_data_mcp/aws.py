@@ -32,6 +32,7 @@ from dateutil.tz import tzutc
 from aws_data_mcp.audit import mark_aws_request
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import DeadlineExceeded
+from aws_data_mcp.reading.call_memo import ClientMemo
 
 _clients: weakref.WeakKeyDictionary[boto3.Session, dict[tuple[str, str], Any]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
@@ -188,8 +189,9 @@ def client(session: boto3.Session, service: str, settings: Settings, region: str
             found.meta.events.register("before-send", _bound_by_deadline)
             # First of all: every attempt is counted and marked, even one a later handler answers or refuses.
             found.meta.events.register_first("before-send", mark_aws_request)
+            service_id = found.meta.service_model.service_id.hyphenize()
+            ClientMemo(seconds_to_aws_deadline).register(found.meta.events, service_id)  # a read asks each once
             # The standard handler is registered on `needs-retry.<service>`: first there is first of all.
-            found.meta.events.register_first(f"needs-retry.{found.meta.service_model.service_id.hyphenize()}",
-                                             _no_retry_after_deadline)
+            found.meta.events.register_first(f"needs-retry.{service_id}", _no_retry_after_deadline)
             per_session[(service, region)] = found
         return found

@@ -66,12 +66,31 @@ async def test_every_refused_table_is_listed_with_its_reason_and_explainer(
     assert raw_orders["resource_arn"] == "arn:aws:s3:::acme-datalake-raw/sales/orders/*"
     logs = refused["marketing.shop_access_logs"][0]  # discover's bucket verdict settles it: not explained again
     assert logs["resource_arn"] == "arn:aws:s3:::acme-logs-archive/*" and "cannot read" in logs["finding"]
-    assert advice["explained"]["tables"] == advice["explained"]["of"] > 0  # the demo's tables are within the bound
+    assert advice["explained"]["tables"] > 0  # every table outside the fixtures is within the bound
+    assert not [r for r in advice["recommendations"]
+                if "were not explained" in r["finding"] and r["about"] != "fixture"]
     readable = {name for name in lake_files() if name not in REFUSED[CALLER]}
     assert not readable & {ref["table"] for r in advice["recommendations"] for ref in r.get("tables", [])
                            if r["severity"] == "high"}
     explainers = aws_calls["glue:GetTable"]  # one per table explained, each through the reader once
     assert explainers == advice["explained"]["tables"]
+
+
+async def test_the_callers_own_obstacles_come_first_the_fixtures_apart_and_marked(
+        server: ServerThread, demo_caller: DemoAccount) -> None:
+    """The README's analyst: 4 of customer_features' 9 columns hidden by Lake Formation is among its own obstacles,
+    and the enterprise database's cases (a fixture database) come after every other finding, each marked."""
+    advice = await _advice(server.url)
+    found = advice["recommendations"]
+    hidden = next(r for r in found if r["finding"].startswith("SELECT on ml_features.customer_features runs on"))
+    assert hidden["about"] == "your_queries" and "5 of 9 columns" in hidden["finding"]
+    assert hidden["missing_action"] == "lakeformation:SELECT"
+    abouts = [r["about"] for r in found]
+    assert abouts == sorted(abouts, key=["your_queries", "setup", "fixture"].index)
+    enterprise = [r for r in found if any(ref["table"].startswith("enterprise.") for ref in r.get("tables", []))
+                  or "enterprise." in r["finding"]]
+    assert enterprise and all(r["about"] == "fixture" for r in enterprise)
+    assert all("\n" not in r["finding"] for r in found)  # one line each
 
 
 async def test_every_unusable_query_workgroup_is_listed_with_why(server: ServerThread,

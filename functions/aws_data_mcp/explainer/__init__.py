@@ -4,6 +4,7 @@
 `storage_links` (S3 and KMS), `iceberg_files` (the files an Iceberg snapshot reads), `lake_formation`,
 `lf_grants`, `registrations`, `identity_policies`, `deny_narrowing`, `athena_context` and `results_path`;
 `resource_narrowing` takes one access out of a bucket or key policy's Deny, `fix_reach` says whom a fix reaches;
-`policy_grammar` reads IAM's wildcards; `summary` writes the opening line; `uris` names the explainer of a refusal.
-The `permissions://` resources register and shape these.
+`direct_reads` names, for the data owner, S3 reads past Lake Formation's grants; `policy_grammar` reads IAM's
+wildcards; `summary` writes the opening line; `uris` names the explainer of a refusal. The `permissions://`
+resources register and shape these.
 """

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
@@ -20,6 +20,7 @@ from aws_data_mcp.explainer.fix_reach import Reach
 from aws_data_mcp.explainer.model import Fix, principal_kind, statements
 from aws_data_mcp.explainer.policy_grammar import listed
 from aws_data_mcp.identity.resolve import Caller
+from aws_data_mcp.reading.call_memo import across_reads
 from aws_data_mcp.reading.fanout import Call, Chain, Outcome
 
 AWS_MANAGED = "arn:aws:iam::aws:policy/"
@@ -59,6 +60,12 @@ class IdentityPolicy:
         return self.held_by if self.holder == "permissions_boundary" else f"the policy {self.name} of {self.held_by}"
 
 
+def _kept(action: str, fn: Callable[[], Any]) -> Call[Any]:
+    """A read of the caller's policies: its answers kept for the caller across reads for a short while
+    (`call_memo.across_reads`), since every table explainer of a read, and the next read, asks the same."""
+    return Call(action, across_reads(fn))
+
+
 def _document(value: Any) -> dict[str, Any]:
     return json.loads(value) if isinstance(value, str) else dict(value)
 
@@ -88,18 +95,19 @@ def _boundary_arn(iam: Any, kind: str, name: str) -> str | None:
 def _held_by(iam: Any, kind: str, name: str) -> list[Call[Any]]:
     """A user's, role's or group's listings: its inline policies' names, the policies attached to it."""
     named = {f"{kind.capitalize()}Name": name}
-    return [Call(f"iam:List{kind.capitalize()}Policies", partial(_listed, iam, f"list_{kind}_policies",
+    return [_kept(f"iam:List{kind.capitalize()}Policies", partial(_listed, iam, f"list_{kind}_policies",
                                                                  "PolicyNames", **named)),
-            Call(f"iam:ListAttached{kind.capitalize()}Policies", partial(
+            _kept(f"iam:ListAttached{kind.capitalize()}Policies", partial(
                 _listed, iam, f"list_attached_{kind}_policies", "AttachedPolicies", **named))]
 
 
 def _documents(iam: Any, kind: str, name: str, inline: Outcome[Any, Any], attached: Outcome[Any, Any]
                ) -> list[tuple[str, bool, Call[Any]]]:
     """The reads of the documents two listings named: (name, managed, the call that reads it)."""
-    reads = [(policy, False, Call(f"iam:Get{kind.capitalize()}Policy", partial(_inline, iam, kind, name, policy)))
+    reads = [(policy, False, _kept(f"iam:Get{kind.capitalize()}Policy", partial(_inline, iam, kind, name, policy)))
              for policy in inline.value or []]
-    return reads + [(entry["PolicyArn"], True, Call("iam:GetPolicyVersion", partial(_managed, iam, entry["PolicyArn"])))
+    return reads + [(entry["PolicyArn"], True, _kept("iam:GetPolicyVersion",
+                                                      partial(_managed, iam, entry["PolicyArn"])))
                     for entry in attached.value or [] if not entry["PolicyArn"].startswith(AWS_MANAGED)]
 
 
@@ -120,16 +128,17 @@ def identity_policies(iam: Any, principal: str) -> Chain[list[IdentityPolicy]]:
     document (and each group's listings) side by side, then the groups' documents. A group's or the boundary's read
     that IAM refuses is left out (its policies cannot be named), the rest kept."""
     kind, name = principal_kind(principal)
-    first = [*_held_by(iam, kind, name), Call(f"iam:Get{kind.capitalize()}", partial(_boundary_arn, iam, kind, name))]
+    first = [*_held_by(iam, kind, name), _kept(f"iam:Get{kind.capitalize()}", partial(_boundary_arn, iam, kind, name))]
     if kind == "user":
-        first.append(Call("iam:ListGroupsForUser", partial(_listed, iam, "list_groups_for_user", "Groups",
+        first.append(_kept("iam:ListGroupsForUser", partial(_listed, iam, "list_groups_for_user", "Groups",
                                                            UserName=name)))
     inline, attached, boundary, *groups = yield first
     own = _documents(iam, kind, name, inline, attached) if _seen(inline, required=True) and _seen(
         attached, required=True) else []
     arn = boundary.value if _seen(boundary, required=False) else None
     member_of = (groups[0].value or []) if groups and _seen(groups[0], required=False) else []
-    second = [read for _, _, read in own] + ([Call("iam:GetPolicyVersion", partial(_managed, iam, arn))] if arn else [])
+    boundary_read = [_kept("iam:GetPolicyVersion", partial(_managed, iam, arn))] if arn else []
+    second = [read for _, _, read in own] + boundary_read
     for group in member_of:
         second += _held_by(iam, "group", group["GroupName"])
     answers = yield second

@@ -22,7 +22,7 @@ from aws_data_mcp.reading.fanout import Outcome
 Verdict = Literal["allowed", "denied", "unknown"]
 ApplyBy = Literal["caller", "administrator"]
 FixKind = Literal["identity_policy", "group_policy", "permissions_boundary", "bucket_policy", "key_policy",
-                  "lake_formation_grant", "workgroup"]
+                  "lake_formation_grant", "lake_formation_registration", "workgroup"]
 Governor = Literal["iam", "lake_formation"]
 RefusedBy = Literal["aws", "server"]
 BEYOND_THE_CALLER = ("Service control and resource control policies of the organization are not visible from the "
@@ -94,6 +94,9 @@ class Link(TypedDict):
     fix: NotRequired[list[Fix]]
     settle: NotRequired[str]
     """For `unknown`: what would settle it."""
+    retryable: NotRequired[bool]
+    """For `unknown`: true where AWS throttled the check (after botocore's standard retries) or was unavailable,
+    so asking again later may settle it; never a verdict either way."""
 
 
 def link(check: str, resource: str, verdict: Verdict, evidence: Mapping[str, Any], *,
@@ -106,6 +109,9 @@ def link(check: str, resource: str, verdict: Verdict, evidence: Mapping[str, Any
         found["fix"] = list(fix)
     if settle and verdict == "unknown":
         found["settle"] = settle
+    error = found["evidence"].get("error")
+    if verdict == "unknown" and isinstance(error, Mapping) and error.get("retryable"):
+        found["retryable"] = True
     return found
 
 

@@ -41,6 +41,7 @@ from aws_data_mcp.explainer.model import (
     verdict_of,
 )
 from aws_data_mcp.identity.caller import Caller
+from aws_data_mcp.reading.call_memo import once_per_read
 from aws_data_mcp.reading.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
 
@@ -99,10 +100,13 @@ def key_policy(kms: Any, key: str) -> dict[str, Any] | None:
 
 
 def _first_byte(s3: Any, bucket: str, key: str) -> dict[str, Any]:
-    """A one-byte ranged GET: S3 authorises it as s3:GetObject and KMS as kms:Decrypt; its body is dropped."""
-    answer = s3.get_object(Bucket=bucket, Key=key, Range="bytes=0-0")
-    answer["Body"].close()
-    return {"ServerSideEncryption": answer.get("ServerSideEncryption"), "SSEKMSKeyId": answer.get("SSEKMSKeyId")}
+    """A one-byte ranged GET: S3 authorises it as s3:GetObject and KMS as kms:Decrypt; its body is dropped. Once a
+    read per object (a streamed answer botocore cannot replay: `call_memo.once_per_read`)."""
+    def read() -> dict[str, Any]:
+        answer = s3.get_object(Bucket=bucket, Key=key, Range="bytes=0-0")
+        answer["Body"].close()
+        return {"ServerSideEncryption": answer.get("ServerSideEncryption"), "SSEKMSKeyId": answer.get("SSEKMSKeyId")}
+    return once_per_read(("s3:GetObject bytes=0-0", id(s3), bucket, key), read)
 
 
 def _encryption_of(s3: Any, bucket: str, key: str) -> dict[str, Any]:

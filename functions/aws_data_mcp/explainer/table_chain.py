@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any, NotRequired, TypedDict
 
 from aws_data_mcp.errors import ErrorCode
+from aws_data_mcp.explainer.direct_reads import OwnerFinding, direct_read_findings
 from aws_data_mcp.explainer.iceberg_files import Found, IcebergReads, iceberg_files, placed
 from aws_data_mcp.explainer.lake_formation import (
     SELECT,
@@ -68,6 +69,10 @@ class TableAccess(TypedDict):
     """The columns Lake Formation lets the caller read (all, where it does not govern); null where unknown."""
     row_filter: str | None
     """The rows Lake Formation lets the caller read (a data cells filter's PartiQL predicate); null: every row."""
+    hidden_columns: list[str]
+    """The table's columns Lake Formation does not let the caller read, where the query runs (else empty)."""
+    owner_findings: list[OwnerFinding]
+    """For the data owner (`direct_reads`): the caller's credentials read the files past Lake Formation's grants."""
     links: list[Link]
     workgroups: dict[str, list[Link]]
     unseen: list[Unseen]
@@ -296,6 +301,9 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
                      readable)
     if read_from is not None:
         answer["read_from"] = read_from
+    answer["hidden_columns"] = [c for c in columns if c not in answer["read_columns"]] if answer[
+        "read_columns"] and answer["query"] != "denied" else []
+    answer["owner_findings"] = direct_read_findings(request.client("s3"), seat.principal, answer)
     return answer
 
 
@@ -325,8 +333,8 @@ def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, loc
                         request.settings.summary_resource_chars),
         database=database, table=table, principal_arn=caller.principal_arn, simulated_as=seat.principal,
         location=location, query=verdict, workgroup=chosen, decided_by=decided_by, read_columns=read_columns,
-        row_filter=row_filter if verdict != "denied" else None, links=links, workgroups=workgroups,
-        unseen=unseen_from_the_callers_seat())
+        row_filter=row_filter if verdict != "denied" else None, hidden_columns=[], owner_findings=[], links=links,
+        workgroups=workgroups, unseen=unseen_from_the_callers_seat())
 
 
 def explain_table(request: ResourceRequest) -> TableAccess:

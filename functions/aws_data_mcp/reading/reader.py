@@ -24,6 +24,7 @@ from aws_data_mcp.identity.accounts import EVERY, ORG_WIDE_URIS, caller_in, prov
 from aws_data_mcp.identity.resolve import Caller
 from aws_data_mcp.observability import logger, record_read
 from aws_data_mcp.reading.cache import ResultCache
+from aws_data_mcp.reading.call_memo import read_scope
 from aws_data_mcp.reading.deadlines import request_budget
 from aws_data_mcp.reading.fanout import fan_out
 from aws_data_mcp.registry import Completable, Registry, ResourceRequest, ResourceSpec
@@ -239,15 +240,21 @@ class ResourceReader:
         choice = self._account(spec, query)
         with deadline_scope(deadline), accounts.reading_in(choice):
             home = resolve_caller()
-            if choice == EVERY:
-                return self._every_account(spec, args, query, home)
-            caller = caller_in(home, choice)
-            if spec.requires != "none":
-                caller.require_session()
-            resolved = self._resolve(spec, args, query, caller)
-            if choice is None:
-                return resolved
-            return Resolved({**resolved.value, "from_account": provenance(caller, choice)}, resolved.fresh_seconds)
+            with read_scope(home.identity_digest):  # each AWS question asked once in this read
+                return self._resolve_as(spec, args, query, home, choice)
+
+    def _resolve_as(self, spec: ResourceSpec, args: Mapping[str, str], query: Mapping[str, str], home: Caller,
+                    choice: accounts.Choice) -> Resolved:
+        """The read as the resolved caller, within its memo."""
+        if choice == EVERY:
+            return self._every_account(spec, args, query, home)
+        caller = caller_in(home, choice)
+        if spec.requires != "none":
+            caller.require_session()
+        resolved = self._resolve(spec, args, query, caller)
+        if choice is None:
+            return resolved
+        return Resolved({**resolved.value, "from_account": provenance(caller, choice)}, resolved.fresh_seconds)
 
     def _every_account(self, spec: ResourceSpec, args: Mapping[str, str], query: Mapping[str, str],
                        home: Caller) -> Resolved:

@@ -14,6 +14,7 @@ from typing import Any
 
 from moto.s3.models import s3_backends
 
+from aws_data_mcp.resources.permissions.recommendations import FIXTURE_PARAMETER
 from aws_data_mcp_demo.account.lake_tables import TableFiles, in_process_store, put_table
 from aws_data_mcp_demo.account.members import ACCOUNTS
 from aws_data_mcp_demo.account.seed import DemoInventory
@@ -219,7 +220,8 @@ def _create_keys(kms: BotoClient, account_id: str) -> dict[str, str]:
 def _put_tables(s3: BotoClient, glue: BotoClient, account_id: str, keys: dict[str, str]) -> None:
     glue.create_database(DatabaseInput={"Name": DATABASE, "LocationUri": f"s3://{BUCKET}/", "Description": (
         "The access cases real lakes have, one a table: hybrid mode, data cells filters, LF-tags, mixed keys, "
-        "partitions elsewhere, VPC-endpoint, TLS-only and NotPrincipal bucket policies, another account's bucket.")})
+        "partitions elsewhere, VPC-endpoint, TLS-only and NotPrincipal bucket policies, another account's bucket."),
+        "Parameters": {FIXTURE_PARAMETER: "true"}})  # its cases are listed apart from the README's story
     for table, partitions in TABLES.values():
         store = in_process_store(LAKE_ACCOUNT if table.bucket == LAKE_BUCKET else account_id)
         put_table(store, glue, _files(table, partitions))
