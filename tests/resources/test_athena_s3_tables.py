@@ -7,6 +7,7 @@ did.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -102,6 +103,16 @@ def test_a_namespace_denied_is_kept_beside_the_hits(s3_tables_lake: None, aws_fa
         **answer["catalog_errors"][0]["error"], "error": "access_denied", "action": "glue:GetTables"}}]
 
 
+def test_a_namespace_slower_than_the_deadline_is_said_and_the_glue_hits_stand(s3_tables_lake: None,
+                                                                               aws_faults: AwsFaults) -> None:
+    direct_read("athena://search?q=revenue")  # the caller and its clients are built before the clock starts
+    slow = aws_faults.hold("glue.GetTables")  # only the S3 Tables listing calls it: answers once the test is over
+    answer = direct_read("athena://search?q=revenue", Settings(mode="local", request_timeout_seconds=3.0))
+    assert slow.passed == 0 and [h["table"] for h in answer["hits"]] == ["daily_revenue_report"]
+    (late,) = answer["catalog_errors"]
+    assert (late["catalog"], late["database"], late["error"]["error"]) == (BUCKET_CATALOG, "sales", "timeout")
+
+
 def test_a_hit_read_in_a_named_account_links_the_s3_table_there() -> None:
     from aws_data_mcp.config import Account
     from aws_data_mcp.identity.accounts import reading_in
@@ -174,6 +185,12 @@ def test_table_buckets_denied_leave_the_glue_tables_buckets(s3_tables_lake: None
     answer = direct_read("tabulator://buckets")
     assert sorted(b["bucket"] for b in answer["buckets"]) == [LAKE, DATA]
     assert answer["table_buckets_error"]["action"] == "s3tables:ListTableBuckets"
+
+
+def test_recommendations_judge_the_general_purpose_buckets_only(s3_tables_lake: None) -> None:
+    """A table bucket's namespaces are not the default catalog's databases: no finding names its tables."""
+    answer = direct_read("permissions://recommendations")
+    assert "daily_orders" not in json.dumps(answer) and TABLE_BUCKET not in json.dumps(answer)
 
 
 # --------------------------------------------------------------------------- the default catalog's cost, completion
