@@ -208,7 +208,7 @@ async def test_table_buckets_group_tables_by_bucket(http_server: Any, local_lamb
     result = await read_everywhere(http_server.url, local_lambda_handler, "tabulator://buckets")
     assert result["page"]["total"] == 11 and result["tables_without_s3_location"] == 1  # 10 lakes, partner-lake
     first = result["buckets"][0]
-    assert first == {"bucket": "lake-000", "table_count": 3,
+    assert first == {"bucket": "lake-000", "kind": "bucket", "table_count": 3,
                      "databases": [{"database": "lake", "tables": ["t0", "t10", "t20"]}]}
 
 

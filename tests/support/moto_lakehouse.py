@@ -1,7 +1,7 @@
 """What moto 5.2.5's Glue lacks of a current lake, filled in for the tests that read one (the production code stays
 written for real AWS):
 
-- GetTable honours `AttributesToGet`: with `LATEST_ICEBERG_METADATA` an Iceberg table carries
+- GetTable and GetTables honour `AttributesToGet`: with `LATEST_ICEBERG_METADATA` an Iceberg table carries
   `IcebergTableMetadata`, built as Glue builds it from the table's current metadata file (in moto's S3), in Glue's
   names and without snapshots; without `DEFAULT` the Hive definition is left out.
 - GetCatalogs exists: it answers the catalogs a test declares (`CATALOGS`), children of `ParentCatalogId`, or all
@@ -80,15 +80,32 @@ def _get_table(self: GlueResponse) -> ActionResult:
         table = _declared_table(self, catalog_id)
     else:
         table = _ORIGINAL_GET_TABLE(self).result["Table"]  # type: ignore[index]
+    return ActionResult({"Table": _as_asked(self, table)})
+
+
+def _as_asked(self: GlueResponse, table: dict[str, Any]) -> dict[str, Any]:
+    """`table` with the attributes `AttributesToGet` asks for (GetTable's and GetTables' alike)."""
     attributes = self.parameters.get("AttributesToGet") or ["DEFAULT"]
     parameters = table.get("Parameters") or {}
     if "LATEST_ICEBERG_METADATA" in attributes and str(parameters.get("table_type", "")).upper() == "ICEBERG" \
             and parameters.get("metadata_location"):
-        table["IcebergTableMetadata"] = glue_iceberg_metadata(
-            _metadata_file(self.current_account, parameters["metadata_location"]))
+        table = table | {"IcebergTableMetadata": glue_iceberg_metadata(
+            _metadata_file(self.current_account, parameters["metadata_location"]))}
     if "DEFAULT" not in attributes:
         table = {k: v for k, v in table.items() if k in ("Name", "DatabaseName", "CatalogId", "IcebergTableMetadata")}
-    return ActionResult({"Table": table})
+    return table
+
+
+def _tables_as_asked(listed: Any) -> Any:
+    """GetTables (`listed`) with each table's attributes as `AttributesToGet` asks."""
+    def respond(self: GlueResponse) -> Any:
+        found = listed(self)
+        if isinstance(found, ActionResult) and self.parameters.get("AttributesToGet"):
+            return ActionResult(found.result | {  # type: ignore[operator]
+                "TableList": [_as_asked(self, t) for t in found.result["TableList"]]})  # type: ignore[index]
+        return found
+
+    return respond
 
 
 def _get_catalogs(self: GlueResponse) -> ActionResult:
@@ -139,5 +156,5 @@ def extensions() -> tuple[tuple[type, str, Any], ...]:
         (GlueResponse, "get_table", _get_table),
         (GlueResponse, "get_catalogs", _get_catalogs),
         (GlueResponse, "get_databases", _in_declared_catalog(GlueResponse.get_databases, _databases)),
-        (GlueResponse, "get_tables", _in_declared_catalog(GlueResponse.get_tables, _tables)),
+        (GlueResponse, "get_tables", _tables_as_asked(_in_declared_catalog(GlueResponse.get_tables, _tables))),
     )

@@ -39,13 +39,13 @@ def _glue_get_databases(self: GlueResponse) -> ActionResult:
 
 
 def _glue_get_tables(self: GlueResponse) -> ActionResult:
-    """GetTables in pages, honouring AttributesToGet (NAME, TABLE_TYPE) as Glue does."""
+    """GetTables in pages, honouring AttributesToGet (NAME, TABLE_TYPE; DEFAULT: the whole table) as Glue does."""
     parameters = self.parameters
     tables = self.glue_backend.get_tables(parameters["DatabaseName"], parameters.get("Expression"))
     listed, token = page(tables, "GetTables", parameters.get("NextToken"), parameters.get("MaxResults"),
                         error="InvalidInputException")
     documents = [table.as_dict() for table in listed]
-    if attributes := parameters.get("AttributesToGet"):
+    if (attributes := parameters.get("AttributesToGet")) and "DEFAULT" not in attributes:
         keep = {"Name", "DatabaseName", "CatalogId"} | ({"TableType"} if "TABLE_TYPE" in attributes else set())
         documents = [{key: value for key, value in document.items() if key in keep} for document in documents]
     return ActionResult({"TableList": documents, "NextToken": token})

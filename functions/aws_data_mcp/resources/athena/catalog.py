@@ -126,6 +126,8 @@ class Table(TypedDict):
     iceberg: NotRequired[IcebergTable]
     delta: NotRequired[DeltaTable]
     hudi: NotRequired[HudiTable]
+    table_bucket: NotRequired[str]
+    """An S3 table's table bucket, by its ARN (the `s3tables:*` actions' resource)."""
 
 
 def in_catalog(catalog_id: str | None) -> dict[str, str]:

@@ -339,8 +339,8 @@ def catalog_tables(request: ResourceRequest) -> CatalogTables:
     title="One table in one catalog",
     description="One table of a Glue-held catalog (an S3 table bucket's Iceberg table, a federated or "
     "Redshift-managed catalog's): GetTable with the catalog's id, described as athena://databases/{database}/"
-    "tables/{table} describes one (an Iceberg table's snapshots and time-travel SQL name the catalog); which columns "
-    "Lake Formation lets you read is not read here.",
+    "tables/{table} describes one (an Iceberg table's snapshots and time-travel SQL name the catalog; an S3 table "
+    "names its table bucket's ARN); which columns Lake Formation lets you read is not read here.",
     requires="auth",
     aws_calls=["athena:GetDataCatalog", "glue:GetTable", "s3:GetObject"],
     completions={"catalog": complete_catalog, "database": complete_catalog_database,
@@ -351,4 +351,19 @@ def catalog_table(request: ResourceRequest) -> Table:
     name = request.args["catalog"]
     if name == GLUE_CATALOG:
         return described_table(request, request.args["database"], request.args["table"])
-    return described_table(request, request.args["database"], request.args["table"], name, _glue_held(request, name))
+    catalog_id = _glue_held(request, name)
+    answer = described_table(request, request.args["database"], request.args["table"], name, catalog_id)
+    if (bucket := table_bucket_arn(request, name, catalog_id)) is not None:
+        answer["table_bucket"] = bucket
+    return answer
+
+
+def table_bucket_arn(request: ResourceRequest, catalog: str, catalog_id: str | None) -> str | None:
+    """The table bucket an S3 Tables catalog (`s3tablescatalog/<bucket>`) stands for, by its ARN: the catalog's
+    owner, the caller's region and partition (no call: the ARN is made of what the catalog's name says)."""
+    root, _, bucket = catalog.partition("/")
+    if root != S3_TABLES or not bucket or "/" in bucket:
+        return None
+    meta = request.client("glue").meta
+    owner = (catalog_id or "").split(":", 1)[0] or request.caller.account or ""
+    return f"arn:{meta.partition}:s3tables:{meta.region_name}:{owner}:bucket/{bucket}"

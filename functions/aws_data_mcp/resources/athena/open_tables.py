@@ -8,9 +8,9 @@ says what is missing, and why. Imported on a table's first read: a cold start ne
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, TypeVar
 
 from botocore.exceptions import ClientError, ParamValidationError
 
@@ -20,6 +20,8 @@ from aws_data_mcp.lakehouse.iceberg import IcebergTable, describe_iceberg, from_
 from aws_data_mcp.lakehouse.metadata_file import MAX_METADATA_BYTES, MetadataUnreadable, metadata_document
 from aws_data_mcp.reading.fanout import Call, Outcome
 from aws_data_mcp.registry import ResourceRequest
+
+T = TypeVar("T")
 
 ICEBERG_ATTRIBUTES = ["DEFAULT", "LATEST_ICEBERG_METADATA"]
 _ATTRIBUTES_REFUSED = frozenset({"InvalidInputException", "ValidationException"})
@@ -37,17 +39,22 @@ class FormatDetails(TypedDict):
     """An Iceberg table's partitioning and how to filter on it (Glue lists no partition keys for Iceberg)."""
 
 
-def get_table(glue: Any, database: str, name: str, **where: str) -> dict[str, Any]:
-    """GetTable (in the catalog `where` names: its `CatalogId`) with Glue's latest Iceberg metadata; where the
-    attribute list is refused (by Glue, or by an older botocore that does not know it), GetTable as it always was."""
+def with_iceberg_metadata(call: Callable[..., T], **arguments: Any) -> T:
+    """`call` (a Glue GetTable or GetTables) asking for Glue's latest Iceberg metadata beside the table; where the
+    attribute list is refused (by Glue, or by an older botocore that does not know it), asked as it always was."""
     try:
-        return glue.get_table(DatabaseName=database, Name=name, AttributesToGet=ICEBERG_ATTRIBUTES, **where)["Table"]
+        return call(**arguments, AttributesToGet=ICEBERG_ATTRIBUTES)
     except ParamValidationError:
         pass
     except ClientError as exc:
         if exc.response.get("Error", {}).get("Code") not in _ATTRIBUTES_REFUSED:
             raise
-    return glue.get_table(DatabaseName=database, Name=name, **where)["Table"]
+    return call(**arguments)
+
+
+def get_table(glue: Any, database: str, name: str, **where: str) -> dict[str, Any]:
+    """GetTable (in the catalog `where` names: its `CatalogId`) with Glue's latest Iceberg metadata."""
+    return with_iceberg_metadata(glue.get_table, DatabaseName=database, Name=name, **where)["Table"]
 
 
 def _bucket_and_key(location: str) -> tuple[str, str]:

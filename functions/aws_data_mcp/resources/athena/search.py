@@ -6,6 +6,9 @@ deployment's saved queries (named queries of its query workgroups, the ones athe
 `primary`) are searched beside it: ListNamedQueries with the first SearchTables page, then BatchGetNamedQuery, so
 a search is two dependent waves of calls whatever the size of the catalog.
 
+SearchTables does not index the S3 Tables catalogs (`s3tablescatalog/<bucket>`): beside it, they are listed and
+matched by the same words (`s3_tables_search`), within the same deadline; each hit names its catalog.
+
 Glue says which tables match, not why: each hit's reason (its name, the columns, a comment, the description) is
 read off the table Glue returned, and ranks it: an exact name first, then names, columns, comments, descriptions.
 """
@@ -24,8 +27,10 @@ from aws_data_mcp.explainer.uris import table_uri
 from aws_data_mcp.identity.accounts import in_current
 from aws_data_mcp.reading.fanout import Call
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.athena.catalog import complete_database, table_format
+from aws_data_mcp.resources.athena.catalog import GLUE_CATALOG, complete_database, table_format
+from aws_data_mcp.resources.athena.catalogs import tables_uri
 from aws_data_mcp.resources.athena.named_queries import RUN_WITH, NamedQuery, named_queries_in, workgroup_errors
+from aws_data_mcp.resources.athena.s3_tables_search import Listed, listed_tables, matches
 from aws_data_mcp.resources.resolving import side_by_side
 
 SEARCH_URI = "athena://search{?q,database,account,cursor}"
@@ -53,6 +58,8 @@ class MatchedColumn(TypedDict):
 
 class TableHit(TypedDict):
     kind: Literal["table"]
+    catalog: str
+    """As Athena SQL names it: AwsDataCatalog (SearchTables), or an S3 Tables catalog (`s3tablescatalog/<bucket>`)."""
     database: str
     table: str
     matched: str
@@ -90,6 +97,12 @@ class Search(TypedDict):
     """True when more tables match than one search answers (MAX_HITS): add words or a database."""
     named_queries_searched: list[str]
     named_query_errors: list[dict[str, Any]]
+    catalogs_searched: list[str]
+    """AwsDataCatalog (SearchTables) and each S3 Tables catalog listed."""
+    catalog_errors: list[dict[str, Any]]
+    """An S3 Tables catalog, or one of its namespaces, that could not be listed (denied, or not in time)."""
+    not_integrated: list[str]
+    """Table buckets with no Glue catalog: Athena cannot query them until they are integrated."""
     run_saved_query: str
     hits: list[TableHit | QueryHit]
 
@@ -162,7 +175,8 @@ def _column_matches(terms: Sequence[str], columns: Sequence[Mapping[str, Any]]) 
     return matched, "column" if by_name else "comment"
 
 
-def table_hit(raw: Mapping[str, Any], q: str, terms: Sequence[str], home_account: str | None) -> TableHit:
+def table_hit(raw: Mapping[str, Any], q: str, terms: Sequence[str], home_account: str | None,
+              catalog: str = GLUE_CATALOG) -> TableHit:
     descriptor = raw.get("StorageDescriptor") or {}
     database, name = raw.get("DatabaseName", ""), raw["Name"]
     columns, column_reason = _column_matches(terms, [*(descriptor.get("Columns") or []),
@@ -177,7 +191,7 @@ def table_hit(raw: Mapping[str, Any], q: str, terms: Sequence[str], home_account
         reason = "description"
     else:
         reason = "other"
-    hit = TableHit(kind="table", database=database, table=name, matched=reason,
+    hit = TableHit(kind="table", catalog=catalog, database=database, table=name, matched=reason,
                    description=_cut(raw.get("Description"), DESCRIPTION_CHARS), format=table_format(raw),
                    location=descriptor.get("Location"),
                    partition_keys=[k["Name"] for k in raw.get("PartitionKeys") or []])
@@ -186,7 +200,9 @@ def table_hit(raw: Mapping[str, Any], q: str, terms: Sequence[str], home_account
         if len(columns) > MATCHED_COLUMNS:
             hit["columns_matched"] = len(columns)
     owner = raw.get("CatalogId")
-    if owner and home_account and owner != home_account:
+    if catalog != GLUE_CATALOG:  # a catalog SearchTables does not index: read by the URI naming it
+        hit["uri"] = in_current(f"{tables_uri(catalog, database)}/{name}")
+    elif owner and home_account and owner != home_account:
         hit["owner"] = owner  # shared from another account: read it there (?account=) or through a resource link
     else:
         hit["uri"] = in_current(f"athena://databases/{database}/tables/{name}")  # read where it was found
@@ -213,9 +229,16 @@ def query_hit(saved: NamedQuery, terms: Sequence[str], q: str) -> QueryHit | Non
                     database=saved["database"], sql=_cut(saved["sql"], SQL_CHARS) or "")
 
 
-def _rank(hit: TableHit | QueryHit) -> tuple[int, int, str, str]:
+def _rank(hit: TableHit | QueryHit) -> tuple[int, int, str, str, str]:
     name = hit["table"] if hit["kind"] == "table" else hit["name"]  # type: ignore[typeddict-item]
-    return RANKS[hit["matched"]], hit["kind"] != "table", str(hit.get("database") or ""), name
+    return (RANKS[hit["matched"]], hit["kind"] != "table", str(hit.get("catalog") or ""),
+            str(hit.get("database") or ""), name)
+
+
+def s3_table_hits(listed: Listed, q: str, terms: Sequence[str], room: int) -> tuple[list[TableHit], bool]:
+    """The S3 Tables catalogs' tables that match, at most `room` (what SearchTables' hits leave of MAX_HITS)."""
+    found = [table_hit(raw, q, terms, None, catalog) for catalog, raw in listed["tables"] if matches(raw, terms)]
+    return found[:room], len(found) > room
 
 
 @registry.resource(
@@ -226,10 +249,12 @@ def _rank(hit: TableHit | QueryHit) -> tuple[int, int, str, str]:
     "descriptions, column names and column comments (tables shared with your account included, their owner said; "
     "?database= to narrow; quote a phrase), plus the deployment's saved queries. Each hit: database, table, why it "
     "matched and the columns that did, description, format, location, partition keys, and links to the table and "
-    "its access explainer; an exact name first, then names, columns, comments and descriptions. No match: an "
-    "empty list.",
+    "its access explainer; an exact name first, then names, columns, comments and descriptions. S3 Tables catalogs "
+    "(which SearchTables does not index) are listed beside it and matched by the same words, each hit naming its "
+    "catalog. No match: an empty list.",
     requires="auth",
-    aws_calls=["glue:SearchTables", "athena:ListNamedQueries", "athena:BatchGetNamedQuery"],
+    aws_calls=["glue:SearchTables", "athena:ListNamedQueries", "athena:BatchGetNamedQuery",
+               "s3tables:ListTableBuckets", "glue:GetDatabases", "glue:GetTables"],
     list_field="hits",
     query_params=["q", "database"],
     completions={"database": complete_database},
@@ -245,6 +270,7 @@ def search(request: ResourceRequest) -> Search:
         request,
         tables=[Call("glue:SearchTables", lambda: search_tables(glue, q, database))],
         saved=[Call("athena:ListNamedQueries", lambda: named_queries_in(request, workgroups))],
+        s3_tables=[Call("s3tables:ListTableBuckets", lambda: listed_tables(request, database))],
     )
     found = parts["tables"][0]
     if found.error is not None:
@@ -253,14 +279,28 @@ def search(request: ResourceRequest) -> Search:
     saved = parts["saved"][0]
     queries, failures = saved.value if saved.error is None else ([], [("*", saved.error)])
     hits: list[TableHit | QueryHit] = [table_hit(raw, q, terms, request.caller.account) for raw in tables]
+    listed, catalog_errors = _s3_tables(parts["s3_tables"][0])
+    found_s3, more_s3 = s3_table_hits(listed, q, terms, MAX_HITS - len(hits))
+    hits += found_s3
     if database is None:
         hits += [hit for hit in (query_hit(s, terms, q) for s in queries) if hit is not None]
     else:
         hits += [hit for hit in (query_hit(s, terms, q) for s in queries if s["database"] == database)
                  if hit is not None]
     errors: list[dict[str, Any]] = [dict(e) for e in workgroup_errors(failures)]
-    return Search(q=q, database=database, more=more, named_queries_searched=workgroups,
-                  named_query_errors=errors, run_saved_query=RUN_WITH, hits=sorted(hits, key=_rank))
+    return Search(q=q, database=database, more=more or more_s3, named_queries_searched=workgroups,
+                  named_query_errors=errors, catalogs_searched=[GLUE_CATALOG, *listed["catalogs"]],
+                  catalog_errors=catalog_errors, not_integrated=listed["not_integrated"], run_saved_query=RUN_WITH,
+                  hits=sorted(hits, key=_rank))
+
+
+def _s3_tables(outcome: Any) -> tuple[Listed, list[dict[str, Any]]]:
+    """What the S3 Tables listing found, and its errors (the whole listing's: its table buckets could not be read)."""
+    if outcome.error is not None:
+        return Listed(catalogs=[], tables=[], errors=[], not_integrated=[]), [
+            {"catalog": "s3tablescatalog", "database": None, "error": outcome.error.brief()}]
+    listed: Listed = outcome.value
+    return listed, [dict(e) for e in listed["errors"]]
 
 
 

@@ -180,6 +180,8 @@ def _table_findings(table_buckets: Sequence[Mapping[str, Any]], access: Mapping[
     found: list[Recommendation] = []
     unsettled: list[tuple[str, str]] = []
     for entry in table_buckets:
+        if entry.get("kind", "bucket") != "bucket":  # an S3 table bucket: its tables are not the default catalog's
+            continue
         pairs = [(d["database"], t) for d in entry["databases"] for t in d["tables"]]
         names = [f"{database}.{table}" for database, table in pairs]
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
