@@ -81,6 +81,11 @@ def plain(demo: DemoAccount) -> Iterator[ServerThread]:
         yield server
 
 
+def _count_sql(name: str) -> str:
+    """A count within any cutoff: a lake table's first partition, a lakehouse table whole (a few MB)."""
+    return f"SELECT count(*) AS n FROM {name}" if name in LAKEHOUSE else count_query(name)[0]
+
+
 async def _agreement(client: Client) -> dict[str, tuple[str, bool, dict[str, Any]]]:
     """Table -> (the explainer's query verdict, whether athena_query ran there, the explanation)."""
     found: dict[str, tuple[str, bool, dict[str, Any]]] = {}
@@ -89,7 +94,7 @@ async def _agreement(client: Client) -> dict[str, tuple[str, bool, dict[str, Any
         database, table = name.split(".")
         explained = json.loads((await client.read_resource(f"permissions://tables/{database}/{table}"))
                                .contents[0].text)
-        sql = f"SELECT count(*) AS n FROM {name}" if name in LAKEHOUSE else count_query(name)[0]
+        sql = _count_sql(name)
         result = await client.call_tool("athena_query", {"sql": sql, "database": database,
                                                          "workgroup": explained["workgroup"]})
         answer = json.loads(result.content[0].text)
@@ -142,7 +147,7 @@ async def _every_workgroup(client: Client) -> dict[tuple[str, str], tuple[str, b
                 *explained["workgroups"].get(workgroup, [])]
             verdicts = {entry["verdict"] for entry in links}
             verdict = "denied" if "denied" in verdicts else "unknown" if "unknown" in verdicts else "allowed"
-            result = await client.call_tool("athena_query", {"sql": count_query(name)[0], "database": database,
+            result = await client.call_tool("athena_query", {"sql": _count_sql(name), "database": database,
                                                              "workgroup": workgroup})
             answer = json.loads(result.content[0].text)
             # Athena's failure is the answer's `error`; a refusal of this server's is the answer itself
