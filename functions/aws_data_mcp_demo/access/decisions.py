@@ -313,6 +313,12 @@ class CallerAccess:
         """The row filter Lake Formation applies to the caller's reads of the table (after ``columns``), if any."""
         return self._row_filters.get((database, table))
 
+    def s3_table(self, catalog: str, database: str, table: str, bucket_arn: str, table_arn: str) -> None:
+        """An S3 table's reads (``access.s3_tables``): Glue's in its bucket's catalog, then S3 Tables'."""
+        from aws_data_mcp_demo.access.s3_tables import check_s3_table  # it builds on this module
+
+        check_s3_table(self._caller, self._region, catalog, database, table, bucket_arn, table_arn)
+
     # -- the data (outside Lake Formation)
 
     def read(self, source: Source) -> None:
