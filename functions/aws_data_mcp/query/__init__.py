@@ -1,2 +1,3 @@
 """The query tool: `athena_query` and `athena_stop_query` (`tool`), the workgroup cost guard (`cost_guard`), and
-what a query answers wherever it is shown (`answers`, `errors`, `result_pages`)."""
+what a query answers wherever it is shown (`answers`, `errors`, `result_pages`; `s3_tables_fix`: the grant an S3
+Tables refusal asks for)."""
