@@ -116,10 +116,12 @@ class Settings:
         "to the server's instructions so an agent knows where to start.", "DATA_DESCRIPTION",
         default_doc="none (the demo sets its own)")
     query_catalogs: tuple[str, ...] = setting(
-        ("AwsDataCatalog",), "The Athena data catalogs queries may read, comma-separated (case-insensitive). A table "
-        "in any other catalog (a federated or `\"lambda:...\"` source), a table function (`TABLE(...)`) or an "
-        "external function is refused before anything runs.", "QUERY_CATALOGS",
-        default_doc="`AwsDataCatalog` (the Glue catalog) only")
+        ("AwsDataCatalog", "s3tablescatalog/*"), "The Athena data catalogs queries may read (the query context "
+        "`athena_query`'s `catalog` names, and every catalog its SQL names), comma-separated patterns "
+        "(case-insensitive, fnmatch-style: `*` is one or more characters of one `/` segment). A table in any other "
+        "catalog, a `\"lambda:...\"` connector (unless a pattern itself starts with `lambda:`), a table function "
+        "(`TABLE(...)`) or an external function is refused before anything runs.", "QUERY_CATALOGS",
+        default_doc="`AwsDataCatalog` (the Glue catalog) and `s3tablescatalog/*` (every S3 table bucket's catalog)")
     query_max_rows: int = setting(1000, "Most rows in one answer of a query (`athena_query`, and each page of "
                                   "`athena://queries/{execution_id}`); a caller asking for more gets this many.",
                                   "QUERY_MAX_ROWS", minimum=1)

@@ -8,7 +8,8 @@ How the text is read, each step refusing before any AWS call:
    these. Anything else (every write, DDL, UNLOAD, USING EXTERNAL FUNCTION...) is refused by name.
 3. A query is parsed by sqlglot's Trino dialect from the same tokens: its tokenizer must split the text exactly
    where ours does, or the text is refused. The tree must hold no write, and read only the catalogs the operator
-   allows (`AWS_DATA_MCP_QUERY_CATALOGS`): no table function (`TABLE(...)`), no Lambda connector, no other catalog.
+   allows (`AWS_DATA_MCP_QUERY_CATALOGS`, patterns: `catalog_patterns`): no table function (`TABLE(...)`), no
+   Lambda connector, no other catalog.
 
 What reaches Athena is the caller's own text (less a trailing `;`), never a rendering of it: the guard decides,
 it does not rewrite.
@@ -16,6 +17,7 @@ it does not rewrite.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import logging
 from collections.abc import Collection, Iterator
@@ -29,6 +31,7 @@ from sqlglot.tokens import TokenType
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.guard import trino_parser
+from aws_data_mcp.guard.catalog_patterns import catalog_allowed
 from aws_data_mcp.guard.metadata_statements import NotAMetadataRead, metadata_read
 from aws_data_mcp.guard.token_shapes import Refusal, refused_shape
 from aws_data_mcp.guard.tree_shapes import lenient_reading
@@ -56,7 +59,7 @@ MAX_DEPTH = 24
 the parser of Trino's grammar looks ahead across every level, so its work grows with the square of the depth."""
 TOO_LONG_ADVICE = ("Split it into smaller statements, use a smaller IN list, or put the values in a table (e.g. a "
                    "CSV in S3 read by a Glue table) and join or filter on it.")
-DEFAULT_CATALOGS = ("AwsDataCatalog",)
+DEFAULT_CATALOGS = ("AwsDataCatalog", "s3tablescatalog/*")
 CATALOGS_SETTING = "AWS_DATA_MCP_QUERY_CATALOGS"
 ALLOWED = "SELECT, WITH ... SELECT, VALUES, SHOW, DESCRIBE, or EXPLAIN of one of these"
 QUERY_STARTS = ("SELECT", "WITH", "VALUES")
@@ -103,6 +106,9 @@ class ReadOnlyStatement:
     """`EXPLAIN (TYPE IO)`: asks Athena for the input it would read, without reading it."""
     relations: tuple[str, ...] = ()
     """Every table the guard saw the statement read, as dotted lower-case names (catalogs checked)."""
+    in_context: bool = True
+    """Whether a name is read in the query context's catalog (a table named without its catalog, a SHOW or
+    DESCRIBE): only then does the context's catalog matter."""
 
 
 def estimate_of(statement: ReadOnlyStatement) -> ReadOnlyStatement:
@@ -111,7 +117,7 @@ def estimate_of(statement: ReadOnlyStatement) -> ReadOnlyStatement:
     if statement.estimate:
         return statement
     return ReadOnlyStatement(f"EXPLAIN (TYPE IO, FORMAT JSON) {statement.sql}", "EXPLAIN", estimate=True,
-                             relations=statement.relations)
+                             relations=statement.relations, in_context=statement.in_context)
 
 
 @dataclass(frozen=True)
@@ -228,14 +234,15 @@ def _query(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement:
     if shape is not None:
         raise _cannot_check(statement, _Unread(shape.message, shape.advice, shape.at))
     relations = _allowed_by_grammar(statement, reading, catalogs)
+    in_context = any(len(relation) < 3 for relation in reading.names.relations)
     try:
         checked = _second_reading(statement, catalogs)
     except _Unread as unread:
         raise _cannot_check(statement, unread) from None
     if checked is not None:
-        return checked
+        return dataclasses.replace(checked, in_context=in_context)
     kind = "VALUES" if statement.words[0].is_word("VALUES") else "SELECT"
-    return ReadOnlyStatement(statement.text, kind, relations=relations)
+    return ReadOnlyStatement(statement.text, kind, relations=relations, in_context=in_context)
 
 
 def _second_reading(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement | None:
@@ -361,7 +368,7 @@ def _explain(statement: _Statement, catalogs: set[str]) -> ReadOnlyStatement:
         raise _refused(f"EXPLAIN of a statement this tool would not run: {failure.message}",
                        "EXPLAIN ANALYZE executes its statement, so only reads may be explained.") from None
     return ReadOnlyStatement(statement.text, "EXPLAIN", estimate=estimate and explained.kind == "SELECT",
-                             relations=explained.relations)
+                             relations=explained.relations, in_context=explained.in_context)
 
 
 def _explain_options(statement: _Statement, rest: list[Token],
@@ -489,14 +496,15 @@ def _qualified_call(node: exp.Expression) -> bool:
 
 
 def _allowed_catalog(statement: _Statement, name: str, catalogs: set[str], at: Token | None) -> None:
-    if name.lower() not in catalogs:
+    if not catalog_allowed(name, catalogs):
         raise statement.refused(f"The catalog {echo(name)!r} is not one this deployment lets queries read",
                                 _catalogs_advice(), at)
 
 
 def _catalogs_advice() -> str:
-    return (f"Queries read the catalogs listed in {CATALOGS_SETTING} (config://server shows them; the default is "
-            "AwsDataCatalog, the Glue catalog): an operator adds a catalog there to allow it.")
+    return (f"Queries read the catalogs {CATALOGS_SETTING} allows (config://server shows its patterns; the default "
+            "is AwsDataCatalog, the Glue catalog, and s3tablescatalog/*, every S3 table bucket's): an operator adds "
+            "a catalog or a pattern there to allow it.")
 
 
 def _name(words: list[Token]) -> str:

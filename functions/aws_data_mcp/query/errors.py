@@ -15,6 +15,7 @@ from typing import Any, NotRequired, TypedDict
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.explainer.uris import BUCKET_URI, explainer_in, table_uri
+from aws_data_mcp.query.s3_tables_fix import s3_tables_fix
 
 CATEGORIES = {1: "SYSTEM", 2: "USER", 3: "OTHER"}
 """AthenaError.ErrorCategory."""
@@ -32,7 +33,7 @@ SYSTEM_ERROR_NAMES = frozenset({"GENERIC_INTERNAL_ERROR", "INTERNAL_ERROR", "GEN
 _CUTOFF = r"(?i)bytes scanned limit"
 _DENIED = (r"(?i)access denied|accessdenied|permission denied|not authorized|insufficient permissions|"
            r"insufficient lake formation permission")
-_ACTION = r"\b(s3|glue|athena|kms|lakeformation):([A-Za-z]+)\b"
+_ACTION = r"\b(s3tables|s3|glue|athena|kms|lakeformation):([A-Za-z]+)\b"
 _ERROR_NAME = r"^\s*([A-Z][A-Z0-9_]+):\s*"
 """Trino's error name before its message (COLUMN_NOT_FOUND: line 1:8: ...)."""
 _POSITION = r"\bline (\d+):(\d+)\b"
@@ -133,7 +134,9 @@ def query_failure(execution: Mapping[str, Any], cutoff_bytes: int | None = None)
                      *([f"Read {explain}: each link of the chain, checked as you, with the fix to copy."]
                        if explain else []),
                      *([f"Read the explainer of the table whose location holds the path named: "
-                        f"{', '.join(candidates)}."] if candidates else [])],
+                        f"{', '.join(candidates)}."] if candidates else []),
+                     *s3_tables_fix(reason, (execution.get("QueryExecutionContext") or {}).get("Database"),
+                                    execution.get("Query"))],
             action=f"{action.group(1)}:{action.group(2)}" if action else None, retry=False, explain=explain)
     if _is_data_error(info, reason):
         return _data_error(info, reason, query_id)

@@ -30,7 +30,7 @@ from pydantic import Field
 from aws_data_mcp.audit import note_query, note_statement
 from aws_data_mcp.aws import client, deadline_scope
 from aws_data_mcp.config import Settings
-from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure
+from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure, echo
 from aws_data_mcp.identity.accounts import in_current
 from aws_data_mcp.observability import logger
 from aws_data_mcp.query.answers import (
@@ -65,12 +65,23 @@ ANSWER_MARGIN_SECONDS = 1.5
 """Kept from the request's budget after waiting: to read the first page and answer."""
 STOP_BUDGET_SECONDS = 5.0
 _DATABASE_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,255}$")
+_CATALOG_NAME = re.compile(r"^[A-Za-z0-9_\-:/.@]{1,256}$")
+"""Athena's catalog names: a data catalog's, or a Glue child catalog's path (s3tablescatalog/acme-analytics)."""
 FINISHED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
 
-Sql = Annotated[str, Field(description="One read-only statement in Athena's SQL (engine v3, Trino): SELECT, "
-                                       "WITH ... SELECT, VALUES, SHOW, DESCRIBE or EXPLAIN.")]
-Database = Annotated[str, Field(description="The Glue database the statement's unqualified names refer to "
-                                            "(athena://databases lists them).")]
+Sql = Annotated[str | None, Field(
+    description="One read-only statement in Athena's SQL (engine v3, Trino): SELECT, WITH ... SELECT, VALUES, SHOW, "
+                "DESCRIBE or EXPLAIN. Required unless named_query_id is given.")]
+Database = Annotated[str | None, Field(
+    description="The database the statement's unqualified table names refer to, in `catalog` (athena://databases, "
+                "athena://catalogs/{catalog}/databases list them). Optional for a SELECT, VALUES or EXPLAIN whose "
+                "every table name is qualified (sales.orders, or catalog.schema.table); required otherwise, and for "
+                "SHOW and DESCRIBE.")]
+Catalog = Annotated[str | None, Field(
+    description="The catalog the statement's names are read in (Athena's query context catalog): AwsDataCatalog, "
+                "the Glue catalog, unless given; e.g. s3tablescatalog/acme-analytics for an S3 table bucket "
+                "(athena://catalogs lists them). It must be one the deployment allows (AWS_DATA_MCP_QUERY_CATALOGS, "
+                "config://server), as must every catalog the SQL names.")]
 Workgroup = Annotated[str | None, Field(description="The Athena workgroup to run in; omit it to run in the first of "
                                                     "the deployment's query workgroups usable for you (the answer "
                                                     "says which). athena://workgroups (query_workgroups) says which "
@@ -114,6 +125,35 @@ def _database(name: str) -> str:
     return name
 
 
+def _catalog(name: str, patterns: tuple[str, ...]) -> str:
+    """The query context's catalog, if the deployment allows it (the guard's patterns; no AWS call)."""
+    from aws_data_mcp.guard.catalog_patterns import catalog_allowed
+
+    if not _CATALOG_NAME.match(name) or not catalog_allowed(name, patterns):
+        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"The catalog {echo(name)!r} is not one this deployment "
+                              "lets queries read", details=[
+                                  f"Allowed (AWS_DATA_MCP_QUERY_CATALOGS): {', '.join(patterns)}; athena://catalogs "
+                                  "lists your catalogs by the name a query gives them."])
+    return name
+
+
+def _query_context(statement: ReadOnlyStatement, database: str | None, catalog: str | None,
+                   patterns: tuple[str, ...]) -> dict[str, str]:
+    """Athena's QueryExecutionContext. The catalog, where it is given or a name is read in it (not qualified by its
+    catalog), must be one the deployment allows. Without a database, Athena would read unqualified names in
+    `default`: the statement must qualify every table it names (a SHOW or DESCRIBE needs one always)."""
+    catalog = _catalog(catalog or CATALOG, patterns) if catalog is not None or statement.in_context else CATALOG
+    if database is not None:
+        return {"Database": _database(database), "Catalog": catalog}
+    unqualified = [name for name in statement.relations if "." not in name]
+    if statement.kind in ("SHOW", "DESCRIBE") or unqualified:
+        what = f"names {unqualified[0]!r} without its database" if unqualified else f"is a {statement.kind}"
+        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"athena_query needs a database: the statement {what}",
+                              details=["Give database, or qualify every table (sales.orders); athena://databases "
+                                       "lists the databases you can read."])
+    return {"Catalog": catalog}
+
+
 @registry.tool(
     name="athena_query",
     title="Run an Athena query",
@@ -125,23 +165,25 @@ def _database(name: str) -> str:
     "query would scan without running it.",
     output_schema=QUERY_ANSWER,
 )
-async def athena_query(ctx: Context, sql: Sql | None = None, database: Database | None = None,
+async def athena_query(ctx: Context, sql: Sql = None, database: Database = None,
                        workgroup: Workgroup = None, max_rows: MaxRows = None, wait_seconds: WaitSeconds = None,
-                       estimate_only: EstimateOnly = False, named_query_id: NamedQueryId = None) -> CallToolResult:
+                       estimate_only: EstimateOnly = False, named_query_id: NamedQueryId = None,
+                       catalog: Catalog = None) -> CallToolResult:
     host = host_of(ctx)
     settings = host.config
     try:
         sql, database = await _statement_of(ctx, sql, database, named_query_id)
         statement = await _read_only(sql, settings.query_catalogs, _budget(ctx))
         name = chosen_workgroup(workgroup, settings.query_workgroups)
-        chosen_database = _database(database)
-        note_statement(statement.sql, statement.kind, statement.relations, chosen_database, CATALOG)
+        context = _query_context(statement, database, catalog, settings.query_catalogs)
+        note_statement(statement.sql, statement.kind, statement.relations, context.get("Database"),
+                       context["Catalog"])
         if estimate_only:
             statement = _estimate_of(statement)
         choice = await _choose_workgroup(ctx, name) if not workgroup else Choice(name, None, None)
         budget = _budget(ctx)
         bounds = limits(settings, max_rows, wait_seconds, budget)
-        return await _run(ctx, statement, chosen_database, choice, bounds, time.monotonic() + budget)
+        return await _run(ctx, statement, context, choice, bounds, time.monotonic() + budget)
     except ResourceFailure as failure:
         return failure_result(failure)
 
@@ -218,12 +260,12 @@ def usable_details(found: list[dict[str, Any]] | None) -> list[str]:
 
 
 async def _statement_of(ctx: Context, sql: str | None, database: str | None,
-                        named_query_id: str | None) -> tuple[str, str]:
+                        named_query_id: str | None) -> tuple[str, str | None]:
     """The SQL and database to run: as given, or a saved query's (GetNamedQuery as the caller), which then goes
     through the same checks as any SQL."""
     if named_query_id is None:
-        if sql is None or database is None:
-            raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, "athena_query needs sql and database, or named_query_id",
+        if sql is None:
+            raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, "athena_query needs sql, or named_query_id",
                                   details=["athena://named-queries lists the saved queries you can run by id."])
         return sql, database
     if sql is not None:
@@ -234,11 +276,7 @@ async def _statement_of(ctx: Context, sql: str | None, database: str | None,
         saved = await _call(saved_query, deadline, athena=await _athena(ctx, deadline), named_query_id=named_query_id)
     except (ClientError, BotoCoreError) as exc:
         raise as_failure(exc, "athena:GetNamedQuery") from exc
-    chosen = database or saved.get("Database")
-    if not chosen:
-        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Saved query {named_query_id} names no database: give one",
-                              details=["athena://databases lists the databases you can read."])
-    return str(saved.get("QueryString") or ""), chosen
+    return str(saved.get("QueryString") or ""), database or saved.get("Database") or None
 
 
 def _budget(ctx: Context) -> float:
@@ -298,8 +336,8 @@ async def _athena(ctx: Context, deadline: float) -> Any:
     return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
 
 
-async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, choice: Choice, bounds: Limits,
-               deadline: float) -> CallToolResult:
+async def _run(ctx: Context, statement: ReadOnlyStatement, context: dict[str, str], choice: Choice,
+               bounds: Limits, deadline: float) -> CallToolResult:
     settings = host_of(ctx).config
     workgroup = choice.name
     try:
@@ -307,7 +345,7 @@ async def _run(ctx: Context, statement: ReadOnlyStatement, database: str, choice
         found = await _call(athena.get_work_group, deadline, WorkGroup=workgroup)
         guard = guarded(workgroup, found["WorkGroup"])
         started = await _call(athena.start_query_execution, deadline, QueryString=statement.sql,
-                              QueryExecutionContext={"Database": database, "Catalog": CATALOG},
+                              QueryExecutionContext=context,
                               WorkGroup=workgroup)
     except (ClientError, BotoCoreError, ResourceFailure) as exc:
         operation = getattr(exc, "operation_name", "") or "StartQueryExecution"

@@ -1,2 +1,3 @@
 """What the demo's Athena checks as the caller before it reads: IAM, bucket and key policies (`decisions`,
-`conditions`, `request_context`) and Lake Formation's grants (`lake_formation`)."""
+`conditions`, `request_context`), Lake Formation's grants (`lake_formation`), and S3 Tables' reads of an S3 table
+(`s3_tables`)."""

@@ -30,6 +30,8 @@ from moto.s3.models import s3_backends
 from aws_data_mcp_demo.access.conditions import UNDECIDED, Context, conditions_hold, names_caller, principal_applies
 from aws_data_mcp_demo.access.lake_formation import governance, opted_in, readable
 from aws_data_mcp_demo.access.request_context import athena_context, direct_context, via_s3
+from aws_data_mcp_demo.access.s3_tables import refusal as s3_tables_refusal
+from aws_data_mcp_demo.access.s3_tables import table_reads
 from aws_data_mcp_demo.engine.files import Source
 from aws_data_mcp_demo.engine.query import QueryFailure
 
@@ -312,6 +314,14 @@ class CallerAccess:
     def row_filter(self, database: str, table: str) -> str | None:
         """The row filter Lake Formation applies to the caller's reads of the table (after ``columns``), if any."""
         return self._row_filters.get((database, table))
+
+    def s3_table(self, catalog: str, database: str, table: str, bucket_arn: str, table_arn: str) -> None:
+        """An S3 table's reads (``access.s3_tables``): Glue's in its bucket's catalog, then S3 Tables'."""
+        context = self._caller.through_athena()
+        for action, arn in table_reads(self._region, self._account, catalog, database, table, bucket_arn, table_arn):
+            verdict = decide(self._caller, action, arn, context=context)
+            if not verdict.allowed:
+                raise s3_tables_refusal(action, not_authorized(self._caller, action, arn, verdict))
 
     # -- the data (outside Lake Formation)
 

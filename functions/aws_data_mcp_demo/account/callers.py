@@ -19,6 +19,7 @@ from moto.utilities.utils import get_partition
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp.identity.hosted.trust import TAGS_CLAIM, iam_trust, oidc_trust
+from aws_data_mcp_demo.account.s3_tables import reader_policy
 from aws_data_mcp_demo.account.seed_data import (
     ADMIN_ROLE,
     ANALYST_ROLE,
@@ -113,8 +114,10 @@ def seed_hosted_callers(iam: Any, account_id: str, region: str) -> dict[str, str
     """The roles and the function identity; returns role name -> ARN. Run before IAM is enforced."""
     function_arn = f"arn:aws:iam::{account_id}:user/{FUNCTION_USER}"
     settings = oidc_settings(_role_arns(account_id))
-    policies = {ANALYST_ROLE: [caller_read_policy(), caller_restrictions_policy(account_id, region)],
-                ADMIN_ROLE: [caller_read_policy()], CONTRACTOR_ROLE: [_contractor_policy(account_id, region)]}
+    policies = {ANALYST_ROLE: [caller_read_policy(), caller_restrictions_policy(account_id, region),
+                               reader_policy(region, account_id)],
+                ADMIN_ROLE: [caller_read_policy(), reader_policy(region, account_id, data=False)],
+                CONTRACTOR_ROLE: [_contractor_policy(account_id, region)]}
     arns = {}
     for role, documents in policies.items():
         trust = _trust(_role_arns(account_id)[role], settings, function_arn)

@@ -16,6 +16,7 @@ from botocore.config import Config
 
 from aws_data_mcp.workflows.table import DEFAULT_TABLE_NAME
 from aws_data_mcp_demo.account import lakehouse as lakehouse_seed
+from aws_data_mcp_demo.account import s3_tables as s3_tables_seed
 from aws_data_mcp_demo.account.lake_tables import Store, TableFiles, in_process_store, lake_files, put_table, s3_store
 from aws_data_mcp_demo.account.seed_athena import finish_athena_in_process, seed_athena
 from aws_data_mcp_demo.account.seed_data import (
@@ -328,10 +329,13 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
         encrypt_prefixes(clients["s3"], keys)
         started = athena_done.result()
         iam_info = iam_done.result()
+        s3_table = s3_tables_seed.seed_s3_table(client("s3tables"), client("glue"), clients["iam"], account_id,
+                                                region, lake_files()["sales.orders"].files) \
+            if endpoint_url is None else None
         instance_arn, permission_sets = sso_done.result()
 
-    notes: list[str] = [] if lakehouse is not None else [
-        "moto backend not in this process: no lakehouse (pyiceberg writes its files in-process)"]
+    notes: list[str] = [] if lakehouse is not None and s3_table is not None else [
+        "moto backend not in this process: no lakehouse nor S3 table (pyiceberg writes its files in-process)"]
     finished = finish_athena_in_process(started, account_id, region, now)
     if finished:
         _finish_iam_in_process(account_id, region, now)

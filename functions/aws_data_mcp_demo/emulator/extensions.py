@@ -46,10 +46,12 @@ from aws_data_mcp_demo.emulator.iam_simulator import simulate_principal_policy
 from aws_data_mcp_demo.emulator.lake_formation import list_permissions as every_grant_listed
 from aws_data_mcp_demo.emulator.paging import BUCKET_REGIONS, GLUE, LISTING_PAGES, PAGE_LIMITS
 from aws_data_mcp_demo.emulator.patch import Extension
+from aws_data_mcp_demo.emulator.s3_tables import S3_TABLES
 from aws_data_mcp_demo.emulator.search import SEARCH
 
 __all__ = ["ATHENA", "AUTHORISATION", "BUCKET_REGIONS", "DYNAMODB", "EXECUTION_DETAILS_ATTR", "EXTENSIONS", "GLUE",
-           "IAM", "LISTING_PAGES", "PAGE_LIMITS", "RESOURCE_CHECKS", "Extension", "install_moto_extensions"]
+           "IAM", "LISTING_PAGES", "PAGE_LIMITS", "RESOURCE_CHECKS", "S3_TABLES", "Extension",
+           "install_moto_extensions"]
 
 # --------------------------------------------------------------------------- authorisation
 
@@ -238,7 +240,8 @@ RESOURCE_CHECKS: tuple[Extension, ...] = (
     Extension(LakeFormationResponse, "list_permissions", _lakeformation_list_permissions),
 )
 
-EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *DYNAMODB, *ATHENA, *GLUE, *IAM, *RESOURCE_CHECKS, *SEARCH)
+EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *DYNAMODB, *ATHENA, *GLUE, *S3_TABLES, *IAM, *RESOURCE_CHECKS,
+                                     *SEARCH)
 """Installed wherever moto stands in for AWS (the demo account, the test suite's server, the benchmarks)."""
 
 

@@ -202,7 +202,7 @@ class AthenaEngine:
             else:
                 result = run_query(run.query, database=database, account_id=account_id, region=region,
                                    workdir=self.workdir, result_name=run.id, cutoff=cutoff, on_connection=keep,
-                                   access=access)
+                                   access=access, catalog=(run.context or {}).get("Catalog"))
             self._results.append(result)
             _write_result(account_id, run.config["OutputLocation"], result)
             outcome = _Outcome("SUCCEEDED", result.scanned_bytes, _ms_since(began), result=result)

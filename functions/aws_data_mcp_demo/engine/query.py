@@ -46,6 +46,7 @@ from aws_data_mcp_demo.engine.files import Source, create_view, local_path, obje
 from aws_data_mcp_demo.engine.iceberg import glue_name, needs_iceberg, read_iceberg
 from aws_data_mcp_demo.engine.partition_pruning import partition_filter
 from aws_data_mcp_demo.engine.projection import is_projected, projected_partitions
+from aws_data_mcp_demo.engine.s3_tables import is_s3_table, is_s3_tables_catalog, s3_table_definition
 from aws_data_mcp_demo.engine.trino_semantics import (
     TrinoRefusal,
     annotate,
@@ -88,6 +89,9 @@ class Access(Protocol):
 
     def row_filter(self, database: str, table: str) -> str | None:
         """The rows Lake Formation lets the caller read (a data cells filter's expression); None: every row."""
+
+    def s3_table(self, catalog: str, database: str, table: str, bucket_arn: str, table_arn: str) -> None:
+        """Glue's reads in an S3 table bucket's catalog and S3 Tables' of the table (``engine.s3_tables``)."""
 
 
 class ScanLimitExceeded(Exception):
@@ -205,15 +209,23 @@ def _refusal(refusal: TrinoRefusal) -> QueryFailure:
 # --------------------------------------------------------------------------- the catalog: which table, which partitions
 
 def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, region: str,
-             access: Access | None = None) -> Source:
+             access: Access | None = None, catalog: str | None = None) -> Source:
     """The Glue table a name in the query means, and the objects the query will read from it (those the caller may
-    read, with `access`: Glue's and Lake Formation's checks first)."""
+    read, with `access`: Glue's and Lake Formation's checks first). `catalog`: the query context's."""
     schema = (table.db or database or "default").lower()
-    if table.catalog and table.catalog.lower() != _CATALOG:
-        raise QueryFailure(f"CATALOG_NOT_FOUND: {position(sql, first_identifier(table))}Catalog "
-                           f"'{table.catalog.lower()}' does not exist", error_type=1000)
-    glue = glue_backends[account_id][region]
+    in_catalog = (table.catalog or catalog or _CATALOG).lower()
     name = glue_name(table.name.lower())  # `orders_iceberg$snapshots` is orders_iceberg's
+    if is_s3_tables_catalog(in_catalog):
+        definition = s3_table_definition(in_catalog, schema, name, account_id, region,
+                                         position(sql, first_identifier(table)), access)
+        iceberg = read_iceberg(table, sql, schema, definition, account_id)
+        return Source(exp.table_(exp.to_identifier(iceberg.name, quoted=True),
+                                 db=exp.to_identifier(schema, quoted=True)),
+                      iceberg.definition, iceberg.objects, iceberg.rows, None, None, iceberg.arrow)
+    if in_catalog != _CATALOG:
+        raise QueryFailure(f"CATALOG_NOT_FOUND: {position(sql, first_identifier(table))}Catalog "
+                           f"'{in_catalog}' does not exist", error_type=1000)
+    glue = glue_backends[account_id][region]
     if access is not None:  # Glue authorises before it looks: a denied caller learns nothing of the table
         access.catalog(schema, name, partitioned=False)
     try:
@@ -403,7 +415,7 @@ def _read_as(table: exp.Table, index: int) -> exp.Table:
 
 def run_query(sql: str, *, database: str | None, account_id: str, region: str, workdir: Path, result_name: str,
               cutoff: int | None = None, on_connection: Callable[[duckdb.DuckDBPyConnection], None] = lambda _: None,
-              access: Access | None = None) -> QueryResult:
+              access: Access | None = None, catalog: str | None = None) -> QueryResult:
     """Run Athena SQL over the lake and keep its rendered result in ``workdir/<result_name>.duckdb``.
 
     Raises QueryFailure (the query failed as Athena would say) or ScanLimitExceeded (before reading, when the
@@ -421,9 +433,9 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
     tables = _lake_tables(tree)
     sources: list[Source] = []
     for table in tables:
-        source = _resolve(table, sql, database, account_id, region, access)
-        if access is not None and source.readable is None:
-            access.read(source)
+        source = _resolve(table, sql, database, account_id, region, access, catalog)
+        if access is not None and source.readable is None and not is_s3_table(source.definition):
+            access.read(source)  # an S3 table's data: S3 Tables authorised it (GetTableData)
         sources.append(source)
     try:  # Trino's analysis: types from the tables read, its refusals, its computations in DuckDB's means
         annotate(tree, tables, [source.definition for source in sources])

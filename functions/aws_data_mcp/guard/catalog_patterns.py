@@ -1,0 +1,32 @@
+"""Which catalogs a query may read: `AWS_DATA_MCP_QUERY_CATALOGS` as patterns, so one entry allows every S3 table
+bucket's catalog (`s3tablescatalog/*`) without the operator listing each bucket.
+
+fnmatch-style, case-insensitive, matched against the whole name: `*` stands for one or more characters of one
+path segment (never a `/`), `?` for one. So `s3tablescatalog/*` allows `s3tablescatalog/acme-analytics` but
+neither `s3tablescatalog` itself, `s3tablescatalog/a/b` nor `s3tablescatalogX`. A Lambda connector
+(`lambda:...`) runs code outside Athena: only a pattern that itself starts with `lambda:` allows one, never a
+wildcard written for other names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+LAMBDA_PREFIX = "lambda:"
+
+
+def _regex(pattern: str) -> re.Pattern[str]:
+    parts = [{"*": "[^/]+", "?": "[^/]"}.get(char, re.escape(char)) for char in pattern.lower()]
+    return re.compile("".join(parts))
+
+
+def catalog_allowed(name: str, patterns: Iterable[str]) -> bool:
+    """Whether a catalog `name` (as a query or the query context names it) matches one of `patterns`."""
+    lowered = name.lower()
+    for pattern in patterns:
+        if lowered.startswith(LAMBDA_PREFIX) and not pattern.lower().startswith(LAMBDA_PREFIX):
+            continue
+        if _regex(pattern).fullmatch(lowered):
+            return True
+    return False

@@ -1,0 +1,113 @@
+"""The demo's S3 table: table bucket ``acme-analytics``, namespace ``sales``, Iceberg table ``daily_orders``, queried in
+Athena as ``"s3tablescatalog/acme-analytics".sales.daily_orders`` (demo and tests only).
+
+A platform team's daily roll-up of the lake's US-dollar orders, one row per day, computed from ``sales.orders``' own
+files (so an answer can be checked against the orders): ``orders`` the day's USD orders, ``revenue_usd`` their total.
+Two snapshots: the load of ``LOAD_DAYS``, then the append of ``APPENDED_DAY`` (the lakehouse's days).
+
+moto's ``s3tables`` backend is the store (CreateTableBucket, CreateNamespace here); pyiceberg's GlueCatalog writes the
+table as it does on AWS, through the bucket's Glue catalog (``glue.id``: ``<account>:s3tablescatalog/acme-analytics``)
+which the emulator answers from that store (``emulator.s3_tables``): CreateTable allocates the table's storage,
+each commit is an UpdateTableMetadataLocation. Files go straight into moto's S3 (``iceberg_io``).
+
+Access (IAM mode of S3 Tables): the readers' policy allows the ``s3tables:`` reads Athena makes as the caller;
+bob's role is given the same without ``s3tables:GetTableData`` on ``daily_orders``, so the demo's Athena refuses him.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from pyiceberg.catalog.glue import GlueCatalog, _register_glue_catalog_id_with_glue_client
+from pyiceberg.schema import Schema
+from pyiceberg.table import Table
+from pyiceberg.types import DateType, DecimalType, LongType, NestedField
+
+from aws_data_mcp_demo.account.lakehouse import APPENDED_DAY, LOAD_DAYS
+from aws_data_mcp_demo.account.seed_data import DEMO_CALLER_USER
+from aws_data_mcp_demo.emulator.iceberg_io import io_properties
+
+BotoClient = Any  # boto3 clients are generated at runtime; no stubs in the runtime set.
+
+TABLE_BUCKET = "acme-analytics"
+NAMESPACE = "sales"
+TABLE = "daily_orders"
+CATALOG = f"s3tablescatalog/{TABLE_BUCKET}"
+"""The table bucket's catalog, as Athena SQL names it."""
+READ_ACTIONS = ("s3tables:GetTableBucket", "s3tables:GetNamespace", "s3tables:GetTable",
+                "s3tables:GetTableMetadataLocation", "s3tables:GetTableData")
+"""What Athena asks of S3 Tables as the caller to read a table (IAM mode)."""
+DATA_ACTION = "s3tables:GetTableData"
+SCHEMA = Schema(
+    NestedField(1, "order_date", DateType(), required=True, doc="The day the orders were placed (UTC)"),
+    NestedField(2, "orders", LongType(), required=True, doc="The day's orders in USD (sales.orders, currency USD)"),
+    NestedField(3, "revenue_usd", DecimalType(12, 2), doc="Their total_amount summed, in USD"),
+)
+
+
+@dataclass(frozen=True)
+class S3TableSeed:
+    """What the seed wrote: the table's ARN, its current metadata file and its snapshots, oldest first."""
+
+    table_arn: str
+    metadata_location: str
+    snapshot_ids: tuple[int, ...]
+
+
+def bucket_arn(region: str, account_id: str) -> str:
+    return f"arn:aws:s3tables:{region}:{account_id}:bucket/{TABLE_BUCKET}"
+
+
+def table_arn(region: str, account_id: str) -> str:
+    """The table's ARN as the store names it (moto: by the table's name)."""
+    return f"{bucket_arn(region, account_id)}/table/{TABLE}"
+
+
+def daily_rows(files: Mapping[str, bytes], days: tuple[str, ...]) -> pa.Table:
+    """One row per day of `days`: its USD orders in sales.orders' files, and their total."""
+    rows = []
+    for day in days:
+        parts = [pq.read_table(pa.BufferReader(body)) for key, body in sorted(files.items())
+                 if key.startswith(f"order_date={day}/")]
+        orders = pa.concat_tables(parts)
+        usd = orders.filter(pc.equal(orders["currency"], "USD"))
+        total = sum((value for value in usd["total_amount"].to_pylist()), Decimal("0.00"))
+        rows.append({"order_date": pa.scalar(day).cast(pa.date32()).as_py(), "orders": usd.num_rows,
+                     "revenue_usd": total})
+    return pa.Table.from_pylist(rows, schema=SCHEMA.as_arrow())
+
+
+def reader_policy(region: str, account_id: str, *, data: bool = True) -> str:
+    """The ``s3tables:`` reads of the table bucket's tables (without GetTableData on ``daily_orders``: bob's)."""
+    bucket = bucket_arn(region, account_id)
+    reads = {"Sid": "ReadS3Tables", "Effect": "Allow", "Resource": [bucket, f"{bucket}/*"],
+             "Action": [action for action in READ_ACTIONS if action != DATA_ACTION]}
+    tables = {"Resource": f"{bucket}/table/*"} if data else {"NotResource": table_arn(region, account_id)}
+    return json.dumps({"Version": "2012-10-17", "Statement": [
+        reads, {"Sid": "ReadS3TablesData", "Effect": "Allow", "Action": DATA_ACTION, **tables}]})
+
+
+def seed_s3_table(s3tables: BotoClient, glue: BotoClient, iam: BotoClient, account_id: str, region: str,
+                  orders_files: Mapping[str, bytes]) -> S3TableSeed:
+    """The table bucket, its namespace, and ``daily_orders`` with its two snapshots; demo-analyst may read it (the
+    hosted callers' roles are granted in ``callers``). After IAM's seed (the user must exist)."""
+    iam.put_user_policy(UserName=DEMO_CALLER_USER, PolicyName="demo-s3-tables",
+                        PolicyDocument=reader_policy(region, account_id))
+    arn = s3tables.create_table_bucket(name=TABLE_BUCKET)["arn"]
+    s3tables.create_namespace(tableBucketARN=arn, namespace=[NAMESPACE])
+    # pyiceberg names the catalog on each call of a client it makes; this one is given, so it is told here
+    _register_glue_catalog_id_with_glue_client(glue, f"{account_id}:{CATALOG}")
+    iceberg = GlueCatalog(CATALOG, client=glue, **io_properties(account_id))
+    table: Table = iceberg.create_table((NAMESPACE, TABLE), SCHEMA, properties={
+        "write.format.default": "parquet", "write.parquet.compression-codec": "snappy"})
+    table.append(daily_rows(orders_files, LOAD_DAYS))
+    table.append(daily_rows(orders_files, (APPENDED_DAY,)))
+    return S3TableSeed(table_arn(region, account_id), table.metadata_location,
+                       tuple(snapshot.snapshot_id for snapshot in table.snapshots()))
