@@ -1,3 +1,4 @@
 """The seeded account: the running emulator (`emulated`), the data story (`seed_data`, `lake_data`), how it is
 written (`seed`, `seed_athena`, `lake_tables`), the enterprise fixtures (`enterprise`), the lakehouse
-(`lakehouse`), member accounts (`members`), callers (`callers`) and their AWS profiles (`profiles`)."""
+(`lakehouse`), what is known of its tables before a query (`table_facts`), member accounts (`members`), callers
+(`callers`) and their AWS profiles (`profiles`)."""

@@ -56,6 +56,7 @@ from aws_data_mcp_demo.account.seed_data import (
     policy,
     roles,
 )
+from aws_data_mcp_demo.account.table_facts import seed_column_statistics
 
 BotoClient = Any  # boto3 clients are generated at runtime; no stubs in the runtime set.
 
@@ -321,6 +322,7 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
         for future in puts:
             future.result()
         glue_done.result()
+        seed_column_statistics(clients["glue"], tables, now)
         if lakehouse is not None:
             lakehouse.result()
         encrypt_prefixes(clients["s3"], keys)

@@ -24,6 +24,7 @@ from aws_data_mcp.resources.resolving import ItemError, attempt, iso, side_by_si
 if TYPE_CHECKING:
     from aws_data_mcp.lakehouse.formats import DeltaTable, HudiTable
     from aws_data_mcp.lakehouse.iceberg import IcebergTable
+    from aws_data_mcp.resources.athena.column_stats import ColumnStatistics
 
 T = TypeVar("T")
 
@@ -126,6 +127,8 @@ class Table(TypedDict):
     iceberg: NotRequired[IcebergTable]
     delta: NotRequired[DeltaTable]
     hudi: NotRequired[HudiTable]
+    column_statistics: NotRequired[ColumnStatistics]
+    """Glue's column statistics (distinct values, nulls, ranges, lengths), or what computes them."""
 
 
 def in_catalog(catalog_id: str | None) -> dict[str, str]:
@@ -297,11 +300,13 @@ def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
     name="athena-table",
     title="One table",
     description="One Glue table: columns with types and comments, partition keys, S3 location, format, SerDe, "
-    "the parameters worth showing, and a view's SQL. An Iceberg table adds its schema with field ids, partitioning "
+    "the parameters worth showing, a view's SQL, and Glue's column statistics (distinct values, nulls, ranges). "
+    "An Iceberg table adds its schema with field ids, partitioning "
     "and how to filter on it, snapshots, branches, tags and the time-travel SQL (from its metadata file); a "
     "projected table each key's range; Delta and Hudi what Athena reads of them.",
     requires="auth",
-    aws_calls=["glue:GetTable", "s3:GetObject", "lakeformation:ListResources", "lakeformation:ListPermissions",
+    aws_calls=["glue:GetTable", "glue:GetColumnStatisticsForTable", "s3:GetObject", "lakeformation:ListResources",
+               "lakeformation:ListPermissions",
                "lakeformation:ListDataCellsFilter", "lakeformation:GetResourceLFTags",
                "lakeformation:ListLakeFormationOptIns", "lakeformation:GetDataLakeSettings"],
     completions={"database": complete_database, "table": complete_table},
@@ -319,15 +324,20 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
                     catalog_id: str | None = None) -> Table:
     """The table resource's answer, in the default catalog or in `catalog` (Glue's id: `catalog_id`). Column access
     is read from Lake Formation for the default catalog; in another it is said to be unknown, never guessed."""
-    from aws_data_mcp.resources.athena import open_tables
+    from aws_data_mcp.resources.athena import column_stats, open_tables
 
     where = f"Glue database {database!r}" + (f" of catalog {catalog!r}" if catalog else "")
     found = glue_call(lambda: open_tables.get_table(request.client("glue"), database, name, **in_catalog(catalog_id)),
                       f"No table {name!r} in {where}")
     kind = table_format(found)
-    wave = side_by_side(request, lake=[] if catalog else _lake_formation_calls(request, database, name),
-                        format=open_tables.format_calls(request, found, kind))
     descriptor = found.get("StorageDescriptor") or {}
+    # A view's columns have no statistics: Glue's task computes them over a table's files.
+    data_columns = {} if found.get("TableType") == "VIRTUAL_VIEW" else {
+        c["Name"]: c.get("Type") for c in descriptor.get("Columns") or []}
+    wave = side_by_side(request, lake=[] if catalog else _lake_formation_calls(request, database, name),
+                        format=open_tables.format_calls(request, found, kind),
+                        stats=column_stats.statistics_calls(request.client("glue"), database, found["Name"],
+                                                            data_columns, catalog_id))
     parameters = found.get("Parameters") or {}
     view_sql = found.get("ViewOriginalText")
     columns, keys = _columns(descriptor.get("Columns") or []), _columns(found.get("PartitionKeys") or [])
@@ -346,6 +356,9 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
     )
     if catalog:
         answer["catalog"] = catalog
+    if data_columns:
+        answer["column_statistics"] = column_stats.column_statistics(database, found["Name"], data_columns,
+                                                                     wave["stats"])
     names = (*([catalog] if catalog else []), database, found["Name"])
     return answer | open_tables.format_details(found, kind, names, wave["format"])  # type: ignore[return-value]
 

@@ -1,0 +1,129 @@
+"""What the demo account knows of its tables before a first query: Glue column statistics computed from the lake's
+own files, so they are true.
+
+Each lake table's files are read by DuckDB (in the table's format, with its Glue types) and the statistics Glue's
+column statistics task would compute are written through Glue's own UpdateColumnStatisticsForTable (the demo's
+emulator keeps them, as moto has no such call). Columns of a type Glue computes none for (timestamps, arrays, maps,
+structs) are left without, as Glue leaves them.
+"""
+
+from __future__ import annotations
+
+import functools
+import tempfile
+from collections.abc import Iterable, Mapping
+from datetime import UTC, date, datetime, time
+from decimal import Decimal
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import duckdb
+from sqlglot import exp
+from sqlglot.dialects import DuckDB, Hive
+
+from aws_data_mcp.resources.athena.column_stats import statistics_type
+from aws_data_mcp_demo.account.lake_tables import TableFiles, lake_files
+
+BotoClient = Any  # boto3 clients are generated at runtime; no stubs in the runtime set.
+
+
+def _quoted(name: str) -> str:
+    return exp.to_identifier(name, quoted=True).sql(DuckDB)
+
+
+def _scan(lake: TableFiles, root: Path) -> str:
+    """A DuckDB table function over every file of the table, its columns read as their Glue types."""
+    files = "[" + ", ".join(f"'{path}'" for path in sorted(str(p) for p in root.rglob("*") if p.is_file())) + "]"
+    if lake.table.fmt.startswith("parquet"):
+        return f"read_parquet({files}, hive_partitioning = false)"
+    columns = "{" + ", ".join(f"'{name}': '{exp.DataType.build(kind, dialect=Hive).sql(DuckDB)}'"
+                              for name, kind, _ in lake.table.columns) + "}"
+    if lake.table.fmt == "json":
+        return f"read_json({files}, format = 'newline_delimited', columns = {columns})"
+    return f"read_csv({files}, header = true, columns = {columns})"
+
+
+def _unscaled(value: Decimal, scale: int) -> dict[str, Any]:
+    """A decimal as Glue's DecimalNumber: the unscaled integer's big-endian two's-complement bytes, and the scale."""
+    unscaled = int(value.scaleb(scale))
+    return {"UnscaledValue": unscaled.to_bytes(max(1, (unscaled.bit_length() + 8) // 8), "big", signed=True),
+            "Scale": scale}
+
+
+def _midnight(day: date) -> datetime:
+    return datetime.combine(day, time(), tzinfo=UTC)
+
+
+def _measures(name: str, kind: str) -> list[str]:
+    """The aggregates one column's statistics need, in the order `_figures` reads them."""
+    column = _quoted(name)
+    counted = [f"count(*) - count({column})", f"count(DISTINCT {column})"]
+    if kind == "BOOLEAN":
+        return [*counted, f"count(*) FILTER ({column})", f"count(*) FILTER (NOT {column})"]
+    if kind in ("STRING", "BINARY"):
+        return [*counted, f"max(length({column}))", f"avg(length({column}))"]
+    return [*counted, f"min({column})", f"max({column})"]
+
+
+def _figures(kind: str, glue_type: str, values: tuple[Any, ...]) -> dict[str, Any]:
+    """Glue's statistics of one column from its `_measures`' values."""
+    nulls, distinct, first, second = values
+    if kind == "BOOLEAN":
+        return {"NumberOfTrues": first, "NumberOfFalses": second, "NumberOfNulls": nulls}
+    if kind in ("STRING", "BINARY"):
+        lengths = {"MaximumLength": int(first or 0), "AverageLength": float(second or 0.0), "NumberOfNulls": nulls}
+        return lengths | ({"NumberOfDistinctValues": distinct} if kind == "STRING" else {})
+    low, high = first, second
+    if kind == "DECIMAL":
+        scale = int(glue_type.partition(",")[2].rstrip(") ") or 0)
+        low, high = (_unscaled(Decimal(v), scale) if v is not None else None for v in (low, high))
+    elif kind == "DATE":
+        low, high = (_midnight(v) if v is not None else None for v in (low, high))
+    shown = {"MinimumValue": low, "MaximumValue": high}
+    return {k: v for k, v in shown.items() if v is not None} | {"NumberOfNulls": nulls,
+                                                                "NumberOfDistinctValues": distinct}
+
+
+_DATA_KEY = {"LONG": "Long", "DOUBLE": "Double", "DECIMAL": "Decimal", "DATE": "Date", "STRING": "String",
+             "BOOLEAN": "Boolean", "BINARY": "Binary"}
+
+
+@functools.cache
+def _computed(name: str) -> tuple[tuple[str, str, str, Mapping[str, Any]], ...]:
+    """(column, Glue type, statistics type, figures) of the lake table `name`, by DuckDB over every file of it (one
+    scan for every column; once per process, as the files are)."""
+    lake = lake_files()[name]
+    kinds = [(column, glue_type, kind) for column, glue_type, _ in lake.table.columns
+             if (kind := statistics_type(glue_type)) is not None]
+    if not kinds:
+        return ()
+    with tempfile.TemporaryDirectory(prefix="demo-stats-") as directory, duckdb.connect() as connection:
+        root = Path(directory)
+        for key, body in lake.files.items():
+            (root / key).parent.mkdir(parents=True, exist_ok=True)
+            (root / key).write_bytes(body)
+        measures = [measure for column, _, kind in kinds for measure in _measures(column, kind)]
+        values = connection.execute(f"SELECT {', '.join(measures)} FROM {_scan(lake, root)}").fetchone() or ()
+    return tuple((column, glue_type, kind, MappingProxyType(_figures(kind, glue_type, tuple(values[4 * i:4 * i + 4]))))
+                 for i, (column, glue_type, kind) in enumerate(kinds))
+
+
+def computed_statistics(lake: TableFiles, analyzed: datetime) -> list[dict[str, Any]]:
+    """The table's column statistics as Glue's ColumnStatisticsList, as of `analyzed`."""
+    return [{"ColumnName": column, "ColumnType": glue_type, "AnalyzedTime": analyzed,
+             "StatisticsData": {"Type": kind, f"{_DATA_KEY[kind]}ColumnStatisticsData": dict(figures)}}
+            for column, glue_type, kind, figures in _computed(lake.name)]
+
+
+def seed_column_statistics(glue: BotoClient, tables: Iterable[TableFiles], analyzed: datetime) -> Mapping[str, int]:
+    """Every lake table's column statistics written to Glue (at most 25 columns an UpdateColumnStatisticsForTable);
+    "database.table" -> the columns given statistics."""
+    written = {}
+    for lake in tables:
+        entries = computed_statistics(lake, analyzed)
+        for start in range(0, len(entries), 25):
+            glue.update_column_statistics_for_table(DatabaseName=lake.table.database, TableName=lake.table.name,
+                                                    ColumnStatisticsList=entries[start:start + 25])
+        written[lake.name] = len(entries)
+    return written

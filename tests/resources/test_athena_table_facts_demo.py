@@ -1,0 +1,142 @@
+"""What the table resource says of a demo table before any query, read as the demo caller through every path (both
+protocol revisions, get_resource, the Lambda handler): Glue's column statistics, checked against an independent
+DuckDB computation over every file of the table as the emulated S3 holds it.
+
+One DemoAccount per process (it switches moto's IAM enforcement on process-wide), for this module only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from moto.s3.models import s3_backends
+
+from aws_data_mcp.config import Settings
+from aws_data_mcp_demo.account.emulated import DemoAccount
+from aws_data_mcp_demo.account.lakehouse import DATABASE as LAKEHOUSE
+from aws_data_mcp_demo.account.lakehouse import TABLE as ICEBERG_TABLE
+from support.events import load_event
+from support.reading import read_everywhere
+from support.servers import ServerThread, free_port, lambda_container
+
+pytestmark = pytest.mark.anyio
+
+NUMBERS = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal", "date")
+STRINGS = ("string", "varchar", "char")
+
+
+@pytest.fixture(scope="module")
+def demo_server(demo: DemoAccount) -> Iterator[ServerThread]:
+    with ServerThread(Settings(mode="demo", port=free_port())) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def demo_handler(demo: DemoAccount) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    host = load_event("http-api-v2/resources-read-static.json")["headers"]["host"]
+    return lambda_container(Settings(mode="demo", allowed_hosts=(host,)))
+
+
+def _table_files(account_id: str, location: str, into: Path) -> list[str]:
+    """Every object under the table's location as the emulated S3 holds it (read from moto's store, whatever the
+    caller may read), as Athena lists them: no `_` or `.` files."""
+    bucket, _, prefix = location.removeprefix("s3://").partition("/")
+    paths = []
+    for key, stored in sorted(s3_backends[account_id]["aws"].buckets[bucket].keys.items()):
+        if not key.startswith(prefix) or key.rsplit("/", 1)[-1][:1] in ("_", "."):
+            continue
+        local = into / key
+        local.parent.mkdir(parents=True, exist_ok=True)
+        local.write_bytes(stored.value)
+        paths.append(str(local))
+    return paths
+
+
+def _reader(table: dict[str, Any], paths: list[str]) -> str:
+    files = "[" + ", ".join(f"'{p}'" for p in paths) + "]"
+    if "parquet" in (table["serde"] or "").lower():
+        return f"read_parquet({files}, hive_partitioning = false)"
+    # Nested columns read as JSON text: Glue computes no statistics for them, so only their presence matters.
+    types = {c["name"]: "json" if c["type"].startswith(("struct", "array", "map")) else c["type"]
+             for c in table["columns"]}
+    columns = "{" + ", ".join(f"'{name}': '{kind}'" for name, kind in types.items()) + "}"
+    if "json" in (table["serde"] or "").lower():
+        return f"read_json({files}, format = 'newline_delimited', columns = {columns})"
+    return f"read_csv({files}, header = true, columns = {columns})"
+
+
+def _expected(connection: duckdb.DuckDBPyConnection, scan: str, name: str, kind: str) -> dict[str, Any]:
+    """What a reader should be told of one column, computed here in plain SQL."""
+    column = f'"{name}"'
+    nulls, distinct = connection.execute(f"SELECT count(*) - count({column}), count(DISTINCT {column}) "
+                                         f"FROM {scan}").fetchone()
+    if kind == "boolean":
+        trues, falses = connection.execute(f"SELECT sum(CASE WHEN {column} THEN 1 ELSE 0 END), "
+                                           f"sum(CASE WHEN NOT {column} THEN 1 ELSE 0 END) FROM {scan}").fetchone()
+        return {"nulls": nulls, "trues": int(trues or 0), "falses": int(falses or 0)}
+    if kind.startswith(STRINGS):
+        longest, average = connection.execute(f"SELECT max(length({column})), avg(length({column})) "
+                                              f"FROM {scan}").fetchone()
+        return {"nulls": nulls, "distinct": distinct, "max_length": longest, "average_length": average}
+    low, high = connection.execute(f"SELECT min({column}), max({column}) FROM {scan}").fetchone()
+    if kind.startswith("decimal"):
+        low, high = Decimal(low), Decimal(high)
+    elif kind == "date":
+        low, high = low.isoformat(), high.isoformat()
+    return {"nulls": nulls, "distinct": distinct, "min": low, "max": high}
+
+
+def _shown(kind: str, statistic: dict[str, Any]) -> dict[str, Any]:
+    """The resource's figures for one column, decimals read back as numbers."""
+    keys = ("nulls", "trues", "falses") if kind == "boolean" else (
+        ("nulls", "distinct", "max_length", "average_length") if kind.startswith(STRINGS) else
+        ("nulls", "distinct", "min", "max"))
+    shown = {key: statistic.get(key) for key in keys}
+    if kind.startswith("decimal"):
+        shown["min"], shown["max"] = Decimal(shown["min"]), Decimal(shown["max"])
+    return shown
+
+
+async def test_column_statistics_equal_duckdb_over_every_file_of_each_lake_table(
+        demo_server: ServerThread, demo_handler: Callable[[dict[str, Any]], dict[str, Any]],
+        demo_caller: DemoAccount, tmp_path: Path) -> None:
+    compared: dict[str, int] = {}
+    for database, names in demo_caller.inventory.databases.items():
+        if database in (LAKEHOUSE, "enterprise"):
+            continue
+        for name in names:
+            table = await read_everywhere(demo_server.url, demo_handler,
+                                          f"athena://databases/{database}/tables/{name}")
+            statistics = table["column_statistics"]
+            assert statistics["source"] == "glue:GetColumnStatisticsForTable" and "error" not in statistics, name
+            paths = _table_files(demo_caller.account_id, table["location"], tmp_path / database / name)
+            with duckdb.connect() as connection:
+                scan = _reader(table, paths)
+                for column in table["columns"]:
+                    kind = column["type"]
+                    if not kind.startswith((*NUMBERS, *STRINGS, "boolean")):
+                        assert column["name"] in statistics["not_computed"], (name, column)
+                        continue
+                    expected = _expected(connection, scan, column["name"], kind)
+                    assert _shown(kind, statistics["columns"][column["name"]]) == pytest.approx(expected), \
+                        (name, column["name"])
+                    compared[f"{database}.{name}"] = compared.get(f"{database}.{name}", 0) + 1
+            assert statistics["missing"] == [] and statistics["compute"] is None, name
+    assert len(compared) >= 14 and sum(compared.values()) >= 70, compared
+
+
+async def test_a_table_without_statistics_says_so_with_the_command_that_computes_them(
+        demo_server: ServerThread, demo_handler: Callable[[dict[str, Any]], dict[str, Any]],
+        demo_caller: DemoAccount) -> None:
+    table = await read_everywhere(demo_server.url, demo_handler,
+                                  f"athena://databases/{LAKEHOUSE}/tables/{ICEBERG_TABLE}")
+    statistics = table["column_statistics"]
+    assert statistics["columns"] == {} and statistics["missing"]
+    assert statistics["compute"].startswith(
+        f"aws glue start-column-statistics-task-run --database-name {LAKEHOUSE} --table-name {ICEBERG_TABLE} --role")
+    assert "no column statistics" in statistics["note"]
