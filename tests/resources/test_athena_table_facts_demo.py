@@ -20,7 +20,10 @@ from aws_data_mcp.config import Settings
 from aws_data_mcp_demo.account.emulated import DemoAccount
 from aws_data_mcp_demo.account.lakehouse import DATABASE as LAKEHOUSE
 from aws_data_mcp_demo.account.lakehouse import TABLE as ICEBERG_TABLE
+from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
+from aws_data_mcp_demo.account.table_facts import ORDERS_BY_CHANNEL_SQL, RETURNS_SUMMARY_SQL, VIEW_DEFINER_ROLE
 from support.events import load_event
+from support.queries import answer, query
 from support.reading import read_everywhere
 from support.servers import ServerThread, free_port, lambda_container
 
@@ -33,6 +36,13 @@ STRINGS = ("string", "varchar", "char")
 @pytest.fixture(scope="module")
 def demo_server(demo: DemoAccount) -> Iterator[ServerThread]:
     with ServerThread(Settings(mode="demo", port=free_port())) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def query_server(demo: DemoAccount) -> Iterator[ServerThread]:
+    settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=20)
+    with ServerThread(settings) as server:
         yield server
 
 
@@ -112,6 +122,8 @@ async def test_column_statistics_equal_duckdb_over_every_file_of_each_lake_table
         for name in names:
             table = await read_everywhere(demo_server.url, demo_handler,
                                           f"athena://databases/{database}/tables/{name}")
+            if "view" in table:
+                continue
             statistics = table["column_statistics"]
             assert statistics["source"] == "glue:GetColumnStatisticsForTable" and "error" not in statistics, name
             paths = _table_files(demo_caller.account_id, table["location"], tmp_path / database / name)
@@ -140,3 +152,33 @@ async def test_a_table_without_statistics_says_so_with_the_command_that_computes
     assert statistics["compute"].startswith(
         f"aws glue start-column-statistics-task-run --database-name {LAKEHOUSE} --table-name {ICEBERG_TABLE} --role")
     assert "no column statistics" in statistics["note"]
+
+
+@pytest.mark.usefixtures("quick_queries")
+async def test_the_views_read_as_their_sql_with_their_base_tables_linked_and_athena_answers_on_them(
+        demo_server: ServerThread, query_server: ServerThread,
+        demo_handler: Callable[[dict[str, Any]], dict[str, Any]], demo_caller: DemoAccount) -> None:
+    athena_view = await read_everywhere(demo_server.url, demo_handler, "athena://databases/sales/tables/orders_by_channel")
+    catalog_view = await read_everywhere(demo_server.url, demo_handler, "athena://databases/sales/tables/returns_summary")
+    orders = {"database": "sales", "table": "orders", "uri": "permissions://tables/sales/orders"}
+    assert athena_view["view"] == {
+        "kind": "athena_view", "sql": ORDERS_BY_CHANNEL_SQL, "truncated": False, "runs_as": "invoker",
+        "base_tables": [orders], "note": athena_view["view"]["note"]}
+    assert catalog_view["view"]["sql"] == RETURNS_SUMMARY_SQL and catalog_view["view"]["runs_as"] == "definer"
+    assert catalog_view["view"]["definer"] == f"arn:aws:iam::{demo_caller.account_id}:role/{VIEW_DEFINER_ROLE}"
+    assert catalog_view["view"]["dialects"] == [{"dialect": "ATHENA", "version": "3", "stale": None}]
+    assert catalog_view["view"]["base_tables"] == [orders]
+    assert "column_statistics" not in athena_view and "column_statistics" not in catalog_view
+
+    day = "2026-03-01"
+    by_channel = answer(await query(query_server, "2026-07-28", sql=(
+        f"SELECT channel, orders FROM sales.orders_by_channel WHERE order_date = '{day}' ORDER BY channel")))
+    direct = answer(await query(query_server, "2026-07-28", sql=(
+        f"SELECT channel, count(*) AS orders FROM sales.orders WHERE order_date = '{day}' GROUP BY channel "
+        "ORDER BY channel")))
+    assert by_channel["state"] == "SUCCEEDED" and by_channel["results"]["rows"] == direct["results"]["rows"]
+    returns = answer(await query(query_server, "2026-07-28", sql=(
+        f"SELECT sum(returned_orders) AS n FROM sales.returns_summary WHERE order_date = '{day}'")))
+    returned = answer(await query(query_server, "2026-07-28", sql=(
+        f"SELECT count(*) AS n FROM sales.orders WHERE order_date = '{day}' AND status = 'returned'")))
+    assert returns["state"] == "SUCCEEDED" and returns["results"]["rows"] == returned["results"]["rows"]

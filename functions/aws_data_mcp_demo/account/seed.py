@@ -56,7 +56,7 @@ from aws_data_mcp_demo.account.seed_data import (
     policy,
     roles,
 )
-from aws_data_mcp_demo.account.table_facts import seed_column_statistics
+from aws_data_mcp_demo.account.table_facts import seed_column_statistics, seed_views
 
 BotoClient = Any  # boto3 clients are generated at runtime; no stubs in the runtime set.
 
@@ -323,6 +323,7 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
             future.result()
         glue_done.result()
         seed_column_statistics(clients["glue"], tables, now)
+        views = seed_views(clients["glue"], account_id, region)
         if lakehouse is not None:
             lakehouse.result()
         encrypt_prefixes(clients["s3"], keys)
@@ -343,6 +344,7 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
     databases: dict[str, tuple[str, ...]] = {
         name: tuple(table.name for table in TABLES if table.database == name) for name in DATABASES
     }
+    databases["sales"] = (*databases["sales"], *views)
     locations = {f"{t.database}.{t.name}": f"s3://{t.bucket}/{t.prefix}" for t in TABLES}
     if lakehouse is not None:
         databases[lakehouse_seed.DATABASE] = (lakehouse_seed.TABLE, lakehouse_seed.CLICKSTREAM)

@@ -1,5 +1,5 @@
 """What the demo account knows of its tables before a first query: Glue column statistics computed from the lake's
-own files, so they are true.
+own files, so they are true; two views over the orders (an Athena view and a Glue Data Catalog view).
 
 Each lake table's files are read by DuckDB (in the table's format, with its Glue types) and the statistics Glue's
 column statistics task would compute are written through Glue's own UpdateColumnStatisticsForTable (the demo's
@@ -9,7 +9,9 @@ structs) are left without, as Glue leaves them.
 
 from __future__ import annotations
 
+import base64
 import functools
+import json
 import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime, time
@@ -127,3 +129,58 @@ def seed_column_statistics(glue: BotoClient, tables: Iterable[TableFiles], analy
                                                     ColumnStatisticsList=entries[start:start + 25])
         written[lake.name] = len(entries)
     return written
+
+
+# --------------------------------------------------------------------------- views over the orders
+
+ORDERS_BY_CHANNEL_SQL = ("SELECT channel, order_date, count(*) AS orders, sum(total_amount) AS total_amount\n"
+                         "FROM orders\nGROUP BY channel, order_date")
+"""An Athena view (`sales.orders_by_channel`): its SQL names `orders` unqualified, as a view's may (its schema's)."""
+RETURNS_SUMMARY_SQL = ("SELECT currency, order_date, count(*) AS returned_orders, "
+                       "sum(total_amount) AS returned_amount\nFROM sales.orders\nWHERE status = 'returned'\n"
+                       "GROUP BY currency, order_date")
+"""A Glue Data Catalog view (`sales.returns_summary`), defined by the data engineers' role."""
+VIEW_DEFINER_ROLE = "acme-etl-lambda-role"
+
+
+def _view_columns(columns: tuple[tuple[str, str, str], ...]) -> dict[str, Any]:
+    return {"Columns": [{"Name": name, "Type": kind, "Comment": comment} for name, kind, comment in columns],
+            "SerdeInfo": {}}
+
+
+def athena_view_text(sql: str, schema: str, columns: list[tuple[str, str]], owner: str) -> str:
+    """A view's ViewOriginalText as Athena writes it: its definition as base64 JSON in a comment."""
+    document = {"originalSql": sql, "catalog": "awsdatacatalog", "schema": schema,
+                "columns": [{"name": name, "type": kind} for name, kind in columns], "owner": owner,
+                "runAsInvoker": False, "properties": {}}
+    return f"/* Presto View: {base64.b64encode(json.dumps(document).encode()).decode()} */"
+
+
+def seed_views(glue: BotoClient, account_id: str, region: str) -> tuple[str, ...]:
+    """The Athena view sales.orders_by_channel and the Data Catalog view sales.returns_summary, both over
+    sales.orders; their names."""
+    channel = (("channel", "string", "web | mobile | store"), ("order_date", "string", "Order date, yyyy-MM-dd"),
+               ("orders", "bigint", "Orders placed"),
+               ("total_amount", "decimal(38,2)", "Their total, in each order's currency (mixed: see currency)"))
+    glue.create_table(DatabaseName="sales", TableInput={
+        "Name": "orders_by_channel", "TableType": "VIRTUAL_VIEW", "Owner": "sales-analytics",
+        "Description": "Orders and their total per channel and day (an Athena view over sales.orders).",
+        "Parameters": {"presto_view": "true", "comment": "Presto View"},
+        "ViewOriginalText": athena_view_text(ORDERS_BY_CHANNEL_SQL, "sales", [
+            ("channel", "varchar"), ("order_date", "varchar"), ("orders", "bigint"),
+            ("total_amount", "decimal(38,2)")], f"arn:aws:iam::{account_id}:user/alice.nguyen"),
+        "ViewExpandedText": "/* Presto View */", "StorageDescriptor": _view_columns(channel)})
+    returns = (("currency", "string", "ISO 4217 code of the amounts"),
+               ("order_date", "string", "Order date, yyyy-MM-dd"),
+               ("returned_orders", "bigint", "Orders returned"),
+               ("returned_amount", "decimal(38,2)", "Their total, in currency"))
+    glue.create_table(DatabaseName="sales", TableInput={
+        "Name": "returns_summary", "TableType": "VIRTUAL_VIEW", "Owner": "data-engineering",
+        "Description": "Returned orders per currency and day (a Glue Data Catalog view over sales.orders).",
+        "StorageDescriptor": _view_columns(returns),
+        "ViewDefinition": {
+            "IsProtected": True, "Definer": f"arn:aws:iam::{account_id}:role/{VIEW_DEFINER_ROLE}",
+            "SubObjects": [f"arn:aws:glue:{region}:{account_id}:table/sales/orders"],
+            "Representations": [{"Dialect": "ATHENA", "DialectVersion": "3", "ViewOriginalText": RETURNS_SUMMARY_SQL,
+                                 "ViewExpandedText": RETURNS_SUMMARY_SQL}]}})
+    return "orders_by_channel", "returns_summary"

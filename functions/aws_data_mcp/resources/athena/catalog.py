@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from aws_data_mcp.lakehouse.formats import DeltaTable, HudiTable
     from aws_data_mcp.lakehouse.iceberg import IcebergTable
     from aws_data_mcp.resources.athena.column_stats import ColumnStatistics
+    from aws_data_mcp.resources.athena.views import View
 
 T = TypeVar("T")
 
@@ -129,6 +130,8 @@ class Table(TypedDict):
     hudi: NotRequired[HudiTable]
     column_statistics: NotRequired[ColumnStatistics]
     """Glue's column statistics (distinct values, nulls, ranges, lengths), or what computes them."""
+    view: NotRequired[View]
+    """A view's SQL decoded (Athena's or a Data Catalog view's), whom it runs as, and its base tables linked."""
 
 
 def in_catalog(catalog_id: str | None) -> dict[str, str]:
@@ -324,7 +327,7 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
                     catalog_id: str | None = None) -> Table:
     """The table resource's answer, in the default catalog or in `catalog` (Glue's id: `catalog_id`). Column access
     is read from Lake Formation for the default catalog; in another it is said to be unknown, never guessed."""
-    from aws_data_mcp.resources.athena import column_stats, open_tables
+    from aws_data_mcp.resources.athena import column_stats, open_tables, views
 
     where = f"Glue database {database!r}" + (f" of catalog {catalog!r}" if catalog else "")
     found = glue_call(lambda: open_tables.get_table(request.client("glue"), database, name, **in_catalog(catalog_id)),
@@ -332,7 +335,7 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
     kind = table_format(found)
     descriptor = found.get("StorageDescriptor") or {}
     # A view's columns have no statistics: Glue's task computes them over a table's files.
-    data_columns = {} if found.get("TableType") == "VIRTUAL_VIEW" else {
+    data_columns = {} if views.is_view(found) else {
         c["Name"]: c.get("Type") for c in descriptor.get("Columns") or []}
     wave = side_by_side(request, lake=[] if catalog else _lake_formation_calls(request, database, name),
                         format=open_tables.format_calls(request, found, kind),
@@ -359,6 +362,8 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
     if data_columns:
         answer["column_statistics"] = column_stats.column_statistics(database, found["Name"], data_columns,
                                                                      wave["stats"])
+    if views.is_view(found):
+        answer["view"] = views.describe_view(found, database)
     names = (*([catalog] if catalog else []), database, found["Name"])
     return answer | open_tables.format_details(found, kind, names, wave["format"])  # type: ignore[return-value]
 
