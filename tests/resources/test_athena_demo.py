@@ -80,7 +80,7 @@ async def test_the_demo_caller_sees_exactly_the_seeded_estate(demo_server: Serve
     assert {e["workgroup"] for e in history["executions"]} == set(inventory.query_workgroups)
     assert {t["name"]: t["format"] for t in sales["tables"]} == {
         "orders": "parquet", "order_items": "parquet", "customers": "parquet", "products": "parquet",
-        "exchange_rates": "csv", "raw_orders": "csv"}
+        "exchange_rates": "csv", "raw_orders": "csv", "orders_by_channel": "view", "returns_summary": "view"}
     assert all(t["description"] for t in sales["tables"])  # an agent picks its tables from the list alone
     columns = [c["name"] for c in query["results"]["columns"]]
     assert query["results"]["rows"] and len(query["results"]["rows"][0]) == len(columns)
