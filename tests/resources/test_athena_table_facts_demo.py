@@ -18,10 +18,17 @@ from moto.s3.models import s3_backends
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp_demo.account.emulated import DemoAccount
+from aws_data_mcp_demo.account.lake_tables import lake_files
 from aws_data_mcp_demo.account.lakehouse import DATABASE as LAKEHOUSE
 from aws_data_mcp_demo.account.lakehouse import TABLE as ICEBERG_TABLE
 from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
-from aws_data_mcp_demo.account.table_facts import ORDERS_BY_CHANNEL_SQL, RETURNS_SUMMARY_SQL, VIEW_DEFINER_ROLE
+from aws_data_mcp_demo.account.table_facts import (
+    ORDERS_BY_CHANNEL_SQL,
+    ORDERS_RULES,
+    ORDERS_RULESET,
+    RETURNS_SUMMARY_SQL,
+    VIEW_DEFINER_ROLE,
+)
 from support.events import load_event
 from support.queries import answer, query
 from support.reading import read_everywhere
@@ -182,3 +189,21 @@ async def test_the_views_read_as_their_sql_with_their_base_tables_linked_and_ath
     returned = answer(await query(query_server, "2026-07-28", sql=(
         f"SELECT count(*) AS n FROM sales.orders WHERE order_date = '{day}' AND status = 'returned'")))
     assert returns["state"] == "SUCCEEDED" and returns["results"]["rows"] == returned["results"]["rows"]
+
+
+async def test_freshness_names_the_newest_partition_and_the_failed_data_quality_rule(
+        demo_server: ServerThread, demo_handler: Callable[[dict[str, Any]], dict[str, Any]],
+        demo_caller: DemoAccount) -> None:
+    orders = await read_everywhere(demo_server.url, demo_handler, "athena://databases/sales/tables/orders")
+    fresh = orders["freshness"]
+    newest = max(lake_files()["sales.orders"].rows)
+    assert fresh["newest_partition"]["values"] == {"order_date": newest.split("=")[1]}
+    assert fresh["newest_partition"]["written"] and fresh["partitions_complete"] is True
+    assert fresh["partition_indexes"] == [] and "errors" not in fresh
+    quality = fresh["data_quality"]
+    assert quality["ruleset"] == ORDERS_RULESET and quality["rules"] == len(ORDERS_RULES) and quality["score"] == 0.75
+    assert quality["failed_rules"] == [{"name": "Rule_4", "rule": 'ColumnValues "currency" in ["USD", "EUR"]',
+                                        "message": "Value: GBP does not meet the constraint requirement!"}]
+    customers = await read_everywhere(demo_server.url, demo_handler, "athena://databases/sales/tables/customers")
+    assert customers["freshness"]["data_quality"] is None and "newest_partition" not in customers["freshness"]
+    assert "no result" in customers["freshness"]["note"]

@@ -14,7 +14,7 @@ import functools
 import json
 import tempfile
 from collections.abc import Iterable, Mapping
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 from types import MappingProxyType
@@ -184,3 +184,38 @@ def seed_views(glue: BotoClient, account_id: str, region: str) -> tuple[str, ...
             "Representations": [{"Dialect": "ATHENA", "DialectVersion": "3", "ViewOriginalText": RETURNS_SUMMARY_SQL,
                                  "ViewExpandedText": RETURNS_SUMMARY_SQL}]}})
     return "orders_by_channel", "returns_summary"
+
+
+# --------------------------------------------------------------------------- Data Quality on the orders
+
+ORDERS_RULESET = "sales_orders_checks"
+ORDERS_RULES = (
+    ("Rule_1", 'IsComplete "order_id"', "PASS", None),
+    ("Rule_2", 'IsUnique "order_id"', "PASS", None),
+    ("Rule_3", 'ColumnValues "channel" in ["web", "mobile", "store"]', "PASS", None),
+    ("Rule_4", 'ColumnValues "currency" in ["USD", "EUR"]', "FAIL",
+     "Value: GBP does not meet the constraint requirement!"),
+)
+"""The checks the demo's Data Quality ran on sales.orders: true of its data (GBP orders fail the currency rule)."""
+
+
+def seed_data_quality(account_id: str, region: str, now: datetime) -> str:
+    """One Data Quality evaluation result on sales.orders, on moto's Glue backend (as a finished run leaves it; no
+    API writes a result); its id."""
+    from moto.glue.models import glue_backends
+
+    from aws_data_mcp_demo.emulator.data_quality import RESULTS_ATTRIBUTE
+
+    result_id = "dqresult-0f3c2a9b7e1d4c58a6b2"
+    passed = sum(1 for _, _, outcome, _ in ORDERS_RULES if outcome == "PASS")
+    result = {
+        "ResultId": result_id, "Score": passed / len(ORDERS_RULES), "RulesetName": ORDERS_RULESET,
+        "DataSource": {"GlueTable": {"DatabaseName": "sales", "TableName": "orders"}},
+        "EvaluationContext": ORDERS_RULESET, "RulesetEvaluationRunId": "dqrun-5b1e7c0a2f9d4e36",
+        "StartedOn": now - timedelta(hours=3, minutes=4), "CompletedOn": now - timedelta(hours=3),
+        "RuleResults": [{"Name": name, "Description": rule, "EvaluatedRule": rule, "Result": outcome,
+                         **({"EvaluationMessage": message} if message else {})}
+                        for name, rule, outcome, message in ORDERS_RULES]}
+    backend = glue_backends[account_id][region]
+    setattr(backend, RESULTS_ATTRIBUTE, {**getattr(backend, RESULTS_ATTRIBUTE, {}), result_id: result})
+    return result_id
