@@ -167,7 +167,8 @@ async def test_the_views_read_as_their_sql_with_their_base_tables_linked_and_ath
         demo_handler: Callable[[dict[str, Any]], dict[str, Any]], demo_caller: DemoAccount) -> None:
     athena_view = await read_everywhere(demo_server.url, demo_handler, "athena://databases/sales/tables/orders_by_channel")
     catalog_view = await read_everywhere(demo_server.url, demo_handler, "athena://databases/sales/tables/returns_summary")
-    orders = {"database": "sales", "table": "orders", "uri": "permissions://tables/sales/orders"}
+    orders = {"database": "sales", "table": "orders", "uri": "athena://databases/sales/tables/orders",
+              "explain": "permissions://tables/sales/orders"}
     assert athena_view["view"] == {
         "kind": "athena_view", "sql": ORDERS_BY_CHANNEL_SQL, "truncated": False, "runs_as": "invoker",
         "base_tables": [orders], "note": athena_view["view"]["note"]}

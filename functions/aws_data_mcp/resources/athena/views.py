@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
+from urllib.parse import quote
 
 from sqlglot import exp, parse_one
 from sqlglot.errors import SqlglotError
@@ -34,6 +35,8 @@ class BaseTable(TypedDict):
     """Where it is not the default catalog (an account id, or a catalog's name)."""
     uri: str | None
     """Its table resource (null for a table in another catalog)."""
+    explain: str | None
+    """Its access explainer (null for a table in another catalog)."""
 
 
 class Dialect(TypedDict):
@@ -90,7 +93,9 @@ def base_tables(sql: str | None, database: str, catalog: str | None = None) -> l
 
 
 def _linked(catalog: str, database: str, table: str) -> BaseTable:
-    entry = BaseTable(database=database, table=table, uri=table_uri(database, table) if catalog == _GLUE_CATALOG
+    here = catalog == _GLUE_CATALOG
+    entry = BaseTable(database=database, table=table, explain=table_uri(database, table) if here else None,
+                      uri=f"athena://databases/{quote(database, safe='')}/tables/{quote(table, safe='')}" if here
                       else None)
     if catalog != _GLUE_CATALOG:
         entry["catalog"] = catalog
