@@ -208,3 +208,26 @@ async def test_freshness_names_the_newest_partition_and_the_failed_data_quality_
     customers = await read_everywhere(demo_server.url, demo_handler, "athena://databases/sales/tables/customers")
     assert customers["freshness"]["data_quality"] is None and "newest_partition" not in customers["freshness"]
     assert "no result" in customers["freshness"]["note"]
+
+
+@pytest.mark.usefixtures("quick_queries")
+async def test_the_first_query_reads_the_newest_partition_and_its_estimate_is_what_athena_query_answers(
+        demo_server: ServerThread, query_server: ServerThread,
+        demo_handler: Callable[[dict[str, Any]], dict[str, Any]], demo_caller: DemoAccount) -> None:
+    orders = await read_everywhere(demo_server.url, demo_handler, "athena://databases/sales/tables/orders")
+    first = orders["first_query"]
+    newest = max(lake_files()["sales.orders"].rows)
+    day = newest.split("=")[1]
+    assert first["sql"] == ('SELECT "order_id", "customer_id", "order_ts", "status", "currency", "order_date"\n'
+                            f'FROM "sales"."orders"\nWHERE "order_date" = \'{day}\'\nLIMIT 10')
+    assert first["estimate"] == {"tool": "athena_query", "arguments": {
+        "sql": first["sql"], "database": "sales", "estimate_only": True}}
+    estimate = answer(await query(query_server, "2026-07-28", **first["estimate"]["arguments"]))
+    assert estimate["state"] == "SUCCEEDED" and estimate["estimate"]["available"], estimate
+    ran = answer(await query(query_server, "2026-07-28", sql=first["sql"], database="sales"))
+    assert ran["state"] == "SUCCEEDED" and len(ran["results"]["rows"]) == 10
+    assert {row[-1] for row in ran["results"]["rows"]} == {day}
+    everything = answer(await query(query_server, "2026-07-28", database="sales", estimate_only=True,
+                                    sql="SELECT * FROM sales.orders"))
+    sample, whole = estimate["estimate"]["input_bytes"], everything["estimate"]["input_bytes"]
+    assert 0 < sample * 50 < whole and estimate["estimate"]["over_cutoff"] is False  # one day of 120

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from aws_data_mcp.lakehouse.formats import DeltaTable, HudiTable
     from aws_data_mcp.lakehouse.iceberg import IcebergTable
     from aws_data_mcp.resources.athena.column_stats import ColumnStatistics
+    from aws_data_mcp.resources.athena.first_query import FirstQuery
     from aws_data_mcp.resources.athena.freshness import Freshness
     from aws_data_mcp.resources.athena.views import View
 
@@ -134,6 +135,8 @@ class Table(TypedDict):
     view: NotRequired[View]
     freshness: NotRequired[Freshness]
     """The newest partition and when written, the partition indexes, Glue Data Quality's latest result."""
+    first_query: NotRequired[FirstQuery]
+    """One cheap sample query (the newest partition, a few columns, LIMIT 10) and the call that estimates it."""
     """A view's SQL decoded (Athena's or a Data Catalog view's), whom it runs as, and its base tables linked."""
 
 
@@ -332,7 +335,7 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
                     catalog_id: str | None = None) -> Table:
     """The table resource's answer, in the default catalog or in `catalog` (Glue's id: `catalog_id`). Column access
     is read from Lake Formation for the default catalog; in another it is said to be unknown, never guessed."""
-    from aws_data_mcp.resources.athena import column_stats, freshness, open_tables, views
+    from aws_data_mcp.resources.athena import column_stats, first_query, freshness, open_tables, views
 
     where = f"Glue database {database!r}" + (f" of catalog {catalog!r}" if catalog else "")
     found = glue_call(lambda: open_tables.get_table(request.client("glue"), database, name, **in_catalog(catalog_id)),
@@ -378,6 +381,9 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
         result = request.fan_out(Call.run, [freshness.result_call(request, result_id)],
                                  action=Call.action_of)[0] if result_id else None
         answer["freshness"] = freshness.freshness(found, fresh, result)
+    if not catalog:
+        newest = (answer.get("freshness") or {}).get("newest_partition") or {}
+        answer["first_query"] = first_query.first_query(database, found["Name"], columns, keys, newest.get("values"))
     names = (*([catalog] if catalog else []), database, found["Name"])
     return answer | open_tables.format_details(found, kind, names, wave["format"])  # type: ignore[return-value]
 
