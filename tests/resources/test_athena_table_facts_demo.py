@@ -123,6 +123,7 @@ async def test_column_statistics_equal_duckdb_over_every_file_of_each_lake_table
         demo_server: ServerThread, demo_handler: Callable[[dict[str, Any]], dict[str, Any]],
         demo_caller: DemoAccount, tmp_path: Path) -> None:
     compared: dict[str, int] = {}
+    hidden: list[str] = []
     for database, names in demo_caller.inventory.databases.items():
         if database in (LAKEHOUSE, "enterprise"):
             continue
@@ -138,6 +139,10 @@ async def test_column_statistics_equal_duckdb_over_every_file_of_each_lake_table
                 scan = _reader(table, paths)
                 for column in table["columns"]:
                     kind = column["type"]
+                    if column.get("readable") is False:  # Lake Formation keeps its values from the caller
+                        assert column["name"] not in {*statistics["columns"], *statistics["missing"]}, name
+                        hidden.append(f"{database}.{name}.{column['name']}")
+                        continue
                     if not kind.startswith((*NUMBERS, *STRINGS, "boolean")):
                         assert column["name"] in statistics["not_computed"], (name, column)
                         continue
@@ -146,7 +151,9 @@ async def test_column_statistics_equal_duckdb_over_every_file_of_each_lake_table
                         (name, column["name"])
                     compared[f"{database}.{name}"] = compared.get(f"{database}.{name}", 0) + 1
             assert statistics["missing"] == [] and statistics["compute"] is None, name
-    assert len(compared) >= 14 and sum(compared.values()) >= 70, compared
+    assert len(compared) >= 13 and sum(compared.values()) >= 60, (compared, hidden)
+    # Lake Formation's column grants (seed_data): the caller reads none of churn_labels, not avg_basket
+    assert "ml_features.customer_features.avg_basket" in hidden and "ml_features.churn_labels.churned" in hidden
 
 
 async def test_a_table_without_statistics_says_so_with_the_command_that_computes_them(

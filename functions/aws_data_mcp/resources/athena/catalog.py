@@ -370,9 +370,9 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
     )
     if catalog:
         answer["catalog"] = catalog
-    if data_columns:
-        answer["column_statistics"] = column_stats.column_statistics(database, found["Name"], data_columns,
-                                                                     wave["stats"])
+    if data_columns:  # a column the caller may not read shows no statistics either (its range is its data)
+        shown = {name: kind for name, kind in data_columns.items() if name not in access["hidden_columns"]}
+        answer["column_statistics"] = column_stats.column_statistics(database, found["Name"], shown, wave["stats"])
     if views.is_view(found):
         answer["view"] = views.describe_view(found, database)
     if fresh_calls:

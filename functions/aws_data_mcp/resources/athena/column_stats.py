@@ -125,13 +125,14 @@ def describe_statistic(found: Mapping[str, Any]) -> ColumnStatistic:
 
 def column_statistics(database: str, table: str, types: Mapping[str, str | None],
                       outcomes: Sequence[Outcome[Call[Any], Any]]) -> ColumnStatistics:
-    """The statistics `statistics_calls` read, by column (`types`: each column's Glue type); the columns without
-    any named, with how to compute them."""
+    """The statistics `statistics_calls` read, by column (`types`: each column shown and its Glue type; the others
+    are left out); the columns without any named, with how to compute them."""
     columns = list(types)
     found: dict[str, ColumnStatistic] = {}
     for outcome in outcomes:
         for entry in (outcome.value or {}).get("ColumnStatisticsList") or [] if outcome.error is None else []:
-            found[entry["ColumnName"]] = describe_statistic(entry)
+            if entry["ColumnName"] in types:  # only the columns asked about: not those the caller may not read
+                found[entry["ColumnName"]] = describe_statistic(entry)
     missing = [name for name in columns if name not in found and statistics_type(types[name])]
     failed = next((outcome.error for outcome in outcomes if outcome.error is not None), None)
     answer = ColumnStatistics(source=ACTION, columns=found, missing=missing,
