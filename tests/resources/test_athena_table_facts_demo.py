@@ -151,6 +151,8 @@ async def test_column_statistics_equal_duckdb_over_every_file_of_each_lake_table
                         (name, column["name"])
                     compared[f"{database}.{name}"] = compared.get(f"{database}.{name}", 0) + 1
             assert statistics["missing"] == [] and statistics["compute"] is None, name
+            readable = [c for c in table["columns"] if c.get("readable") is not False]
+            assert ("first_query" in table) == bool(readable), name
     assert len(compared) >= 13 and sum(compared.values()) >= 60, (compared, hidden)
     # Lake Formation's column grants (seed_data): the caller reads none of churn_labels, not avg_basket
     assert "ml_features.customer_features.avg_basket" in hidden and "ml_features.churn_labels.churned" in hidden

@@ -383,7 +383,8 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
         answer["freshness"] = freshness.freshness(found, fresh, result)
     if not catalog:
         newest = (answer.get("freshness") or {}).get("newest_partition") or {}
-        answer["first_query"] = first_query.first_query(database, found["Name"], columns, keys, newest.get("values"))
+        if sample := first_query.first_query(database, found["Name"], columns, keys, newest.get("values")):
+            answer["first_query"] = sample
     names = (*([catalog] if catalog else []), database, found["Name"])
     return answer | open_tables.format_details(found, kind, names, wave["format"])  # type: ignore[return-value]
 

@@ -37,10 +37,13 @@ def _literal(value: str, glue_type: str | None) -> str:
 
 
 def first_query(database: str, table: str, columns: Sequence[Mapping[str, Any]], keys: Sequence[Mapping[str, Any]],
-                newest: Mapping[str, str] | None) -> FirstQuery:
-    """The sample: the first readable columns, the partition keys, filtered on the newest partition where known."""
+                newest: Mapping[str, str] | None) -> FirstQuery | None:
+    """The sample: the first readable columns, the partition keys, filtered on the newest partition where known;
+    None where the caller may read no column (any query of it answers COLUMN_NOT_FOUND)."""
     readable = [c["name"] for c in columns if c.get("readable", True)][:SAMPLE_COLUMNS]
-    shown = [*readable, *(k["name"] for k in keys if k.get("readable", True))] or ["*"]
+    shown = [*readable, *(k["name"] for k in keys if k.get("readable", True))] or (["*"] if not columns else [])
+    if not shown:
+        return None
     types = {k["name"]: k.get("type") for k in keys}
     where = " AND ".join(f"{_quoted(key)} = {_literal(value, types.get(key))}" for key, value in (newest or {}).items())
     sql = (f"SELECT {', '.join(c if c == '*' else _quoted(c) for c in shown)}\nFROM {_quoted(database)}."
