@@ -83,7 +83,9 @@ def base_tables(sql: str | None, database: str, catalog: str | None = None) -> l
         return []
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     seen: dict[tuple[str, str, str], BaseTable] = {}
-    for table in tree.find_all(exp.Table):
+    # In the order the text names them (the parser keeps each name's offset).
+    for table in sorted(tree.find_all(exp.Table), key=lambda t: int(t.this.meta.get("start", 0))
+                        if isinstance(t.this, exp.Identifier) else 0):
         if not table.name or (not table.db and table.name.lower() in ctes):
             continue
         where = (table.catalog or catalog or _GLUE_CATALOG).lower()
