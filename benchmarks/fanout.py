@@ -56,6 +56,9 @@ EXECUTIONS = 200
 DATABASES = 20
 TABLES = 10
 """Per database, each in one of the buckets."""
+PARTITIONS = 300
+MANY_PARTITIONS = "daily_orders"
+"""A table of `PARTITIONS` partitions: its table resource makes as many calls as a table of two."""
 USERS = 50
 ROLES = 60
 REGION = "us-east-1"
@@ -100,6 +103,11 @@ SCENARIOS = (
     # the same, with a partition under the root and one in another bucket: GetPartitions follows GetTable (an
     # Iceberg or projected table calls none), so the partitions' reads end one wave after the root's
     Scenario("permissions://tables/sales/far_orders", 4, None, "one table, two partitions (one in another bucket)"),
+    # GetTable -> Lake Formation's calls beside column statistics, one page of partitions, partition indexes and
+    # Data Quality's results (a Data Quality result's details would be one wave more; none here)
+    Scenario("athena://databases/sales/tables/far_orders", 2, None, "one table, two partitions"),
+    # the same calls, however many partitions: one GetPartitions page, never a walk of them
+    Scenario(f"athena://databases/sales/tables/{MANY_PARTITIONS}", 2, None, f"one table, {PARTITIONS} partitions"),
 )
 EXPLAINED_WORKGROUP = "bench-guarded"
 """The workgroup the table explainer checks: its cutoff set and enforced, as athena_query requires."""
@@ -143,6 +151,14 @@ def _seed(endpoint: str) -> dict[str, str]:
         s3.put_object(Bucket=bucket, Key=f"{prefix}part-0.csv", Body=b"id\n1\n")
         glue.create_partition(DatabaseName="sales", TableName="far_orders", PartitionInput={
             "Values": [value], "StorageDescriptor": {"Location": f"s3://{bucket}/{prefix}"}})
+    glue.create_table(DatabaseName="sales", TableInput={
+        "Name": MANY_PARTITIONS, "PartitionKeys": [{"Name": "dt", "Type": "string"}], "StorageDescriptor": {
+            "Location": "s3://bench-bucket-001/daily/", "Columns": [{"Name": "id", "Type": "bigint"}]}})
+    days = [{"Values": [f"day-{day:04d}"], "StorageDescriptor": {"Location": f"s3://bench-bucket-001/daily/d={day}/"}}
+            for day in range(PARTITIONS)]
+    for start in range(0, PARTITIONS, 100):
+        glue.batch_create_partition(DatabaseName="sales", TableName=MANY_PARTITIONS,
+                                    PartitionInputList=days[start:start + 100])
     for index in range(DATABASES):
         glue.create_database(DatabaseInput={"Name": f"bench_db_{index:02d}"})
         for table in range(TABLES):

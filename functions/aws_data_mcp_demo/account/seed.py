@@ -58,6 +58,7 @@ from aws_data_mcp_demo.account.seed_data import (
     policy,
     roles,
 )
+from aws_data_mcp_demo.account.table_facts import seed_column_statistics, seed_data_quality, seed_views
 
 BotoClient = Any  # boto3 clients are generated at runtime; no stubs in the runtime set.
 
@@ -324,6 +325,10 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
         for future in puts:
             future.result()
         glue_done.result()
+        seed_column_statistics(clients["glue"], tables, now)
+        views = seed_views(clients["glue"], account_id, region)
+        if endpoint_url is None:  # a Data Quality result is put on moto's backend: in this process only
+            seed_data_quality(account_id, region, now)
         if lakehouse is not None:
             lakehouse.result()
         encrypt_prefixes(clients["s3"], keys)
@@ -347,6 +352,7 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
     databases: dict[str, tuple[str, ...]] = {
         name: tuple(table.name for table in TABLES if table.database == name) for name in DATABASES
     }
+    databases["sales"] = (*databases["sales"], *views)
     locations = {f"{t.database}.{t.name}": f"s3://{t.bucket}/{t.prefix}" for t in TABLES}
     if lakehouse is not None:
         databases[lakehouse_seed.DATABASE] = (lakehouse_seed.TABLE, lakehouse_seed.CLICKSTREAM)

@@ -675,7 +675,7 @@ def caller_read_policy() -> str:
             "Effect": "Allow",
             "Action": [
                 "athena:List*", "athena:Get*", "athena:BatchGet*",
-                "glue:Get*", "glue:BatchGet*", "glue:SearchTables",
+                "glue:Get*", "glue:BatchGet*", "glue:SearchTables", "glue:ListDataQualityResults",
                 "iam:List*", "iam:Get*", "iam:SimulatePrincipalPolicy",
                 "sso:List*", "sso:Describe*", "sso:Get*",
                 "identitystore:List*", "identitystore:Describe*",

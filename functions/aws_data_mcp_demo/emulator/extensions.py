@@ -42,6 +42,8 @@ from aws_data_mcp_demo.access.decisions import (
 )
 from aws_data_mcp_demo.access.request_context import s3_request_keys, via_s3
 from aws_data_mcp_demo.emulator.athena import ATHENA, EXECUTION_DETAILS_ATTR
+from aws_data_mcp_demo.emulator.column_statistics import COLUMN_STATISTICS
+from aws_data_mcp_demo.emulator.data_quality import DATA_QUALITY
 from aws_data_mcp_demo.emulator.iam_simulator import simulate_principal_policy
 from aws_data_mcp_demo.emulator.lake_formation import list_permissions as every_grant_listed
 from aws_data_mcp_demo.emulator.paging import BUCKET_REGIONS, GLUE, LISTING_PAGES, PAGE_LIMITS
@@ -241,7 +243,7 @@ RESOURCE_CHECKS: tuple[Extension, ...] = (
 )
 
 EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *DYNAMODB, *ATHENA, *GLUE, *S3_TABLES, *IAM, *RESOURCE_CHECKS,
-                                     *SEARCH)
+                                     *SEARCH, *COLUMN_STATISTICS, *DATA_QUALITY)
 """Installed wherever moto stands in for AWS (the demo account, the test suite's server, the benchmarks)."""
 
 

@@ -57,6 +57,7 @@ from aws_data_mcp_demo.engine.trino_semantics import (
     syntax_refusal,
     unknown_function,
 )
+from aws_data_mcp_demo.engine.views import expand_views
 
 _CATALOG = "awsdatacatalog"
 _EXPLAIN_IO = re.compile(r"^\s*EXPLAIN\s*\((?P<options>[^()]*)\)(?P<query>.*)$", re.IGNORECASE | re.DOTALL)
@@ -365,7 +366,7 @@ def _explain_io(sql: str, *, database: str | None, account_id: str, region: str,
                 access: Access | None) -> QueryResult:
     """EXPLAIN (TYPE IO, FORMAT JSON) of ``sql`` as Athena answers it from the statistics of what it reads (the
     catalog's checks apply, no data is read)."""
-    tree = _parsed_query(sql)
+    tree = expand_views(_parsed_query(sql), database, account_id, region, access and access.catalog)
     tables = _lake_tables(tree)
     sources = [_resolve(table, sql, database, account_id, region, access) for table in tables]
     needed = _needed(tree, tables, sources, database)
@@ -428,7 +429,7 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
         query = re.sub(r"\S", " ", sql[:explained.start("query")]) + explained.group("query")
         return _explain_io(query, database=database, account_id=account_id, region=region,
                            output=workdir / f"{result_name}.duckdb", access=access)
-    tree = _parsed_query(sql)
+    tree = expand_views(_parsed_query(sql), database, account_id, region, access and access.catalog)
     original = tree.copy()
     tables = _lake_tables(tree)
     sources: list[Source] = []

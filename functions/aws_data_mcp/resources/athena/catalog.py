@@ -24,6 +24,10 @@ from aws_data_mcp.resources.resolving import ItemError, attempt, iso, side_by_si
 if TYPE_CHECKING:
     from aws_data_mcp.lakehouse.formats import DeltaTable, HudiTable
     from aws_data_mcp.lakehouse.iceberg import IcebergTable
+    from aws_data_mcp.resources.athena.column_stats import ColumnStatistics
+    from aws_data_mcp.resources.athena.first_query import FirstQuery
+    from aws_data_mcp.resources.athena.freshness import Freshness
+    from aws_data_mcp.resources.athena.views import View
 
 T = TypeVar("T")
 
@@ -128,6 +132,14 @@ class Table(TypedDict):
     hudi: NotRequired[HudiTable]
     table_bucket: NotRequired[str]
     """An S3 table's table bucket, by its ARN (the `s3tables:*` actions' resource)."""
+    column_statistics: NotRequired[ColumnStatistics]
+    """Glue's column statistics (distinct values, nulls, ranges, lengths), or what computes them."""
+    view: NotRequired[View]
+    """A view's SQL decoded (Athena's or a Data Catalog view's), whom it runs as, and its base tables linked."""
+    freshness: NotRequired[Freshness]
+    """The newest partition and when written, the partition indexes, Glue Data Quality's latest result."""
+    first_query: NotRequired[FirstQuery]
+    """One cheap sample query (the newest partition, a few columns, LIMIT 10) and the call that estimates it."""
 
 
 def in_catalog(catalog_id: str | None) -> dict[str, str]:
@@ -299,11 +311,15 @@ def _shown_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
     name="athena-table",
     title="One table",
     description="One Glue table: columns with types and comments, partition keys, S3 location, format, SerDe, "
-    "the parameters worth showing, and a view's SQL. An Iceberg table adds its schema with field ids, partitioning "
+    "the parameters worth showing, a view's SQL and base tables, Glue's column statistics (distinct values, nulls, "
+    "ranges), the newest partition, partition indexes and Glue Data Quality's latest result. "
+    "An Iceberg table adds its schema with field ids, partitioning "
     "and how to filter on it, snapshots, branches, tags and the time-travel SQL (from its metadata file); a "
     "projected table each key's range; Delta and Hudi what Athena reads of them.",
     requires="auth",
-    aws_calls=["glue:GetTable", "s3:GetObject", "lakeformation:ListResources", "lakeformation:ListPermissions",
+    aws_calls=["glue:GetTable", "glue:GetColumnStatisticsForTable", "glue:GetPartitions", "glue:GetPartitionIndexes",
+               "glue:ListDataQualityResults", "glue:GetDataQualityResult", "s3:GetObject",
+               "lakeformation:ListResources", "lakeformation:ListPermissions",
                "lakeformation:ListDataCellsFilter", "lakeformation:GetResourceLFTags",
                "lakeformation:ListLakeFormationOptIns", "lakeformation:GetDataLakeSettings"],
     completions={"database": complete_database, "table": complete_table},
@@ -321,15 +337,23 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
                     catalog_id: str | None = None) -> Table:
     """The table resource's answer, in the default catalog or in `catalog` (Glue's id: `catalog_id`). Column access
     is read from Lake Formation for the default catalog; in another it is said to be unknown, never guessed."""
-    from aws_data_mcp.resources.athena import open_tables
+    from aws_data_mcp.resources.athena import column_stats, first_query, freshness, open_tables, views
 
     where = f"Glue database {database!r}" + (f" of catalog {catalog!r}" if catalog else "")
     found = glue_call(lambda: open_tables.get_table(request.client("glue"), database, name, **in_catalog(catalog_id)),
                       f"No table {name!r} in {where}")
     kind = table_format(found)
-    wave = side_by_side(request, lake=[] if catalog else _lake_formation_calls(request, database, name),
-                        format=open_tables.format_calls(request, found, kind))
     descriptor = found.get("StorageDescriptor") or {}
+    # A view's columns have no statistics: Glue's task computes them over a table's files.
+    data_columns = {} if views.is_view(found) else {
+        c["Name"]: c.get("Type") for c in descriptor.get("Columns") or []}
+    fresh_calls = {} if catalog or views.is_view(found) else freshness.freshness_calls(
+        request.client("glue"), database, found["Name"], found)
+    wave = side_by_side(request, lake=[] if catalog else _lake_formation_calls(request, database, name),
+                        format=open_tables.format_calls(request, found, kind),
+                        stats=column_stats.statistics_calls(request.client("glue"), database, found["Name"],
+                                                            data_columns, catalog_id),
+                        **{f"fresh.{part}": calls for part, calls in fresh_calls.items()})
     parameters = found.get("Parameters") or {}
     view_sql = found.get("ViewOriginalText")
     columns, keys = _columns(descriptor.get("Columns") or []), _columns(found.get("PartitionKeys") or [])
@@ -348,6 +372,21 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
     )
     if catalog:
         answer["catalog"] = catalog
+    if data_columns:  # a column the caller may not read shows no statistics either (its range is its data)
+        shown = {name: kind for name, kind in data_columns.items() if name not in access["hidden_columns"]}
+        answer["column_statistics"] = column_stats.column_statistics(database, found["Name"], shown, wave["stats"])
+    if views.is_view(found):
+        answer["view"] = views.describe_view(found, database)
+    if fresh_calls:
+        fresh = {part: wave[f"fresh.{part}"] for part in fresh_calls}
+        result_id = freshness.newest_result_id(fresh["data_quality"])
+        result = request.fan_out(Call.run, [freshness.result_call(request, result_id)],
+                                 action=Call.action_of)[0] if result_id else None
+        answer["freshness"] = freshness.freshness(found, fresh, result)
+    if not catalog:
+        newest = (answer.get("freshness") or {}).get("newest_partition") or {}
+        if sample := first_query.first_query(database, found["Name"], columns, keys, newest.get("values")):
+            answer["first_query"] = sample
     names = (*([catalog] if catalog else []), database, found["Name"])
     return answer | open_tables.format_details(found, kind, names, wave["format"])  # type: ignore[return-value]
 

@@ -1,0 +1,72 @@
+"""Views in the demo's Athena: a name in a query that is a Glue view is read as its SQL, as Trino inlines a view.
+
+An Athena view's SQL is the `originalSql` of its `/* Presto View: ... */` text; a Glue Data Catalog view's is its
+ATHENA representation. The view's own unqualified names are its schema's. The view itself is checked as any table
+(Glue's GetTable as the caller); its base tables are then resolved, checked and read as any other table of the
+query (as the invoker: the demo does not switch to a Data Catalog view's definer).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlglot
+from moto.glue.models import glue_backends
+from sqlglot import exp
+from sqlglot.dialects import Athena
+
+from aws_data_mcp.resources.athena.views import presto_view
+from aws_data_mcp_demo.engine.failures import QueryFailure
+
+_MAX_DEPTH = 10
+"""Views over views: deeper than this is taken for a cycle."""
+
+
+def view_sql(definition: dict[str, Any]) -> str | None:
+    """The SQL Athena runs for the Glue table `definition`, if it is a view Athena can query; else None."""
+    representations = (definition.get("ViewDefinition") or {}).get("Representations") or []
+    athena = next((r for r in representations if str(r.get("Dialect")).upper() == "ATHENA"), None)
+    if athena is not None:
+        return athena.get("ViewOriginalText") or athena.get("ViewExpandedText")
+    if definition.get("TableType") != "VIRTUAL_VIEW":
+        return None
+    decoded = presto_view(definition.get("ViewOriginalText"))
+    return decoded.get("originalSql") if decoded else None
+
+
+def _qualified(tree: exp.Expression, schema: str) -> exp.Expression:
+    """The view's tables that name no schema named in its own (not its WITH clauses)."""
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    for table in tree.find_all(exp.Table):
+        if table.name and not table.db and table.name.lower() not in ctes:
+            table.set("db", exp.to_identifier(schema))
+    return tree
+
+
+def expand_views(tree: exp.Expression, database: str | None, account_id: str, region: str,
+                 check: Any = None, depth: int = 0) -> exp.Expression:
+    """`tree` with each Glue view it names replaced by the view's SQL, aliased as the view was named; `check`
+    (the caller's Glue check, `Access.catalog`) runs on each view first."""
+    glue = glue_backends[account_id][region]
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    for table in list(tree.find_all(exp.Table)):
+        if not table.name or (not table.db and table.name.lower() in ctes):
+            continue
+        schema = (table.db or database or "default").lower()
+        try:
+            definition = glue.get_table(schema, table.name.lower()).as_dict()
+        except Exception:  # no such table: the query's own resolution says so
+            continue
+        sql = view_sql(definition)
+        if sql is None:
+            continue
+        if depth >= _MAX_DEPTH:
+            raise QueryFailure(f"VIEW_IS_RECURSIVE: View '{schema}.{table.name.lower()}' is recursive",
+                               error_type=1000)
+        if check is not None:
+            check(schema, table.name.lower(), partitioned=False)
+        inner = expand_views(_qualified(sqlglot.parse_one(sql, read=Athena), schema), schema, account_id, region,
+                             check, depth + 1)
+        alias = table.alias or table.name
+        table.replace(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(alias))))
+    return tree
