@@ -198,7 +198,9 @@ def test_recommendations_judge_the_general_purpose_buckets_only(s3_tables_lake: 
 @pytest.mark.parametrize(("uri", "calls"), [
     ("athena://databases", {"athena.ListDataCatalogs": 1, "glue.GetDatabases": 1}),
     ("athena://databases/lakehouse/tables", {"glue.GetTables": 1}),
-    ("athena://databases/lakehouse/tables/daily_revenue_report", {"glue.GetTable": 1}),
+    # GetTable, then what is known of the table before a query (its column statistics, Data Quality's results)
+    ("athena://databases/lakehouse/tables/daily_revenue_report", {
+        "glue.GetTable": 1, "glue.GetColumnStatisticsForTable": 1, "glue.ListDataQualityResults": 1}),
 ])
 def test_the_default_catalogs_reads_cost_what_they_did(s3_tables_lake: None, aws_faults: AwsFaults, uri: str,
                                                        calls: dict[str, int]) -> None:

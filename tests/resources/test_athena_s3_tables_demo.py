@@ -11,6 +11,7 @@ hosted demo, as bob, whose role may not read the table's data.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from mcp import Client
 from pyiceberg.catalog.glue import GlueCatalog, _register_glue_catalog_id_with_glue_client
 from pyiceberg.table import Table
 
@@ -171,3 +173,28 @@ async def test_bob_is_refused_the_tables_data_as_athena_refuses_it(hosted: tuple
     assert '"Action": "s3tables:GetTableData"' in grant and f'table/{TABLE}"' in grant
     assert any(f"athena://catalogs/s3tablescatalog%2Facme-analytics/databases/{NAMESPACE}/tables/{TABLE}" in d
                for d in bob["details"])
+
+
+@pytest.mark.parametrize("mode", REVISIONS)
+async def test_the_table_is_found_where_people_look(query_server: ServerThread, demo_caller: DemoAccount,
+                                                    oracle: Table, mode: str) -> None:
+    """athena://catalogs lists the bucket's catalog, and the catalog-named resource (read directly and through
+    get_resource) is the table pyiceberg reads: its columns, current snapshot and the bucket's ARN. (Search and
+    tabulator://buckets list table buckets with s3tables:List*, which the demo's endpoint does not yet sign-check
+    as moto's other services: they are read against moto's s3tables in tests/resources/test_athena_s3_tables.py.)"""
+    encoded = CATALOG.replace("/", "%2F")
+    uri = f"athena://catalogs/{encoded}/databases/{NAMESPACE}/tables/{TABLE}"
+    async with Client(query_server.url, mode=mode) as client:
+        catalogs = await _read(client, "athena://catalogs")
+        resource = await _read(client, uri)
+        through_tool = json.loads((await client.call_tool("get_resource", {"uri": uri})).content[0].text)
+    listed = {entry["name"]: entry for entry in catalogs["catalogs"]}
+    assert listed[CATALOG]["kind"] == "s3_tables" and listed[CATALOG]["databases"] == f"athena://catalogs/{encoded}/databases"
+    assert through_tool == resource
+    assert [column["name"] for column in resource["columns"]] == [field.name for field in oracle.schema().fields]
+    assert resource["table_bucket"].endswith(f":bucket/{CATALOG.split('/', 1)[1]}")
+    assert str(oracle.current_snapshot().snapshot_id) in json.dumps(resource)
+
+
+async def _read(client: Client, uri: str) -> dict[str, Any]:
+    return json.loads((await client.read_resource(uri)).contents[0].text)

@@ -151,7 +151,7 @@ def _pages(call: Any, field: str, **request: Any) -> list[dict[str, Any]]:
         token = page.get("NextToken")
         if not token:
             return found
-    raise ResourceFailure(ErrorCode.UNAVAILABLE, f"more than {PAGES} pages of {field}: not all read")
+    raise ResourceFailure(ErrorCode.UPSTREAM_UNAVAILABLE, f"more than {PAGES} pages of {field}: not all read")
 
 
 def _others(grants: Sequence[Mapping[str, Any]], identities: Sequence[str]) -> list[str]:

@@ -45,6 +45,8 @@ READ_ACTIONS = ("s3tables:GetTableBucket", "s3tables:GetNamespace", "s3tables:Ge
                 "s3tables:GetTableMetadataLocation", "s3tables:GetTableData")
 """What Athena asks of S3 Tables as the caller to read a table (IAM mode)."""
 DATA_ACTION = "s3tables:GetTableData"
+LIST_ACTIONS = ["s3tables:ListTableBuckets", "s3tables:ListNamespaces", "s3tables:ListTables"]
+"""What search and tabulator://buckets list the table buckets with (Athena's queries need none of them)."""
 SCHEMA = Schema(
     NestedField(1, "order_date", DateType(), required=True, doc="The day the orders were placed (UTC)"),
     NestedField(2, "orders", LongType(), required=True, doc="The day's orders in USD (sales.orders, currency USD)"),
@@ -90,8 +92,9 @@ def reader_policy(region: str, account_id: str, *, data: bool = True) -> str:
     reads = {"Sid": "ReadS3Tables", "Effect": "Allow", "Resource": [bucket, f"{bucket}/*"],
              "Action": [action for action in READ_ACTIONS if action != DATA_ACTION]}
     tables = {"Resource": f"{bucket}/table/*"} if data else {"NotResource": table_arn(region, account_id)}
+    listing = {"Sid": "ListS3Tables", "Effect": "Allow", "Resource": "*", "Action": LIST_ACTIONS}
     return json.dumps({"Version": "2012-10-17", "Statement": [
-        reads, {"Sid": "ReadS3TablesData", "Effect": "Allow", "Action": DATA_ACTION, **tables}]})
+        reads, listing, {"Sid": "ReadS3TablesData", "Effect": "Allow", "Action": DATA_ACTION, **tables}]})
 
 
 def seed_s3_table(s3tables: BotoClient, glue: BotoClient, iam: BotoClient, account_id: str, region: str,
