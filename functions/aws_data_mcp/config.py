@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from aws_data_mcp import __version__
+from aws_data_mcp.guard.catalog_patterns import DEFAULT_CATALOGS
 from aws_data_mcp.workflows.table import DEFAULT_TABLE_NAME
 
 DeploymentMode = Literal["lambda", "local", "demo"]
@@ -116,7 +117,7 @@ class Settings:
         "to the server's instructions so an agent knows where to start.", "DATA_DESCRIPTION",
         default_doc="none (the demo sets its own)")
     query_catalogs: tuple[str, ...] = setting(
-        ("AwsDataCatalog", "s3tablescatalog/*"), "The Athena data catalogs queries may read (the query context "
+        DEFAULT_CATALOGS, "The Athena data catalogs queries may read (the query context "
         "`athena_query`'s `catalog` names, and every catalog its SQL names), comma-separated patterns "
         "(case-insensitive, fnmatch-style: `*` is one or more characters of one `/` segment). A table in any other "
         "catalog, a `\"lambda:...\"` connector (unless a pattern itself starts with `lambda:`), a table function "

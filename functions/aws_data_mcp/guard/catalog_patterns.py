@@ -13,6 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+GLUE_CATALOG = "AwsDataCatalog"
+"""Athena's name for the account's Glue Data Catalog: the query context's catalog unless another is given."""
+DEFAULT_CATALOGS = (GLUE_CATALOG, "s3tablescatalog/*")
+"""What queries may read unless the operator says otherwise: the Glue catalog and every S3 table bucket's."""
 LAMBDA_PREFIX = "lambda:"
 
 

@@ -31,7 +31,7 @@ from sqlglot.tokens import TokenType
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.guard import trino_parser
-from aws_data_mcp.guard.catalog_patterns import catalog_allowed
+from aws_data_mcp.guard.catalog_patterns import DEFAULT_CATALOGS, catalog_allowed
 from aws_data_mcp.guard.metadata_statements import NotAMetadataRead, metadata_read
 from aws_data_mcp.guard.token_shapes import Refusal, refused_shape
 from aws_data_mcp.guard.tree_shapes import lenient_reading
@@ -59,7 +59,6 @@ MAX_DEPTH = 24
 the parser of Trino's grammar looks ahead across every level, so its work grows with the square of the depth."""
 TOO_LONG_ADVICE = ("Split it into smaller statements, use a smaller IN list, or put the values in a table (e.g. a "
                    "CSV in S3 read by a Glue table) and join or filter on it.")
-DEFAULT_CATALOGS = ("AwsDataCatalog", "s3tablescatalog/*")
 CATALOGS_SETTING = "AWS_DATA_MCP_QUERY_CATALOGS"
 ALLOWED = "SELECT, WITH ... SELECT, VALUES, SHOW, DESCRIBE, or EXPLAIN of one of these"
 QUERY_STARTS = ("SELECT", "WITH", "VALUES")

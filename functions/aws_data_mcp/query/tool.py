@@ -31,6 +31,7 @@ from aws_data_mcp.audit import note_query, note_statement
 from aws_data_mcp.aws import client, deadline_scope
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure, echo
+from aws_data_mcp.guard.catalog_patterns import GLUE_CATALOG
 from aws_data_mcp.identity.accounts import in_current
 from aws_data_mcp.observability import logger
 from aws_data_mcp.query.answers import (
@@ -58,7 +59,6 @@ if TYPE_CHECKING:
     from aws_data_mcp.guard.read_only import ReadOnlyStatement
 
 T = TypeVar("T")
-CATALOG = "AwsDataCatalog"
 POLL_FIRST_SECONDS = 0.2
 POLL_MAX_SECONDS = 2.0
 ANSWER_MARGIN_SECONDS = 1.5
@@ -142,7 +142,8 @@ def _query_context(statement: ReadOnlyStatement, database: str | None, catalog: 
     """Athena's QueryExecutionContext. The catalog, where it is given or a name is read in it (not qualified by its
     catalog), must be one the deployment allows. Without a database, Athena would read unqualified names in
     `default`: the statement must qualify every table it names (a SHOW or DESCRIBE needs one always)."""
-    catalog = _catalog(catalog or CATALOG, patterns) if catalog is not None or statement.in_context else CATALOG
+    catalog = _catalog(catalog or GLUE_CATALOG, patterns) if catalog is not None or statement.in_context \
+        else GLUE_CATALOG
     if database is not None:
         return {"Database": _database(database), "Catalog": catalog}
     unqualified = [name for name in statement.relations if "." not in name]

@@ -20,8 +20,8 @@ from pydantic import BaseModel, ValidationError
 from aws_data_mcp import audit
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ECHO_LIMIT, MESSAGE_LIMIT, echo
+from aws_data_mcp.guard.catalog_patterns import GLUE_CATALOG
 from aws_data_mcp.reading.deadlines import request_scope
-from aws_data_mcp.resources.athena.catalog import GLUE_CATALOG
 from aws_data_mcp.server.sdk_adapter import client_connection
 
 CLIENT_CHARS = 100

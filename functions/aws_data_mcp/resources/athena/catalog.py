@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, TypeVar
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.guard.catalog_patterns import GLUE_CATALOG
 from aws_data_mcp.lakehouse.formats import table_format
 from aws_data_mcp.lakehouse.projection import PartitionProjection, describe_projection
 from aws_data_mcp.query.answers import SQL_PREVIEW_CHARS
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-GLUE_CATALOG = "AwsDataCatalog"
 """Athena's built-in catalog, backed by Glue: Glue is the truth for its databases and tables."""
 
 _HIDDEN_TABLE_PARAMETERS = ("spark.sql.sources.schema", "projection.", "storage.location.template")

@@ -17,10 +17,10 @@ from typing import Any, Literal, NotRequired, TypedDict
 from botocore.paginate import Paginator
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.guard.catalog_patterns import GLUE_CATALOG
 from aws_data_mcp.reading.fanout import Call
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import (
-    GLUE_CATALOG,
     Database,
     Table,
     TableSummary,

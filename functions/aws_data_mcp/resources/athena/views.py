@@ -21,11 +21,12 @@ from sqlglot import exp, parse_one
 from sqlglot.errors import SqlglotError
 
 from aws_data_mcp.explainer.uris import table_uri
+from aws_data_mcp.guard.catalog_patterns import GLUE_CATALOG
 
 VIEW_SQL_CHARS = 20_000
 """A view's SQL is shown whole up to this many characters (the SQL is what an agent reads the view for)."""
 _PRESTO_VIEW = re.compile(r"/\*\s*Presto View:\s*([A-Za-z0-9+/=\s]+?)\s*\*/", re.S)
-_GLUE_CATALOG = "awsdatacatalog"
+_GLUE_CATALOG = GLUE_CATALOG.lower()
 
 
 class BaseTable(TypedDict):
