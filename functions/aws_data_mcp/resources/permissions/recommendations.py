@@ -143,6 +143,15 @@ def _workgroup_findings(workgroups: Sequence[Mapping[str, Any]], access: Mapping
     return found
 
 
+def _tables_own_fix(action: str, tables: str, explain: str) -> str:
+    """The table's own fix, never a grant on the whole bucket: that would reach more than the tables, and an
+    explicit Deny (the usual reason a read is refused) would defeat it."""
+    where = explain if explain.startswith("permissions://tables/") else \
+        f"permissions://tables/{{database}}/{{table}} of each ({tables})"
+    return (f"Read {where}: its {action} link carries the one grant the table's own objects need, narrowed where a "
+            "Deny refuses it, and says who applies it.")
+
+
 def _tables_finding(bucket: str, tables: str, seen: BucketAccess | None, explain: str) -> Recommendation | None:
     """Athena lists a table's location and reads its objects: what the checks say of that, claiming no more. Where
     Lake Formation governs the bucket, its grants decide, not the IAM checks: the table's explainer reads them."""
@@ -159,10 +168,12 @@ def _tables_finding(bucket: str, tables: str, seen: BucketAccess | None, explain
         return None
     if evidence["read"] == "denied":
         return _recommend("high", f"Tables {tables} are stored in s3://{bucket}/, whose objects the caller cannot "
-                          "read: queries on them would fail", "s3:GetObject", objects, explain=explain)
+                          "read: queries on them would fail", "s3:GetObject", objects,
+                          fix=_tables_own_fix("s3:GetObject", tables, explain), explain=explain)
     if evidence["list"] == "denied":
         return _recommend("high", f"Tables {tables} are stored in s3://{bucket}/, which the caller cannot list: "
-                          "queries on them would fail", "s3:ListBucket", whole, explain=explain)
+                          "queries on them would fail", "s3:ListBucket", whole,
+                          fix=_tables_own_fix("s3:ListBucket", tables, explain), explain=explain)
     if evidence["list"] == "ok":
         return _recommend("info", f"Tables {tables} are stored in s3://{bucket}/, where the caller's listing found "
                           "no object (an empty bucket?): read access is unverified", "s3:GetObject", objects,
