@@ -89,6 +89,8 @@ SCENARIOS = (
     Scenario("athena://query/history?limit=200", 3, 0.5, f"{EXECUTIONS} executions"),
     Scenario("tabulator://buckets", 2, None, f"{DATABASES} databases"),  # GetDatabases -> GetTables
     Scenario("athena://databases", 2, None, f"{DATABASES} databases"),  # ListDataCatalogs -> GetDatabases
+    # GetCatalogs (recursive) beside ListDataCatalogs: one wave, whatever the catalogs' depth
+    Scenario("athena://catalogs", 1, None, "the account's catalogs"),
     Scenario("admin://users", 3, None, f"{USERS} users"),  # ListUsers -> groups | keys -> GetAccessKeyLastUsed
     Scenario("admin://roles", 2, None, f"{ROLES} roles"),  # ListRoles -> GetRole
     # discover's 3 waves (workgroups' and table buckets' beside), then the table explainers' 3 for the tables its
