@@ -17,7 +17,6 @@ from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.guard.catalog_patterns import GLUE_CATALOG
 from aws_data_mcp.lakehouse.formats import table_format
 from aws_data_mcp.lakehouse.projection import PartitionProjection, describe_projection
-from aws_data_mcp.query.answers import SQL_PREVIEW_CHARS
 from aws_data_mcp.reading.fanout import Call, Outcome
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.resolving import ItemError, attempt, iso, side_by_side
@@ -32,12 +31,13 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-"""Athena's built-in catalog, backed by Glue: Glue is the truth for its databases and tables."""
-
 _HIDDEN_TABLE_PARAMETERS = ("spark.sql.sources.schema", "projection.", "storage.location.template")
 """Parameters that repeat the columns in another form (Spark's schema JSON), or that `partition_projection`
 summarises."""
 PARAMETER_VALUE_CHARS = 200
+VIEW_TEXT_CHARS = 500
+"""A view's stored text as Glue keeps it (an Athena view's `/* Presto View: ... */`), cut: `view` holds its
+decoded SQL whole."""
 
 
 class Database(TypedDict):
@@ -367,7 +367,7 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
         serde=(descriptor.get("SerdeInfo") or {}).get("SerializationLibrary"),
         columns=columns, partition_keys=keys, parameters=_shown_parameters(parameters),
         partition_projection=describe_projection(parameters, [k["name"] for k in keys]),
-        view_sql=view_sql[:SQL_PREVIEW_CHARS] if view_sql else None,
+        view_sql=view_sql[:VIEW_TEXT_CHARS] if view_sql else None,
         created=iso(found.get("CreateTime")), updated=iso(found.get("UpdateTime")), column_access=access,
     )
     if catalog:
