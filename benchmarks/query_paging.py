@@ -139,7 +139,6 @@ async def _ours_pages(client: Any, execution_id: str) -> tuple[float, list[str],
 
 def _bare_first_row(athena: Any) -> float:
     """StartQueryExecution, GetQueryExecution until it ends (athena_query's poll schedule), the first page."""
-    import aws_data_mcp.resources  # noqa: F401  (the registry first, as the server loads the tools through it)
     from aws_data_mcp.query.tool import FINISHED, POLL_FIRST_SECONDS, POLL_MAX_SECONDS
 
     started = time.perf_counter()

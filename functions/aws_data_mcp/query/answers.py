@@ -19,7 +19,7 @@ from aws_data_mcp.errors import as_failure
 from aws_data_mcp.identity.accounts import in_current
 from aws_data_mcp.query.errors import QueryError, query_error, scrubbed, stopped_by_cutoff
 from aws_data_mcp.query.result_pages import Cursor, Page, ResultColumn, TruncatedValue, billed_cost
-from aws_data_mcp.resources.resolving import ItemError, iso
+from aws_data_mcp.reading.resolving import ItemError, iso
 
 QUERY_URI = "athena://queries/{}"
 PRESIGNED_SECONDS = 900

@@ -2,7 +2,7 @@
 `registry`.
 
 `athena/`, `permissions/`, `admin`, `auth`, `config`, `info`, `metadata`, `tabulator`, `views`, `workflow`, then
-`prompts` and the `get_resource` tool; `resolving` holds what resolvers share. `registry` lives in the leaf module
+`prompts` and the `get_resource` tool (what resolvers share is `reading.resolving`). `registry` lives in the leaf module
 `aws_data_mcp.registry`, so imports run one way; import it from here to get it filled.
 """
 

@@ -14,10 +14,10 @@ from urllib.parse import unquote
 
 from aws_data_mcp.explainer.policy_grammar import listed
 from aws_data_mcp.reading.fanout import Call, Outcome
+from aws_data_mcp.reading.resolving import ItemError, attempt, iso, value_or_error
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import glue_databases
 from aws_data_mcp.resources.athena.workgroups import query_workgroup
-from aws_data_mcp.resources.resolving import ItemError, attempt, iso, value_or_error
 
 KEY_ID_SHOWN = 4
 """Only the last characters of an access key id are shown: enough to match a key, not to hand one out."""

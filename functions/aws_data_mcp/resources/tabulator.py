@@ -11,11 +11,11 @@ from typing import Any, Literal, NotRequired, TypedDict
 from urllib.parse import urlparse
 
 from aws_data_mcp.reading.fanout import Call, Outcome
+from aws_data_mcp.reading.resolving import ItemError, side_by_side
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import glue_databases
 from aws_data_mcp.resources.athena.s3_tables_search import TableBucket as S3TableBucket
 from aws_data_mcp.resources.athena.s3_tables_search import table_buckets
-from aws_data_mcp.resources.resolving import ItemError, side_by_side
 
 S3_SCHEMES = ("s3", "s3a", "s3n")
 WRITE_DATA_PATH = "write.data.path"

@@ -18,8 +18,8 @@ from aws_data_mcp.guard.catalog_patterns import GLUE_CATALOG
 from aws_data_mcp.lakehouse.formats import table_format
 from aws_data_mcp.lakehouse.projection import PartitionProjection, describe_projection
 from aws_data_mcp.reading.fanout import Call, Outcome
+from aws_data_mcp.reading.resolving import ItemError, attempt, iso, side_by_side
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.resolving import ItemError, attempt, iso, side_by_side
 
 if TYPE_CHECKING:
     from aws_data_mcp.lakehouse.formats import DeltaTable, HudiTable

@@ -19,6 +19,7 @@ from botocore.paginate import Paginator
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.guard.catalog_patterns import GLUE_CATALOG
 from aws_data_mcp.reading.fanout import Call
+from aws_data_mcp.reading.resolving import ItemError, attempt, side_by_side
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import (
     Database,
@@ -32,7 +33,6 @@ from aws_data_mcp.resources.athena.catalog import (
     glue_tables,
     table_summary,
 )
-from aws_data_mcp.resources.resolving import ItemError, attempt, side_by_side
 
 S3_TABLES = "s3tablescatalog"
 """The Glue catalog S3 Tables' analytics integration makes: a child catalog per table bucket."""

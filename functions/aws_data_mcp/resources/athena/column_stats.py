@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any, NotRequired, TypedDict
 
 from aws_data_mcp.reading.fanout import Call, Outcome
-from aws_data_mcp.resources.resolving import ItemError, chunks, iso
+from aws_data_mcp.reading.resolving import ItemError, chunks, iso
 
 ACTION = "glue:GetColumnStatisticsForTable"
 COLUMNS_PER_CALL = 100

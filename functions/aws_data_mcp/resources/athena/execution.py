@@ -20,8 +20,8 @@ from aws_data_mcp.query.answers import (
     result_file,
 )
 from aws_data_mcp.query.result_pages import FIRST_PAGE, Cursor, Page, read_page
+from aws_data_mcp.reading.resolving import attempt
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.resolving import attempt
 
 
 def complete_execution_id(request: ResourceRequest, prefix: str) -> list[str]:

@@ -15,8 +15,8 @@ from functools import partial
 from typing import Any, NotRequired, TypedDict
 
 from aws_data_mcp.reading.fanout import Call, Outcome
+from aws_data_mcp.reading.resolving import ItemError, iso
 from aws_data_mcp.registry import ResourceRequest
-from aws_data_mcp.resources.resolving import ItemError, iso
 
 PARTITIONS_PAGE = 1_000
 """GetPartitions' largest page: the newest partition is found within it, or said to be of the first page only."""

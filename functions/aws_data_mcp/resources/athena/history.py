@@ -17,9 +17,9 @@ from botocore.exceptions import ClientError
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, from_aws_error
 from aws_data_mcp.query.answers import QuerySummary, summary
 from aws_data_mcp.reading.fanout import Outcome
+from aws_data_mcp.reading.resolving import ItemError, chunks
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.workgroups import list_workgroups
-from aws_data_mcp.resources.resolving import ItemError, chunks
 
 BATCH_GET_LIMIT = 50
 """BatchGetQueryExecution takes at most 50 ids."""

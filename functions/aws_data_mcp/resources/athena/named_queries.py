@@ -13,9 +13,9 @@ from typing import Any, NotRequired, TypedDict
 
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, echo
 from aws_data_mcp.reading.fanout import Outcome
+from aws_data_mcp.reading.resolving import ItemError, chunks
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.workgroups import list_workgroups
-from aws_data_mcp.resources.resolving import ItemError, chunks
 
 BATCH_GET_LIMIT = 50
 """BatchGetNamedQuery takes at most 50 ids a call."""

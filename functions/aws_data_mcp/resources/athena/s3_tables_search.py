@@ -15,9 +15,9 @@ from typing import Any, TypedDict
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.reading.fanout import Outcome
+from aws_data_mcp.reading.resolving import ItemError
 from aws_data_mcp.registry import ResourceRequest
 from aws_data_mcp.resources.athena.catalog import glue_databases, glue_tables
-from aws_data_mcp.resources.resolving import ItemError
 
 S3_TABLES_ROOT = "s3tablescatalog"
 

@@ -27,12 +27,12 @@ from aws_data_mcp.explainer.uris import table_uri
 from aws_data_mcp.guard.catalog_patterns import GLUE_CATALOG
 from aws_data_mcp.identity.accounts import in_current
 from aws_data_mcp.reading.fanout import Call
+from aws_data_mcp.reading.resolving import side_by_side
 from aws_data_mcp.registry import ResourceRequest, registry
 from aws_data_mcp.resources.athena.catalog import complete_database, table_format
 from aws_data_mcp.resources.athena.catalogs import tables_uri
 from aws_data_mcp.resources.athena.named_queries import RUN_WITH, NamedQuery, named_queries_in, workgroup_errors
 from aws_data_mcp.resources.athena.s3_tables_search import Listed, listed_tables, matches
-from aws_data_mcp.resources.resolving import side_by_side
 
 SEARCH_URI = "athena://search{?q,database,account,cursor}"
 MAX_QUERY_CHARS = 255

@@ -16,8 +16,8 @@ from botocore.paginate import Paginator
 from aws_data_mcp.errors import ErrorCode
 from aws_data_mcp.query.cost_guard import get_workgroup, unguarded
 from aws_data_mcp.reading.fanout import Call, Outcome
+from aws_data_mcp.reading.resolving import ItemError, attempt
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.resolving import ItemError, attempt
 
 
 class WorkGroup(TypedDict):

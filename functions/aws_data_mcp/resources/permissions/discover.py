@@ -25,8 +25,8 @@ from aws_data_mcp.explainer.registrations import locations_in, registered_locati
 from aws_data_mcp.explainer.uris import bucket_uri
 from aws_data_mcp.identity.resolve import Caller
 from aws_data_mcp.reading.fanout import Call, Chain, Outcome
+from aws_data_mcp.reading.resolving import ItemError, attempt, chunks, side_by_side
 from aws_data_mcp.registry import ResourceRequest, registry
-from aws_data_mcp.resources.resolving import ItemError, attempt, chunks, side_by_side
 
 Level = Literal["none", "list", "read", "write"]
 RegionSource = Literal["s3:ListBuckets", "s3:GetBucketLocation"]
