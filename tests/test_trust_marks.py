@@ -5,18 +5,14 @@ no mark; and text others wrote (the demo's Glue comments) never reaches the inst
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import boto3
 import pytest
 from mcp import Client
 from mcp.client.extension import ClientExtension
 
-from aws_data_mcp.config import Settings
 from aws_data_mcp.server.trust_marks import EXTENSION_ID
 from aws_data_mcp_demo.account.emulated import DemoAccount
-from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
-from support.servers import ServerThread, free_port
+from support.servers import ServerThread
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
 REVISIONS = ("legacy", "2026-07-28")
@@ -29,10 +25,8 @@ class TrustAnnotations(ClientExtension):
 
 
 @pytest.fixture(scope="module")
-def server(demo: DemoAccount) -> Iterator[ServerThread]:
-    settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=10)
-    with ServerThread(settings) as running:
-        yield running
+def server(demo_query_http: ServerThread) -> ServerThread:
+    return demo_query_http
 
 
 @pytest.mark.parametrize("mode", REVISIONS)

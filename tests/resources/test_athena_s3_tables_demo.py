@@ -27,14 +27,12 @@ from mcp import Client
 from pyiceberg.catalog.glue import GlueCatalog, _register_glue_catalog_id_with_glue_client
 from pyiceberg.table import Table
 
-from aws_data_mcp.config import Settings
 from aws_data_mcp_demo.account.emulated import DemoAccount
 from aws_data_mcp_demo.account.lake_tables import lake_files
 from aws_data_mcp_demo.account.lakehouse import APPENDED_DAY, LOAD_DAYS
 from aws_data_mcp_demo.account.s3_tables import CATALOG, NAMESPACE, TABLE
-from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
 from support.queries import answer, query, query_as
-from support.servers import ServerThread, free_port, start_demo
+from support.servers import ServerThread, demo_query_server, start_demo
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
 
@@ -45,8 +43,7 @@ QUALIFIED = f'"{CATALOG}".{NAMESPACE}.{TABLE}'
 
 @pytest.fixture(scope="module")
 def query_server(demo: DemoAccount) -> Iterator[ServerThread]:
-    settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=20)
-    with ServerThread(settings) as server:
+    with demo_query_server(query_wait_seconds=20) as server:
         yield server
 
 

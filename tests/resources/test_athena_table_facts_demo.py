@@ -21,7 +21,6 @@ from aws_data_mcp_demo.account.emulated import DemoAccount
 from aws_data_mcp_demo.account.lake_tables import lake_files
 from aws_data_mcp_demo.account.lakehouse import DATABASE as LAKEHOUSE
 from aws_data_mcp_demo.account.lakehouse import TABLE as ICEBERG_TABLE
-from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
 from aws_data_mcp_demo.account.table_facts import (
     ORDERS_BY_CHANNEL_SQL,
     ORDERS_RULES,
@@ -32,7 +31,7 @@ from aws_data_mcp_demo.account.table_facts import (
 from support.events import load_event
 from support.queries import answer, query
 from support.reading import read_everywhere
-from support.servers import ServerThread, free_port, lambda_container
+from support.servers import ServerThread, demo_query_server, free_port, lambda_container
 
 pytestmark = pytest.mark.anyio
 
@@ -48,8 +47,7 @@ def demo_server(demo: DemoAccount) -> Iterator[ServerThread]:
 
 @pytest.fixture(scope="module")
 def query_server(demo: DemoAccount) -> Iterator[ServerThread]:
-    settings = Settings(mode="demo", port=free_port(), query_workgroups=QUERY_WORKGROUPS, query_wait_seconds=20)
-    with ServerThread(settings) as server:
+    with demo_query_server(query_wait_seconds=20) as server:
         yield server
 
 
