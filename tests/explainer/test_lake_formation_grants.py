@@ -11,7 +11,7 @@ from typing import Any
 from aws_data_mcp.errors import ErrorCode, ResourceFailure
 from aws_data_mcp.explainer.lake_formation import LakeAnswers, permissions_link, registration_link
 from aws_data_mcp.explainer.lf_grants import effective_tags
-from aws_data_mcp.explainer.storage_links import Seat
+from aws_data_mcp.explainer.storage_links import Subject
 from aws_data_mcp.reading.fanout import Outcome
 
 ACCOUNT = "123456789012"
@@ -45,8 +45,8 @@ def answers(grants: list[dict[str, Any]] | Outcome[Any, Any] = (), **more: Any) 
 
 
 def decide(who: str, lake: LakeAnswers, hybrid: bool = False) -> tuple[dict[str, Any], Any, bool]:
-    seat = Seat(who, (who,), ACCOUNT)
-    return permissions_link(seat, "enterprise", "t", COLUMNS, LOCATION, hybrid, True, lake)  # type: ignore[return-value]
+    subject = Subject(who, (who,), ACCOUNT)
+    return permissions_link(subject, "enterprise", "t", COLUMNS, LOCATION, hybrid, True, lake)  # type: ignore[return-value]
 
 
 def test_hybrid_mode_opted_in_reads_its_two_columns_and_not_opted_in_is_iams() -> None:

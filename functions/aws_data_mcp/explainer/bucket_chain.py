@@ -24,7 +24,7 @@ from aws_data_mcp.explainer.model import (
 )
 from aws_data_mcp.explainer.registrations import locations_in, registered_locations
 from aws_data_mcp.explainer.results_path import capped, denied_by_identity, owner_call, owner_of, written
-from aws_data_mcp.explainer.storage_links import Seat, own_policies, read_chain
+from aws_data_mcp.explainer.storage_links import Subject, own_policies, read_chain
 from aws_data_mcp.explainer.summary import summary
 from aws_data_mcp.reading.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
@@ -61,18 +61,18 @@ def _setting(outcome: Outcome[Any, Any], key: str) -> Any:
 
 
 def _explain(request: ResourceRequest, bucket: str) -> Chain[BucketExplained]:
-    seat = Seat.of(request.caller)
+    subject = Subject.of(request.caller)
     s3, objects = request.client("s3"), f"arn:aws:s3:::{bucket}/*"
     beside: list[Call[Any]] = [
         Call("lakeformation:ListResources", partial(registered_locations, request.client("lakeformation"))),
         Call("s3:GetBucketPublicAccessBlock", partial(s3.get_public_access_block, Bucket=bucket)),
         Call("s3:GetBucketOwnershipControls", partial(s3.get_bucket_ownership_controls, Bucket=bucket)),
         owner_call(request, bucket)]
-    if seat.principal:
+    if subject.principal:
         beside.append(Call("iam:SimulatePrincipalPolicy", partial(
-            request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
+            request.client("iam").simulate_principal_policy, PolicySourceArn=subject.principal,
             ActionNames=["s3:PutObject"], ResourceArns=[objects])))
-    (reads,) = yield [Call("s3:ListBucket", partial(read_chain, request, seat, bucket, "", "iam", beside))]
+    (reads,) = yield [Call("s3:ListBucket", partial(read_chain, request, subject, bucket, "", "iam", beside))]
     if reads.error is not None:
         raise reads.error
     found = reads.value
@@ -81,12 +81,12 @@ def _explain(request: ResourceRequest, bucket: str) -> Chain[BucketExplained]:
         raise ResourceFailure(ErrorCode.NOT_FOUND, f"s3:ListBucket: no bucket {bucket!r}",
                               details=["permissions://discover lists the caller's buckets."])
     registered, access_block, ownership, listing, *simulated = found.beside
-    owner = owner_of(seat, listing, found.policy)
+    owner = owner_of(subject, listing, found.policy)
     locations = None if registered.error else locations_in(bucket, registered.value or [])
     if simulated:
         refused = denied_by_identity(simulated[0]) or capped(simulated[0], "s3:PutObject")
-        own = next(iter((yield own_policies(request, seat, refused))), None)
-        write = written(seat, bucket, objects, found.policy, simulated[0], owner, own)
+        own = next(iter((yield own_policies(request, subject, refused))), None)
+        write = written(subject, bucket, objects, found.policy, simulated[0], owner, own)
     else:
         write = link("s3:PutObject", objects, "unknown", {}, settle=f"IAM's simulator cannot simulate "
                      f"{request.caller.principal_arn}: an administrator runs aws iam simulate-principal-policy for "
@@ -100,7 +100,7 @@ def _explain(request: ResourceRequest, bucket: str) -> Chain[BucketExplained]:
     return BucketExplained(
         summary=f"{levels}; " + summary(verdict, links, f"every link holds on s3://{bucket}/",
                                                   request.settings.summary_resource_chars),
-        bucket=bucket, principal_arn=request.caller.principal_arn, simulated_as=seat.principal,
+        bucket=bucket, principal_arn=request.caller.principal_arn, simulated_as=subject.principal,
         list=by_check["s3:ListBucket"]["verdict"],
         read=overall([by_check["s3:GetObject"], by_check["kms:Decrypt"]]), write=write["verdict"],
         decided_by=decided_by, lake_formation_locations=locations,

@@ -24,7 +24,7 @@ from aws_data_mcp.explainer.lf_grants import (
     tag_grants_unresolved,
 )
 from aws_data_mcp.explainer.model import Fix, Link, link, unsettled
-from aws_data_mcp.explainer.storage_links import Seat
+from aws_data_mcp.explainer.storage_links import Subject
 from aws_data_mcp.reading.fanout import Call, Outcome
 
 IAM_ALLOWED_PRINCIPALS = "IAM_ALLOWED_PRINCIPALS"
@@ -156,7 +156,7 @@ def _pages(call: Any, field: str, **request: Any) -> list[dict[str, Any]]:
 
 def _others(grants: Sequence[Mapping[str, Any]], identities: Sequence[str]) -> list[str]:
     """Grantees of a read on the table that may include the caller without naming it: a group, an account, an
-    organization (the caller's membership of them cannot be read from its seat)."""
+    organization (the caller's membership of them cannot be read from its subject)."""
     found = []
     for grant in grants:
         who = (grant.get("Principal") or {}).get("DataLakePrincipalIdentifier") or ""
@@ -179,12 +179,12 @@ def _list_command(database: str, table: str) -> str:
     return f"A data lake administrator runs aws lakeformation list-permissions --resource '{resource}'"
 
 
-def permissions_link(seat: Seat, database: str, table: str, columns: Sequence[str], location: str | None,
+def permissions_link(subject: Subject, database: str, table: str, columns: Sequence[str], location: str | None,
                      hybrid: bool, known: bool, lake: LakeAnswers) -> tuple[Link, Readable | None, bool]:
     """The caller's Lake Formation permissions on the table, what they let it read (None: unknown) and whether Lake
     Formation decides for this caller (else IAM: not registered, IAM_ALLOWED_PRINCIPALS, or hybrid access mode
     without the caller opted in). `known`: whether registrations could be read."""
-    resource = f"arn:aws:glue:*:{seat.account or '*'}:table/{database}/{table}"
+    resource = f"arn:aws:glue:*:{subject.account or '*'}:table/{database}/{table}"
     grants = lake.grants
     evidence = _settings_evidence(location, hybrid, lake.settings)
     everyone = Readable(list(columns))
@@ -197,7 +197,7 @@ def permissions_link(seat: Seat, database: str, table: str, columns: Sequence[st
                         governed_by="lake_formation", settle="The location is in hybrid access mode: whether the "
                         "caller is opted in decides who reads it. A data lake administrator runs aws lakeformation "
                         "list-lf-opt-ins"), None, True
-        evidence["opted_in"] = opted_in(lake.opt_ins.value or [], seat.identities, database, table)
+        evidence["opted_in"] = opted_in(lake.opt_ins.value or [], subject.identities, database, table)
         if not evidence["opted_in"]:
             return link(SELECT, resource, "allowed", evidence | {
                 "answered": "hybrid access mode, and the caller is not opted in: IAM decides"}), everyone, False
@@ -210,7 +210,7 @@ def permissions_link(seat: Seat, database: str, table: str, columns: Sequence[st
         return link(SELECT, resource, "allowed", evidence | {
             "answered": "IAM_ALLOWED_PRINCIPALS holds SELECT on the table: IAM decides"}), everyone, False
     more = [g for o in (lake.tag_grants, *lake.filter_grants) if o.ok for g in o.value or []]
-    own = _grants_to([*listed, *more], seat.identities)
+    own = _grants_to([*listed, *more], subject.identities)
     found = readable(own, database, table, columns, lake.filters.value or [] if lake.filters.ok else [],
                      lake.tags.value if lake.tags.ok else None)
     evidence["grants"] = found.via
@@ -218,7 +218,7 @@ def permissions_link(seat: Seat, database: str, table: str, columns: Sequence[st
         evidence["row_filter"] = " OR ".join(f"({f})" for f in found.row_filters)
     if found.columns:
         return link(SELECT, resource, "allowed", evidence, governed_by="lake_formation"), found, True
-    unseen = _unseen(lake, own, listed, seat, database, table, known)
+    unseen = _unseen(lake, own, listed, subject, database, table, known)
     if unseen:
         errors = [o.error.brief() for o in (lake.tag_grants, lake.filters, *lake.filter_grants) if o.error]
         return link(SELECT, resource, "unknown", evidence | {"unseen": unseen, "errors": errors},
@@ -226,10 +226,10 @@ def permissions_link(seat: Seat, database: str, table: str, columns: Sequence[st
                     settle="The caller holds no grant it can see, but " + "; ".join(unseen) + ". "
                     + _list_command(database, table)), None, True
     return link(SELECT, resource, "denied", evidence, governed_by="lake_formation",
-                fix=[grant_fix(seat.principal, database, table, seat.account)]), Readable([]), True
+                fix=[grant_fix(subject.principal, database, table, subject.account)]), Readable([]), True
 
 
-def _unseen(lake: LakeAnswers, own: Sequence[Mapping[str, Any]], listed: Sequence[Mapping[str, Any]], seat: Seat,
+def _unseen(lake: LakeAnswers, own: Sequence[Mapping[str, Any]], listed: Sequence[Mapping[str, Any]], subject: Subject,
             database: str, table: str, known: bool) -> list[str]:
     """What the caller cannot see that could grant it the table: each a reason its answer is `unknown`."""
     unseen = []
@@ -243,7 +243,7 @@ def _unseen(lake: LakeAnswers, own: Sequence[Mapping[str, Any]], listed: Sequenc
         unseen.append("the table's LF-tags could not be read (lakeformation:GetResourceLFTags)")
     if filter_grants_unresolved(own, database, table, lake.filters.ok):
         unseen.append("its data cells filters could not be read (lakeformation:ListDataCellsFilter)")
-    groups = _others(listed, seat.identities)
+    groups = _others(listed, subject.identities)
     if groups:
         unseen.append(f"reads are granted to {', '.join(sorted(set(groups)))}, whose members it may be among")
     return unseen

@@ -30,7 +30,7 @@ from aws_data_mcp.explainer.model import (
 )
 from aws_data_mcp.explainer.storage_links import (
     OTHER_ACCOUNT,
-    Seat,
+    Subject,
     bucket_policy,
     key_arn,
     key_policy,
@@ -68,15 +68,15 @@ class BucketOwner:
             found["expected_bucket_owner"] = self.expected
         return found
 
-    def mismatch(self, seat: Seat) -> str | None:
+    def mismatch(self, subject: Subject) -> str | None:
         """Why Athena's every request to the bucket is refused (ExpectedBucketOwner names another owner), if it is."""
         if not self.expected or self.callers is None:
             return None
-        if self.callers and self.expected != seat.account:
+        if self.callers and self.expected != subject.account:
             return (f"the workgroup's ExpectedBucketOwner is {self.expected}, but the caller's account "
-                    f"{seat.account} owns the bucket: S3 refuses every request Athena makes to it")
-        if not self.callers and self.expected == seat.account:
-            return (f"the workgroup's ExpectedBucketOwner is the caller's account {seat.account}, which does not "
+                    f"{subject.account} owns the bucket: S3 refuses every request Athena makes to it")
+        if not self.callers and self.expected == subject.account:
+            return (f"the workgroup's ExpectedBucketOwner is the caller's account {subject.account}, which does not "
                     "own the bucket: S3 refuses every request Athena makes to it")
         return None
 
@@ -91,12 +91,12 @@ def owner_call(request: ResourceRequest, bucket: str) -> Call[bool]:
     return Call("s3:ListAllMyBuckets", partial(owned, request.client("s3"), bucket))
 
 
-def owner_of(seat: Seat, listing: Outcome[Any, Any], policy: Outcome[Any, Any], expected: str | None = None,
+def owner_of(subject: Subject, listing: Outcome[Any, Any], policy: Outcome[Any, Any], expected: str | None = None,
              workgroup: str | None = None) -> BucketOwner:
     """The bucket's owner from ListBuckets' answer (`listing`), the bucket policy's, and ExpectedBucketOwner."""
-    other = expected if expected and expected != seat.account else None
+    other = expected if expected and expected != subject.account else None
     if listing.ok and listing.value:
-        return BucketOwner(True, seat.account, "s3:ListBuckets lists it among the caller's account's buckets",
+        return BucketOwner(True, subject.account, "s3:ListBuckets lists it among the caller's account's buckets",
                            expected, workgroup)
     if listing.ok:
         return BucketOwner(False, other, "s3:ListBuckets, which lists the caller's account's buckets, does not list "
@@ -109,14 +109,14 @@ def owner_of(seat: Seat, listing: Outcome[Any, Any], policy: Outcome[Any, Any], 
         return BucketOwner(False, other, f"{refused}; S3 answered s3:GetBucketPolicy with 405, as it answers "
                            "another account's identity", expected, workgroup)
     if expected:
-        return BucketOwner(expected == seat.account, expected, f"{refused}; the workgroup's ExpectedBucketOwner "
+        return BucketOwner(expected == subject.account, expected, f"{refused}; the workgroup's ExpectedBucketOwner "
                            "names it (S3 refuses Athena's every request to the bucket if another account owns it)",
                            expected, workgroup)
     return BucketOwner(None, None, f"{refused}, and the workgroup names no ExpectedBucketOwner", expected,
                        workgroup)
 
 
-def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, workgroup: str | None = None,
+def write_chain(request: ResourceRequest, subject: Subject, bucket: str, prefix: str, workgroup: str | None = None,
                 expected: str | None = None) -> Chain[list[Link]]:
     """Whether the caller may write under `prefix` (a query result location) and read the results back: the bucket
     policy beside ListBuckets (its owner), then IAM's simulator on the caller's identity policies; two waves."""
@@ -124,20 +124,21 @@ def write_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, 
     s3 = request.client("s3")
     policy, listing = yield [Call("s3:GetBucketPolicy", partial(bucket_policy, s3, bucket)),
                              owner_call(request, bucket)]
-    owner = owner_of(seat, listing, policy, expected, workgroup)
-    if seat.principal is None:
+    owner = owner_of(subject, listing, policy, expected, workgroup)
+    if subject.principal is None:
         return [link(action, objects, "unknown", {"bucket_policy": policy_evidence(policy),
                                                   "bucket_owner": owner.evidence()},
                      settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}: an administrator runs "
                             f"aws iam simulate-principal-policy for {action} on {objects}")
                 for action in RESULT_ACTIONS]
     simulated = yield Call("iam:SimulatePrincipalPolicy", partial(
-        request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
+        request.client("iam").simulate_principal_policy, PolicySourceArn=subject.principal,
         ActionNames=list(RESULT_ACTIONS), ResourceArns=[objects],
-        ContextEntries=athena_request(seat.principal, seat.account)))  # Athena writes and reads them as the caller
+        # Athena writes and reads them as the caller
+        ContextEntries=athena_request(subject.principal, subject.account)))
     refused = any(denied_by_identity(simulated, action) or capped(simulated, action) for action in RESULT_ACTIONS)
-    own = next(iter((yield own_policies(request, seat, refused))), None)
-    return [written(seat, bucket, objects, policy, simulated, owner, own, action, RESULT_ACTIONS)
+    own = next(iter((yield own_policies(request, subject, refused))), None)
+    return [written(subject, bucket, objects, policy, simulated, owner, own, action, RESULT_ACTIONS)
             for action in RESULT_ACTIONS]
 
 
@@ -164,16 +165,16 @@ def denied_by_identity(simulated: Outcome[Any, Any], action: str = "s3:PutObject
     return decision(simulated, action) == "explicitDeny"
 
 
-def _allows(seat: Seat, policy: Outcome[Any, Any], action: str, objects: str, *,
+def _allows(subject: Subject, policy: Outcome[Any, Any], action: str, objects: str, *,
             account: bool) -> list[dict[str, Any]]:
     """The bucket policy's Allows of `action` naming the caller (or, with `account`, its account: from another
     account that delegates to the caller's IAM, as S3 reads it)."""
-    names = (*seat.identities, *((seat.account, f"arn:aws:iam::{seat.account}:root") if account and seat.account
-                                 else ()))
+    delegating = (subject.account, f"arn:aws:iam::{subject.account}:root") if account and subject.account else ()
+    names = (*subject.identities, *delegating)
     return statements(policy.value, "Allow", action, objects, names, None) if policy.ok else []
 
 
-def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], simulated: Outcome[Any, Any],
+def written(subject: Subject, bucket: str, objects: str, policy: Outcome[Any, Any], simulated: Outcome[Any, Any],
             owner: BucketOwner, own: Outcome[Any, Any] | None = None, action: str = "s3:PutObject",
             grant: Sequence[str] = ()) -> Link:
     """The write (or read-back) verdict: a Deny in the bucket policy or the identity's decides, and so does an
@@ -186,37 +187,39 @@ def written(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], si
                                 "bucket_owner": owner.evidence()}
     if simulated.error is not None:
         evidence["error"] = simulated.error.brief()
-    denying = statements(policy.value, "Deny", action, objects, seat.identities, seat.account) if policy.ok else []
+    denying = (statements(policy.value, "Deny", action, objects, subject.identities, subject.account)
+               if policy.ok else [])
     if denying:
         return link(action, objects, "denied", evidence | {"bucket_policy_denies": denying}, fix=[
-            resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", [action],
-                                objects, denying, put_bucket_policy(bucket), seat.identities, seat.reach)])
+            resource_policy_fix("bucket_policy", bucket, policy.value, subject.principal or "", [action],
+                                objects, denying, put_bucket_policy(bucket), subject.identities, subject.reach)])
     # a Deny in the caller's own, a group's or the boundary's policy, or a boundary that does not allow it
-    own_fixes = denial_fixes(own.value, action, objects, evaluation(simulated, action), seat.reach) \
+    own_fixes = denial_fixes(own.value, action, objects, evaluation(simulated, action), subject.reach) \
         if own is not None and own.ok else []
-    identity_fixes = [*own_fixes, identity_fix(seat.principal, [action], [objects], seat.reach)]
+    identity_fixes = [*own_fixes, identity_fix(subject.principal, [action], [objects], subject.reach)]
     if identity == "explicitDeny":
         return link(action, objects, "denied", evidence, fix=identity_fixes)
     if policy.error is not None and policy.error.code is ErrorCode.NOT_FOUND:  # Athena fails every query
         return link(action, objects, "denied", evidence | {"reason": f"S3 answers that there is no bucket {bucket}: "
                                                                      "Athena cannot write the results there"})
-    if (reason := owner.mismatch(seat)) is not None:
-        return link(action, objects, "denied", evidence | {"reason": reason}, fix=_owner_fix(owner, seat))
+    if (reason := owner.mismatch(subject)) is not None:
+        return link(action, objects, "denied", evidence | {"reason": reason}, fix=_owner_fix(owner, subject))
     if identity is None:
         return link(action, objects, "unknown", evidence, settle=unsettled(simulated))
     if identity != "allowed" and owner.callers is False:  # from another account, the identity must allow too
         return link(action, objects, "denied", evidence, fix=identity_fixes)
     if not policy.ok:
-        return link(action, objects, "unknown", evidence, settle=_unreadable(seat, bucket, objects, owner, action))
-    return _weighed(seat, bucket, objects, policy, identity, owner, action, grant or [action], evidence, identity_fixes)
+        return link(action, objects, "unknown", evidence, settle=_unreadable(subject, bucket, objects, owner, action))
+    return _weighed(subject, bucket, objects, policy, identity, owner, action, grant or [action], evidence,
+                    identity_fixes)
 
 
-def _weighed(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], identity: str, owner: BucketOwner,
+def _weighed(subject: Subject, bucket: str, objects: str, policy: Outcome[Any, Any], identity: str, owner: BucketOwner,
              action: str, grant: Sequence[str], evidence: dict[str, Any], identity_fixes: list[Fix]) -> Link:
     """No Deny decides: the bucket policy's Allows and the identity's, combined as the owner makes S3 combine them.
     `identity_fixes`: what the caller's identity needs where it does not allow (its boundary's first, if any)."""
-    named = _allows(seat, policy, action, objects, account=False)
-    trusted = _allows(seat, policy, action, objects, account=True)
+    named = _allows(subject, policy, action, objects, account=False)
+    trusted = _allows(subject, policy, action, objects, account=True)
     if owner.callers:  # within the account: either suffices
         if identity == "allowed" or named:
             return link(action, objects, "allowed", evidence | ({"bucket_policy_allows": named} if named else {}))
@@ -225,15 +228,16 @@ def _weighed(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], i
     if identity == "allowed" and trusted and all("Condition" in s for s in trusted):
         return link(action, objects, "unknown", found, settle=(
             f"The bucket policy of {bucket} allows the caller only under a Condition: an administrator of its "
-            f"owner simulates {action} on {objects} for {seat.principal} with Athena's request context"))
+            f"owner simulates {action} on {objects} for {subject.principal} with Athena's request context"))
     if identity == "allowed" and trusted:  # both allow: whoever owns the bucket
         return link(action, objects, "allowed", found)
     if owner.callers is None:
         if identity == "allowed" or named:
-            return link(action, objects, "unknown", found, settle=_owner_unknown(seat, bucket, objects, owner, action))
+            settle = _owner_unknown(subject, bucket, objects, owner, action)
+            return link(action, objects, "unknown", found, settle=settle)
         return link(action, objects, "denied", evidence, fix=identity_fixes)
-    fix = resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal or "", list(grant), objects, [],
-                              put_bucket_policy(bucket), seat.identities, seat.reach)
+    fix = resource_policy_fix("bucket_policy", bucket, policy.value, subject.principal or "", list(grant), objects, [],
+                              put_bucket_policy(bucket), subject.identities, subject.reach)
     if owner.account:
         fix["account"] = owner.account
     return link(action, objects, "denied", found | {"reason": (
@@ -241,17 +245,17 @@ def _weighed(seat: Seat, bucket: str, objects: str, policy: Outcome[Any, Any], i
         f"{action} too, and no statement does")}, fix=[fix])
 
 
-def _statement(seat: Seat, action: str, objects: str) -> str:
-    return json.dumps({"Effect": "Allow", "Principal": {"AWS": seat.principal}, "Action": action,
+def _statement(subject: Subject, action: str, objects: str) -> str:
+    return json.dumps({"Effect": "Allow", "Principal": {"AWS": subject.principal}, "Action": action,
                        "Resource": objects}, separators=(",", ":"))
 
 
-def _unreadable(seat: Seat, bucket: str, objects: str, owner: BucketOwner, action: str) -> str:
+def _unreadable(subject: Subject, bucket: str, objects: str, owner: BucketOwner, action: str) -> str:
     if owner.callers is False:
         return (f"Only the bucket's owner ({owner.account or 'another account'}) can read its policy: an "
                 f"administrator there checks it (aws s3api get-bucket-policy --bucket {bucket}) for an Allow of "
                 f"{action} to the caller or its account, and adds one if there is none: "
-                f"{_statement(seat, action, objects)}")
+                f"{_statement(subject, action, objects)}")
     if owner.callers is None:
         return (f"Neither who owns {bucket} nor its policy can be read by the caller ({owner.learned}): "
                 "s3:ListAllMyBuckets for the caller settles the owner; the owner reads the policy (aws s3api "
@@ -261,13 +265,13 @@ def _unreadable(seat: Seat, bucket: str, objects: str, owner: BucketOwner, actio
             "(aws s3api get-bucket-policy) for a Deny naming the caller")
 
 
-def _owner_unknown(seat: Seat, bucket: str, objects: str, owner: BucketOwner, action: str) -> str:
+def _owner_unknown(subject: Subject, bucket: str, objects: str, owner: BucketOwner, action: str) -> str:
     return (f"Who owns {bucket} is not known ({owner.learned}): s3:ListAllMyBuckets for the caller settles it. In "
             "the caller's account one Allow suffices; from another account its bucket policy must also allow "
-            f"{action} on {objects} to the caller ({_statement(seat, action, objects)})")
+            f"{action} on {objects} to the caller ({_statement(subject, action, objects)})")
 
 
-def _owner_fix(owner: BucketOwner, seat: Seat) -> list[Fix]:
+def _owner_fix(owner: BucketOwner, subject: Subject) -> list[Fix]:
     """The workgroup's ExpectedBucketOwner set to the bucket's owner, where it is known."""
     if not owner.workgroup or not owner.account or owner.account == owner.expected:
         return []
@@ -293,11 +297,11 @@ def _put_key_policy(arn: str) -> str:
     return f"aws kms put-key-policy --key-id {arn.rsplit('/', 1)[-1]} --policy-name default --policy {{policy}}"
 
 
-def results_key_chain(request: ResourceRequest, seat: Seat, workgroup: str, key: str) -> Chain[list[Link]]:
+def results_key_chain(request: ResourceRequest, subject: Subject, workgroup: str, key: str) -> Chain[list[Link]]:
     """Whether the caller may use the results' key to write them and read them back: its key policy, then IAM's
     simulator where the key policy lets the account's IAM policies grant it; two waves, beside the result
     location's write."""
-    arn = key_arn(key, request.caller.region, seat.account)
+    arn = key_arn(key, request.caller.region, subject.account)
     policy = yield Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), arn))
     if policy.error is not None:
         if policy.error.code is ErrorCode.NOT_FOUND:  # Athena fails every query: the key cannot be used
@@ -307,35 +311,35 @@ def results_key_chain(request: ResourceRequest, seat: Seat, workgroup: str, key:
             f"The key's administrator reads its policy (aws kms get-key-policy --key-id {arn} --policy-name default) "
             "for a statement that lets the caller use it")) for action in RESULTS_KEY_ACTIONS]
     evidence: dict[str, Any] = {"key_policy": "read", "workgroup": workgroup}
-    simulate = [action for action in RESULTS_KEY_ACTIONS if seat.principal and not _key_refuses(seat, policy, action,
-                                                                                                  arn)]
+    simulate = [action for action in RESULTS_KEY_ACTIONS
+                if subject.principal and not _key_refuses(subject, policy, action, arn)]
     simulated = (yield Call("iam:SimulatePrincipalPolicy", partial(
-        request.client("iam").simulate_principal_policy, PolicySourceArn=seat.principal,
+        request.client("iam").simulate_principal_policy, PolicySourceArn=subject.principal,
         ActionNames=simulate, ResourceArns=[arn]))) if simulate else None
-    return [_key_link(request, seat, policy, simulated, action, arn, evidence) for action in RESULTS_KEY_ACTIONS]
+    return [_key_link(request, subject, policy, simulated, action, arn, evidence) for action in RESULTS_KEY_ACTIONS]
 
 
-def _key_refuses(seat: Seat, policy: Outcome[Any, Any], action: str, arn: str) -> bool:
+def _key_refuses(subject: Subject, policy: Outcome[Any, Any], action: str, arn: str) -> bool:
     """A Deny naming the caller, or no statement letting it (or its account's IAM policies) use the key."""
-    return bool(statements(policy.value, "Deny", action, arn, seat.identities, seat.account)) or not (
-        statements(policy.value, "Allow", action, arn, seat.identities, None)
-        or delegates(policy.value, action, arn, seat.account))
+    return bool(statements(policy.value, "Deny", action, arn, subject.identities, subject.account)) or not (
+        statements(policy.value, "Allow", action, arn, subject.identities, None)
+        or delegates(policy.value, action, arn, subject.account))
 
 
-def _key_link(request: ResourceRequest, seat: Seat, policy: Outcome[Any, Any], simulated: Outcome[Any, Any] | None,
-              action: str, arn: str, evidence: Mapping[str, Any]) -> Link:
-    denying = statements(policy.value, "Deny", action, arn, seat.identities, seat.account)
-    named = statements(policy.value, "Allow", action, arn, seat.identities, None)
-    if simulated is None or _key_refuses(seat, policy, action, arn):  # the key policy alone refuses: not simulated
-        verdict: Verdict = "denied" if seat.principal else "unknown"
+def _key_link(request: ResourceRequest, subject: Subject, policy: Outcome[Any, Any],
+              simulated: Outcome[Any, Any] | None, action: str, arn: str, evidence: Mapping[str, Any]) -> Link:
+    denying = statements(policy.value, "Deny", action, arn, subject.identities, subject.account)
+    named = statements(policy.value, "Allow", action, arn, subject.identities, None)
+    if simulated is None or _key_refuses(subject, policy, action, arn):  # the key policy alone refuses: not simulated
+        verdict: Verdict = "denied" if subject.principal else "unknown"
         return link(action, arn, verdict, {**evidence, "key_policy_denies": denying}, fix=[
-            resource_policy_fix("key_policy", arn, policy.value, seat.principal or "", [action], "*", denying,
-                                _put_key_policy(arn), seat.identities, seat.reach)],
+            resource_policy_fix("key_policy", arn, policy.value, subject.principal or "", [action], "*", denying,
+                                _put_key_policy(arn), subject.identities, subject.reach)],
                     settle=f"IAM's simulator cannot simulate {request.caller.principal_arn}")
     identity = decision(simulated, action)
     found = {**evidence, "simulated_identity_policies": identity}
     if identity == "explicitDeny" or (identity != "allowed" and not named and identity is not None):
-        return link(action, arn, "denied", found, fix=[identity_fix(seat.principal, [action], [arn], seat.reach)])
+        return link(action, arn, "denied", found, fix=[identity_fix(subject.principal, [action], [arn], subject.reach)])
     if identity is None:
         return link(action, arn, "unknown", found | answered(simulated), settle=unsettled(simulated))
     return link(action, arn, "allowed", found)

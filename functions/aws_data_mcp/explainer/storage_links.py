@@ -50,7 +50,7 @@ KMS_DENIAL = ("kms:", "KMS", "ciphertext")
 
 
 @dataclass(frozen=True)
-class Seat:
+class Subject:
     """Who the checks are about: the principal IAM's simulator and policies name, and its account."""
 
     principal: str | None
@@ -61,10 +61,10 @@ class Seat:
     """Whom a grant to `principal` reaches (fix_reach): the person's session alone where the trust pins it."""
 
     @staticmethod
-    def of(caller: Caller) -> Seat:
+    def of(caller: Caller) -> Subject:
         principal = simulation_principal(caller)
         identities = tuple(dict.fromkeys(a for a in (principal, caller.principal_arn) if a))
-        return Seat(principal, identities, caller.account, reach_of(caller))
+        return Subject(principal, identities, caller.account, reach_of(caller))
 
 
 OTHER_ACCOUNT = "s3:GetBucketPolicy: S3 answers 405 MethodNotAllowed: only the bucket owner's account reads its policy"
@@ -140,35 +140,35 @@ def put_bucket_policy(bucket: str) -> str:
     return f"aws s3api put-bucket-policy --bucket {bucket} --policy {{policy}}"
 
 
-def _bucket_denies(seat: Seat, policy: Outcome[Any, Any], action: str, resource: str) -> list[dict[str, Any]]:
-    return statements(policy.value, "Deny", action, resource, seat.identities, seat.account) if policy.ok else []
+def _bucket_denies(subject: Subject, policy: Outcome[Any, Any], action: str, resource: str) -> list[dict[str, Any]]:
+    return statements(policy.value, "Deny", action, resource, subject.identities, subject.account) if policy.ok else []
 
 
-def _read_fix(seat: Seat, bucket: str, policy: Outcome[Any, Any], action: str, resource: str,
+def _read_fix(subject: Subject, bucket: str, policy: Outcome[Any, Any], action: str, resource: str,
               own: Outcome[Any, Any] | None, table: str | None = None) -> list[Any]:
     """A refused read's fix: the bucket policy's denying statements narrowed for this read where it names any, else
     the caller's own policies' denying statements out (where `own`, the caller's identity policies, could be read)
     and the statement its identity lacks. `table`: the objects of the table's root, where `resource` (a partition's)
     lies under it and each Deny covers it too: the fix is then the table's own, the same for each of its
     partitions, so applying every one a table prints grants the table and no more."""
-    denying = _bucket_denies(seat, policy, action, resource)
-    if table and denying and all(statements({"Statement": [d]}, "Deny", action, table, seat.identities,
-                                            seat.account) for d in denying):
+    denying = _bucket_denies(subject, policy, action, resource)
+    if table and denying and all(statements({"Statement": [d]}, "Deny", action, table, subject.identities,
+                                            subject.account) for d in denying):
         resource = table
-    if denying and seat.principal:
-        return [resource_policy_fix("bucket_policy", bucket, policy.value, seat.principal, [action], resource,
-                                    denying, put_bucket_policy(bucket), seat.identities, seat.reach)]
-    removed = denial_fixes(own.value, action, resource, None, seat.reach) if own is not None and own.ok else []
-    return [*removed, identity_fix(seat.principal, [action], [resource], seat.reach)]
+    if denying and subject.principal:
+        return [resource_policy_fix("bucket_policy", bucket, policy.value, subject.principal, [action], resource,
+                                    denying, put_bucket_policy(bucket), subject.identities, subject.reach)]
+    removed = denial_fixes(own.value, action, resource, None, subject.reach) if own is not None and own.ok else []
+    return [*removed, identity_fix(subject.principal, [action], [resource], subject.reach)]
 
 
-def own_policies(request: ResourceRequest, seat: Seat, refused: bool) -> list[Call[Any]]:
+def own_policies(request: ResourceRequest, subject: Subject, refused: bool) -> list[Call[Any]]:
     """The caller's identity policies, read after a refusal no resource policy explains (its own Deny may)."""
-    if not refused or seat.principal is None:
+    if not refused or subject.principal is None:
         return []
-    kind, _ = principal_kind(seat.principal)
+    kind, _ = principal_kind(subject.principal)
     return [Call(f"iam:Get{kind.capitalize()}Policy", partial(identity_policies, request.client("iam"),
-                                                              seat.principal))]
+                                                              subject.principal))]
 
 
 def _probe_link(check: str, resource: str, outcome: Outcome[Any, Any], evidence: Mapping[str, Any],
@@ -197,7 +197,7 @@ def _owned(s3: Any, bucket: str, key: str) -> list[dict[str, Any]]:
         "Contents", []) if o["Key"] == key]
 
 
-def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, governed_by: Governor,
+def read_chain(request: ResourceRequest, subject: Subject, bucket: str, prefix: str, governed_by: Governor,
                beside: Sequence[Call[Any]] = (), table: tuple[str, str] | None = None,
                files: Sequence[str] | None = None) -> Chain[Reads]:
     """List the prefix (up to SAMPLE objects, with their owners), read the bucket policy and default encryption
@@ -226,7 +226,7 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
     bucket_arn, objects = f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/{prefix}*"
     bound = {action: context_bound(policy.value, action, arn) if policy.ok else []
              for action, arn in (("s3:ListBucket", bucket_arn), ("s3:GetObject", objects))}
-    caller = _simulated_caller(seat, policy.value if policy.ok else None) if any(bound.values()) else None
+    caller = _simulated_caller(subject, policy.value if policy.ok else None) if any(bound.values()) else None
     simulating = caller is not None
     for key in keys:
         second += [Call("s3:GetObject", partial(_first_byte, s3, bucket, key)),
@@ -235,8 +235,8 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
         second.append(Call("kms:GetKeyPolicy", partial(key_policy, request.client("kms"), default_key)))
     if simulating:  # the bucket policy names a key of Athena's request the probe does not share: AWS decides
         second.append(Call("iam:SimulatePrincipalPolicy", partial(
-            simulate_as_athena, request.client("iam"), seat.principal, caller, policy.value,
-            ["s3:ListBucket", "s3:GetObject"], [bucket_arn, objects], seat.account)))
+            simulate_as_athena, request.client("iam"), subject.principal, caller, policy.value,
+            ["s3:ListBucket", "s3:GetObject"], [bucket_arn, objects], subject.account)))
     answers = yield second
     athena = answers.pop() if simulating else None
     pairs = [(answers[2 * i], answers[2 * i + 1]) for i in range(len(keys))]
@@ -258,35 +258,35 @@ def read_chain(request: ResourceRequest, seat: Seat, bucket: str, prefix: str, g
     unexplained = [(action, arn) for action, arn, outcome in (("s3:ListBucket", bucket_arn, listing),
                                                               ("s3:GetObject", objects, read))
                    if outcome is not None and verdict_of(outcome) == "denied" and not _kms_refused(outcome)
-                   and not _bucket_denies(seat, policy, action, arn)]
-    own = next(iter((yield own_policies(request, seat, bool(unexplained)))), None)  # a refusal only
+                   and not _bucket_denies(subject, policy, action, arn)]
+    own = next(iter((yield own_policies(request, subject, bool(unexplained)))), None)  # a refusal only
     evidence = {"bucket_policy": policy_evidence(policy), "prefix": prefix, "objects_sampled": len(keys)}
     links = [_probe_link("s3:ListBucket", bucket_arn, listing, evidence | {"objects_seen": len(
-        (listing.value or {}).get("Contents", []))}, _read_fix(seat, bucket, policy, "s3:ListBucket", bucket_arn,
+        (listing.value or {}).get("Contents", []))}, _read_fix(subject, bucket, policy, "s3:ListBucket", bucket_arn,
                                                                own), governed_by)]
     owners = sorted({(o.get("Owner") or {}).get("ID") or "unknown" for o in listed})
-    stand_in = caller if caller != seat.principal else None
+    stand_in = caller if caller != subject.principal else None
     links = [as_athena(links[0], bound["s3:ListBucket"], athena, stand_in)]
     root = f"arn:aws:s3:::{bucket}/{table[1]}*" if table and table[0] == bucket and prefix.startswith(
         table[1]) and prefix != table[1] else None
-    links.append(as_athena(_object_link(seat, bucket, objects, key, read, policy, evidence | {
+    links.append(as_athena(_object_link(subject, bucket, objects, key, read, policy, evidence | {
         "object_owners": owners}, governed_by, own, root), bound["s3:GetObject"], athena, stand_in))
-    links.append(_decrypt_link(request, seat, decrypted, kms_read, head, default, policy_of_key, governed_by))
+    links.append(_decrypt_link(request, subject, decrypted, kms_read, head, default, policy_of_key, governed_by))
     if alias is not None and alias.value:
         links[-1]["evidence"]["key_alias"] = alias.value
     links[-1]["evidence"] |= {"objects_sampled": len(keys), "kms_keys": _keys_seen(pairs)}
     return Reads(links, policy, others)
 
 
-def _simulated_caller(seat: Seat, policy: Mapping[str, Any] | None) -> str | None:
+def _simulated_caller(subject: Subject, policy: Mapping[str, Any] | None) -> str | None:
     """Whom IAM's simulator may take as the caller: the caller's own IAM user, or for a role a stand-in user where
     the bucket policy decides alike for any principal; None where AWS cannot be asked."""
-    if seat.principal is None:
+    if subject.principal is None:
         return None
-    if ":user/" in seat.principal:
-        return seat.principal
-    if ":role/" in seat.principal and principal_free(policy):
-        return stand_in_user(seat.account, seat.principal.split(":")[1])
+    if ":user/" in subject.principal:
+        return subject.principal
+    if ":role/" in subject.principal and principal_free(policy):
+        return stand_in_user(subject.account, subject.principal.split(":")[1])
     return None
 
 
@@ -301,7 +301,7 @@ def _kms_refused(read: Outcome[Any, Any] | None) -> bool:
     return read is not None and read.error is not None and any(word in message for word in KMS_DENIAL)
 
 
-def _object_link(seat: Seat, bucket: str, objects: str, key: str | None, read: Outcome[Any, Any] | None,
+def _object_link(subject: Subject, bucket: str, objects: str, key: str | None, read: Outcome[Any, Any] | None,
                  policy: Outcome[Any, Any], evidence: Mapping[str, Any], governed_by: Governor,
                  own: Outcome[Any, Any] | None, table: str | None = None) -> Link:
     if read is None:
@@ -313,10 +313,10 @@ def _object_link(seat: Seat, bucket: str, objects: str, key: str | None, read: O
             "object": key, "answered": "S3 authorised the read; KMS refused the key (see kms:Decrypt)"},
             governed_by=governed_by)
     return _probe_link("s3:GetObject", objects, read, evidence | {"object": key},
-                       _read_fix(seat, bucket, policy, "s3:GetObject", objects, own, table), governed_by)
+                       _read_fix(subject, bucket, policy, "s3:GetObject", objects, own, table), governed_by)
 
 
-def _decrypt_link(request: ResourceRequest, seat: Seat, key: str | None, read: Outcome[Any, Any] | None,
+def _decrypt_link(request: ResourceRequest, subject: Subject, key: str | None, read: Outcome[Any, Any] | None,
                   head: Outcome[Any, Any] | None, default: Mapping[str, Any], policy_of_key: Outcome[Any, Any] | None,
                   governed_by: Governor) -> Link:
     """kms:Decrypt as the one-byte read settled it: the object's own key where it has one (as the read, or else
@@ -329,7 +329,7 @@ def _decrypt_link(request: ResourceRequest, seat: Seat, key: str | None, read: O
     if (algorithm != "aws:kms" or not key_id) and not _kms_refused(read):
         return link("kms:Decrypt", "none", "allowed", evidence | {"answered": "no KMS key: nothing to decrypt"},
                     governed_by=governed_by)
-    arn = key_arn(key_id, request.caller.region, seat.account) if key_id else "*"
+    arn = key_arn(key_id, request.caller.region, subject.account) if key_id else "*"
     if policy_of_key is not None:
         evidence["key_policy"] = policy_evidence(policy_of_key)
     if read is not None and read.ok:
@@ -337,7 +337,7 @@ def _decrypt_link(request: ResourceRequest, seat: Seat, key: str | None, read: O
                     governed_by=governed_by)
     if _kms_refused(read):
         return link("kms:Decrypt", arn, "denied", evidence | {"error": _refused_key(read, arn)},
-                    fix=_decrypt_fix(seat, arn, policy_of_key), governed_by=governed_by)
+                    fix=_decrypt_fix(subject, arn, policy_of_key), governed_by=governed_by)
     return link("kms:Decrypt", arn, "unknown", evidence, governed_by=governed_by,
                 settle="No object could be read to try the key: a key administrator reads its policy "
                        "(kms:GetKeyPolicy), or read this again once an object can be read")
@@ -351,18 +351,18 @@ def _refused_key(read: Outcome[Any, Any], arn: str) -> dict[str, Any]:
                                f"kms:Decrypt on {arn}", "action": "kms:Decrypt"}
 
 
-def _decrypt_fix(seat: Seat, arn: str, policy_of_key: Outcome[Any, Any] | None) -> list[Any]:
+def _decrypt_fix(subject: Subject, arn: str, policy_of_key: Outcome[Any, Any] | None) -> list[Any]:
     """The key policy's denying statements out and an Allow in where the key policy is readable and does not let
     IAM policies grant it; else the identity statement (a key policy that delegates to IAM needs no more)."""
     policy = policy_of_key.value if policy_of_key is not None and policy_of_key.ok else None
-    delegated = delegates(policy, "kms:Decrypt", arn, seat.account)
-    denying = statements(policy, "Deny", "kms:Decrypt", arn, seat.identities, seat.account) if policy else []
-    if policy and seat.principal and (denying or not delegated):
+    delegated = delegates(policy, "kms:Decrypt", arn, subject.account)
+    denying = statements(policy, "Deny", "kms:Decrypt", arn, subject.identities, subject.account) if policy else []
+    if policy and subject.principal and (denying or not delegated):
         key_id = arn.rsplit("/", 1)[-1]
-        return [resource_policy_fix("key_policy", arn, policy, seat.principal, ["kms:Decrypt"], "*", denying,
+        return [resource_policy_fix("key_policy", arn, policy, subject.principal, ["kms:Decrypt"], "*", denying,
                                     f"aws kms put-key-policy --key-id {key_id} --policy-name default "
-                                    "--policy {policy}", seat.identities, seat.reach)]
-    return [identity_fix(seat.principal, ["kms:Decrypt"], [arn], seat.reach)]
+                                    "--policy {policy}", subject.identities, subject.reach)]
+    return [identity_fix(subject.principal, ["kms:Decrypt"], [arn], subject.reach)]
 
 
 def s3_location(uri: str | None) -> tuple[str, str] | None:

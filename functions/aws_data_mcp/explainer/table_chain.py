@@ -42,7 +42,7 @@ from aws_data_mcp.explainer.model import (
     verdict_of,
 )
 from aws_data_mcp.explainer.registrations import registered_resources
-from aws_data_mcp.explainer.storage_links import Reads, Seat, read_chain, s3_location
+from aws_data_mcp.explainer.storage_links import Reads, Subject, read_chain, s3_location
 from aws_data_mcp.explainer.summary import summary
 from aws_data_mcp.explainer.workgroup_checks import WorkgroupChecks, first_usable
 from aws_data_mcp.lakehouse.projection import PartitionProjection, describe_projection, projected_locations
@@ -102,28 +102,29 @@ def partition_locations(partitions: Outcome[Any, Any], root: tuple[str, str]) ->
     return found[:LOCATIONS]
 
 
-def _glue_fix(seat: Seat, outcome: Outcome[Any, Any], arns: Sequence[str], database: str, table: str) -> list[Fix]:
+def _glue_fix(subject: Subject, outcome: Outcome[Any, Any], arns: Sequence[str], database: str,
+              table: str) -> list[Fix]:
     """Lake Formation's DESCRIBE where Lake Formation refused, else the Glue actions on the catalog, database and
     table ARNs."""
     failure = outcome.error
     if failure is not None and "lake formation" in f"{failure.message} {failure.details}".lower():
-        return [grant_fix(seat.principal, database, table, seat.account)]
-    return [identity_fix(seat.principal, list(GLUE_ACTIONS), list(arns), seat.reach)]
+        return [grant_fix(subject.principal, database, table, subject.account)]
+    return [identity_fix(subject.principal, list(GLUE_ACTIONS), list(arns), subject.reach)]
 
 
-def _glue_link(seat: Seat, action: str, outcome: Outcome[Any, Any], arns: Sequence[str], database: str,
+def _glue_link(subject: Subject, action: str, outcome: Outcome[Any, Any], arns: Sequence[str], database: str,
                table: str) -> Link:
     if outcome.error is not None and outcome.error.code is ErrorCode.NOT_FOUND and action != "glue:GetPartitions":
         raise outcome.error
     return link(action, arns[2] if action != "glue:GetDatabase" else arns[1], verdict_of(outcome),
-                answered(outcome), fix=_glue_fix(seat, outcome, arns, database, table), settle=unsettled(outcome))
+                answered(outcome), fix=_glue_fix(subject, outcome, arns, database, table), settle=unsettled(outcome))
 
 
 Placed = tuple[str | None, tuple[str, str], Outcome[Any, Any]]
 """One read chain's outcome: what it read (Iceberg's metadata or data files; None: a location), where."""
 
 
-def _partition_reads(request: ResourceRequest, seat: Seat, database: str, table: str, root: tuple[str, str],
+def _partition_reads(request: ResourceRequest, subject: Subject, database: str, table: str, root: tuple[str, str],
                      decided_by: Governor) -> Chain[tuple[Outcome[Any, Any], list[Placed]]]:
     """A Hive table's partitions (one page), then a read chain at each location they add to the root's."""
     glue = request.client("glue")
@@ -131,12 +132,12 @@ def _partition_reads(request: ResourceRequest, seat: Seat, database: str, table:
         glue.get_partitions, DatabaseName=database, TableName=table, MaxResults=PARTITIONS,
         ExcludeColumnSchema=True))]
     places = partition_locations(partitions, root)
-    reads = yield [Call("s3:ListBucket", partial(read_chain, request, seat, *place, decided_by, table=root))
+    reads = yield [Call("s3:ListBucket", partial(read_chain, request, subject, *place, decided_by, table=root))
                    for place in places]
     return partitions, [(None, place, outcome) for place, outcome in zip(places, reads, strict=True)]
 
 
-def _iceberg_reads(request: ResourceRequest, seat: Seat, detail: Mapping[str, Any], location: tuple[str, str],
+def _iceberg_reads(request: ResourceRequest, subject: Subject, detail: Mapping[str, Any], location: tuple[str, str],
                    decided_by: Governor) -> Chain[tuple[IcebergReads, list[Placed]]]:
     """The files Athena reads (iceberg_files), then a read chain per group of them: no partition, no listing."""
     parameters = detail.get("Parameters") or {}
@@ -144,18 +145,18 @@ def _iceberg_reads(request: ResourceRequest, seat: Seat, detail: Mapping[str, An
     found: Found = yield from iceberg_files(request, parameters["metadata_location"],
                                             parameters.get("write.data.path"))
     groups = placed(found, [location, *([data_path] if data_path else [])])
-    reads = yield [Call("s3:ListBucket", partial(read_chain, request, seat, *place, decided_by, files=keys))
+    reads = yield [Call("s3:ListBucket", partial(read_chain, request, subject, *place, decided_by, files=keys))
                    for _, place, keys in groups]
     return found.reads, [(role, place, outcome) for (role, place, _), outcome in zip(groups, reads, strict=True)]
 
 
-def _projected_reads(request: ResourceRequest, seat: Seat, projection: PartitionProjection, location: str,
+def _projected_reads(request: ResourceRequest, subject: Subject, projection: PartitionProjection, location: str,
                      decided_by: Governor) -> Chain[tuple[dict[str, Any], list[Placed]]]:
     """A read chain at each of the newest locations the projection makes (Athena reads no Glue partition)."""
     uris, why = projected_locations(projection, location, LOCATIONS)
     places = [place for place in dict.fromkeys(s3_location(uri) for uri in uris) if place is not None]
     root = s3_location(location)
-    reads = yield [Call("s3:ListBucket", partial(read_chain, request, seat, *place, decided_by, table=root))
+    reads = yield [Call("s3:ListBucket", partial(read_chain, request, subject, *place, decided_by, table=root))
                    for place in places]
     return {"projected_locations": [f"s3://{b}/{p}" for b, p in places], "unknown": why}, [
         ("projected location", place, outcome) for place, outcome in zip(places, reads, strict=True)]
@@ -188,25 +189,25 @@ def _unknown_files(why: str, location: str) -> Link:
                 settle=f"{why}: the files Athena reads there are established once it can be read")
 
 
-def _second_wave(request: ResourceRequest, seat: Seat, database: str, table: str, detail: Mapping[str, Any],
+def _second_wave(request: ResourceRequest, subject: Subject, database: str, table: str, detail: Mapping[str, Any],
                  location: tuple[str, str], decided_by: Governor) -> list[Call[Any]]:
     """Where Athena reads the table's data: an Iceberg table's files, the locations a projection makes, or a Hive
     table's root beside its partitions' locations."""
     kind = _kind(detail)
     if kind == "iceberg":
-        return [Call("s3:GetObject", partial(_iceberg_reads, request, seat, detail, location, decided_by))]
+        return [Call("s3:GetObject", partial(_iceberg_reads, request, subject, detail, location, decided_by))]
     if kind == "projected":
         keys = [k["Name"] for k in detail.get("PartitionKeys") or []]
         projection = describe_projection(detail.get("Parameters") or {}, keys)
         assert projection is not None  # projection.enabled is one of its parameters
-        return [Call("s3:ListBucket", partial(_projected_reads, request, seat, projection,
+        return [Call("s3:ListBucket", partial(_projected_reads, request, subject, projection,
                                               f"s3://{location[0]}/{location[1]}", decided_by))]
-    return [Call("s3:ListBucket", partial(read_chain, request, seat, *location, decided_by)),
-            Call("glue:GetPartitions", partial(_partition_reads, request, seat, database, table, location,
+    return [Call("s3:ListBucket", partial(read_chain, request, subject, *location, decided_by)),
+            Call("glue:GetPartitions", partial(_partition_reads, request, subject, database, table, location,
                                                decided_by))]
 
 
-def _data_links(seat: Seat, kind: str, answers: Sequence[Outcome[Any, Any]], arns: Sequence[str], database: str,
+def _data_links(subject: Subject, kind: str, answers: Sequence[Outcome[Any, Any]], arns: Sequence[str], database: str,
                 table: str, location: tuple[str, str]) -> tuple[list[Link], list[Link], dict[str, Any]]:
     """The second wave's answers as (Glue's partition link, the S3 and KMS links, what was read from)."""
     glue: list[Link] = []
@@ -222,7 +223,7 @@ def _data_links(seat: Seat, kind: str, answers: Sequence[Outcome[Any, Any]], arn
             read_from["partition_locations"] = [f"s3://{b}/{p}" for _, (b, p), _ in more]
         else:
             listed = partitions
-        glue = [_glue_link(seat, "glue:GetPartitions", listed, arns, database, table)]
+        glue = [_glue_link(subject, "glue:GetPartitions", listed, arns, database, table)]
     else:
         outcome = answers[0]
         if outcome.value is None:
@@ -239,23 +240,23 @@ def _data_links(seat: Seat, kind: str, answers: Sequence[Outcome[Any, Any]], arn
 
 
 def _explain(request: ResourceRequest, database: str, table: str) -> Chain[TableAccess]:
-    caller, seat = request.caller, Seat.of(request.caller)
-    region, account = caller.region, seat.account or "*"
+    caller, subject = request.caller, Subject.of(request.caller)
+    region, account = caller.region, subject.account or "*"
     arns = [f"arn:aws:glue:{region}:{account}:catalog", f"arn:aws:glue:{region}:{account}:database/{database}",
             f"arn:aws:glue:{region}:{account}:table/{database}/{table}"]
     glue, lakeformation = request.client("glue"), request.client("lakeformation")
-    checks = WorkgroupChecks.of(request, seat)
+    checks = WorkgroupChecks.of(request, subject)
     first: list[Call[Any]] = [
         Call("glue:GetDatabase", partial(glue.get_database, Name=database)),
         Call("glue:GetTable", partial(glue.get_table, DatabaseName=database, Name=table)),
         Call("lakeformation:ListResources", partial(registered_resources, lakeformation)),
-        *(lake_asked := lake_calls(lakeformation, seat.principal, database, table)),
+        *(lake_asked := lake_calls(lakeformation, subject.principal, database, table)),
         *checks.first()]
     found = yield first
     glue_found, registered = found[:2], found[2]
     lake = lake_answers(found[3:3 + len(lake_asked)])
     workgroup_calls = checks.second(found[3 + len(lake_asked):])
-    links = [_glue_link(seat, action, outcome, arns, database, table)
+    links = [_glue_link(subject, action, outcome, arns, database, table)
              for action, outcome in zip(GLUE_ACTIONS, glue_found, strict=False)]
     detail = (glue_found[1].value or {}).get("Table") or {}
     descriptor = detail.get("StorageDescriptor") or {}
@@ -268,12 +269,12 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
     if location is not None:
         registration, *place = registration_link(registered, *location)
         registered_at = (place[0], place[1], registered.ok)
-        permissions, readable, lake_decides = permissions_link(seat, database, table, columns, *registered_at, lake)
+        permissions, readable, lake_decides = permissions_link(subject, database, table, columns, *registered_at, lake)
         links += [registration, permissions]
         decided_by = "lake_formation" if lake_decides and registered_at[0] else "iam"
         if decided_by == "lake_formation":
             links.append(checks.data_access_link())
-        second = _second_wave(request, seat, database, table, detail, location, decided_by)
+        second = _second_wave(request, subject, database, table, detail, location, decided_by)
     elif glue_found[1].ok:
         links.append(link("s3:GetObject", str(descriptor.get("Location")), "unknown", {
             "location": descriptor.get("Location")}, settle="The table has no S3 location (a view, or another "
@@ -286,28 +287,28 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
     if filtered:  # the grants on the table's data cells filters: the permissions link read again with them
         lake = replace(lake, filter_grants=tuple(answers[len(second):len(second) + len(filtered)]))
         at = next(i for i, entry in enumerate(links) if entry["check"] == SELECT)
-        links[at], readable, _ = permissions_link(seat, database, table, columns, *registered_at, lake)
+        links[at], readable, _ = permissions_link(subject, database, table, columns, *registered_at, lake)
     workgroup_links = checks.links(answers[len(second) + len(filtered):])
     read_from: dict[str, Any] | None = None
     if location is not None:
-        partition_link, data, read_from = _data_links(seat, _kind(detail), answers[:len(second)], arns, database,
+        partition_link, data, read_from = _data_links(subject, _kind(detail), answers[:len(second)], arns, database,
                                                       table, location)
         links[2:2] = partition_link
         links += data
     for entry in links:
         if entry["check"].startswith(("s3:", "kms:")):
             entry["governed_by"] = decided_by
-    answer = _answer(request, seat, database, table, descriptor.get("Location"), links, workgroup_links, decided_by,
+    answer = _answer(request, subject, database, table, descriptor.get("Location"), links, workgroup_links, decided_by,
                      readable)
     if read_from is not None:
         answer["read_from"] = read_from
     answer["hidden_columns"] = [c for c in columns if c not in answer["read_columns"]] if answer[
         "read_columns"] and answer["query"] != "denied" else []
-    answer["owner_findings"] = direct_read_findings(request.client("s3"), seat.principal, answer)
+    answer["owner_findings"] = direct_read_findings(request.client("s3"), subject.principal, answer)
     return answer
 
 
-def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, location: str | None,
+def _answer(request: ResourceRequest, subject: Subject, database: str, table: str, location: str | None,
             links: list[Link], workgroups: dict[str, list[Link]], decided_by: Governor,
             readable: Readable | None) -> TableAccess:
     """The query verdict: the table's own links that bind the caller (not the data's S3 and KMS where Lake
@@ -331,7 +332,7 @@ def _answer(request: ResourceRequest, seat: Seat, database: str, table: str, loc
     return TableAccess(
         summary=summary(verdict, every, f"SELECT on {database}.{table} runs in workgroup {chosen} ({columns})",
                         request.settings.summary_resource_chars),
-        database=database, table=table, principal_arn=caller.principal_arn, simulated_as=seat.principal,
+        database=database, table=table, principal_arn=caller.principal_arn, simulated_as=subject.principal,
         location=location, query=verdict, workgroup=chosen, decided_by=decided_by, read_columns=read_columns,
         row_filter=row_filter if verdict != "denied" else None, hidden_columns=[], owner_findings=[], links=links,
         workgroups=workgroups, unseen=unseen_from_the_callers_seat())

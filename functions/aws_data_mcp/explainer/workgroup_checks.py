@@ -33,7 +33,7 @@ from aws_data_mcp.explainer.results_path import (
     results_key_chain,
     write_chain,
 )
-from aws_data_mcp.explainer.storage_links import Seat, own_policies, s3_location
+from aws_data_mcp.explainer.storage_links import Subject, own_policies, s3_location
 from aws_data_mcp.query.cost_guard import SUGGESTED_CUTOFF_BYTES, get_workgroup, guarded, setup_advice
 from aws_data_mcp.reading.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
@@ -54,7 +54,7 @@ class WorkgroupChecks:
     policies after a refused workgroup); `links(answers)` assembles them."""
 
     request: ResourceRequest
-    seat: Seat
+    subject: Subject
     names: list[str]
     arns: list[str] = field(default_factory=list)
     described: list[Outcome[Any, Any]] = field(default_factory=list)
@@ -66,19 +66,19 @@ class WorkgroupChecks:
     asked: bool = False
 
     @staticmethod
-    def of(request: ResourceRequest, seat: Seat) -> WorkgroupChecks:
+    def of(request: ResourceRequest, subject: Subject) -> WorkgroupChecks:
         names = list(request.settings.query_workgroups)
-        region, account = request.caller.region, seat.account or "*"
-        return WorkgroupChecks(request, seat, names,
+        region, account = request.caller.region, subject.account or "*"
+        return WorkgroupChecks(request, subject, names,
                                [f"arn:aws:athena:{region}:{account}:workgroup/{name}" for name in names])
 
     def first(self) -> list[Call[Any]]:
         athena = self.request.client("athena")
         calls: list[Call[Any]] = [Call("athena:GetWorkGroup", partial(get_workgroup, athena, name))
                                   for name in self.names]
-        if self.seat.principal and self.names:
+        if self.subject.principal and self.names:
             calls.append(Call("iam:SimulatePrincipalPolicy", partial(
-                _simulate, self.request.client("iam"), self.seat.principal, self.arns)))
+                _simulate, self.request.client("iam"), self.subject.principal, self.arns)))
         return calls
 
     def second(self, found: Sequence[Outcome[Any, Any]]) -> list[Call[Any]]:
@@ -94,12 +94,12 @@ class WorkgroupChecks:
                          if results[name].get("ExpectedBucketOwner")}
         self.keys = {name: key for name in self.names
                      if (key := results_key(results[name].get("EncryptionConfiguration")))}
-        asked = own_policies(self.request, self.seat, any(verdict_of(o) == "denied" for o in self.described))
+        asked = own_policies(self.request, self.subject, any(verdict_of(o) == "denied" for o in self.described))
         self.asked = bool(asked)
-        return [*(Call("s3:GetBucketPolicy", partial(write_chain, self.request, self.seat, *where, name,
+        return [*(Call("s3:GetBucketPolicy", partial(write_chain, self.request, self.subject, *where, name,
                                                      self.expected.get(name)))
                   for name, where in self.writing),
-                *(Call("kms:GetKeyPolicy", partial(results_key_chain, self.request, self.seat, name, key))
+                *(Call("kms:GetKeyPolicy", partial(results_key_chain, self.request, self.subject, name, key))
                   for name, key in self.keys.items()),
                 *asked]  # own policies: after a refused workgroup only
 
@@ -108,7 +108,7 @@ class WorkgroupChecks:
         answers = list(answers)
         own = answers.pop() if self.asked else None
         chains, key_outcomes = answers[:len(self.writing)], answers[len(self.writing):]
-        found = {name: _workgroup_links(self.seat, name, arn, outcome, self.simulated, own)
+        found = {name: _workgroup_links(self.subject, name, arn, outcome, self.simulated, own)
                  for name, arn, outcome in zip(self.names, self.arns, self.described, strict=True)}
         for (name, (bucket, prefix)), outcome in zip(self.writing, chains, strict=True):
             found[name] += outcome.value if outcome.ok else [link(  # type: ignore[operator]
@@ -136,12 +136,12 @@ class WorkgroupChecks:
                         settle="IAM's simulator gave no decision for it: read this explainer again")
         return link(DATA_ACCESS, "*", "allowed" if decision == "allowed" else "denied",
                     {"simulated_identity_policies": decision}, governed_by="lake_formation",
-                    fix=[identity_fix(self.seat.principal, [DATA_ACCESS], ["*"], self.seat.reach)])
+                    fix=[identity_fix(self.subject.principal, [DATA_ACCESS], ["*"], self.subject.reach)])
 
 
-def workgroup_chain(request: ResourceRequest, seat: Seat) -> Chain[dict[str, list[Link]]]:
+def workgroup_chain(request: ResourceRequest, subject: Subject) -> Chain[dict[str, list[Link]]]:
     """Every query workgroup's links for the caller, on their own: two waves (and each write check's own)."""
-    checks = WorkgroupChecks.of(request, seat)
+    checks = WorkgroupChecks.of(request, subject)
     found = yield checks.first()
     answers = yield checks.second(found)
     return checks.links(answers)
@@ -166,7 +166,7 @@ def why_not(links: Sequence[Link]) -> list[str]:
     return reasons
 
 
-def _workgroup_links(seat: Seat, name: str, arn: str, described: Outcome[Any, Any],
+def _workgroup_links(subject: Subject, name: str, arn: str, described: Outcome[Any, Any],
                      simulated: Outcome[Any, Any] | None, own: Outcome[Any, Any] | None) -> list[Link]:
     """The workgroup: describable and guarded (enabled, a cutoff Athena enforces); the caller may start queries
     in it (IAM's simulator: Athena has no resource policy)."""
@@ -179,14 +179,14 @@ def _workgroup_links(seat: Seat, name: str, arn: str, described: Outcome[Any, An
             guard = guarded(name, described.value or {})
             first["evidence"]["cutoff_bytes"] = guard.cutoff_bytes
         except ResourceFailure as refusal:  # AWS answered; this server refuses the workgroup: its own kind of link
-            return [first, _guard_link(name, arn, refusal), _start_link(seat, arn, simulated)]
+            return [first, _guard_link(name, arn, refusal), _start_link(subject, arn, simulated)]
     else:
-        removed = denial_fixes(own.value, "athena:GetWorkGroup", arn, None, seat.reach) \
+        removed = denial_fixes(own.value, "athena:GetWorkGroup", arn, None, subject.reach) \
             if own is not None and own.ok else []
         first = link("athena:GetWorkGroup", arn, verdict_of(described), answered(described),
-                     fix=[*removed, identity_fix(seat.principal, ["athena:GetWorkGroup"], [arn], seat.reach)],
+                     fix=[*removed, identity_fix(subject.principal, ["athena:GetWorkGroup"], [arn], subject.reach)],
                      settle=unsettled(described))
-    return [first, _start_link(seat, arn, simulated)]
+    return [first, _start_link(subject, arn, simulated)]
 
 
 def _guard_link(name: str, arn: str, refusal: ResourceFailure) -> Link:
@@ -197,7 +197,7 @@ def _guard_link(name: str, arn: str, refusal: ResourceFailure) -> Link:
         request={"WorkGroup": name, "State": "ENABLED", "ConfigurationUpdates": updates})])
 
 
-def _start_link(seat: Seat, arn: str, simulated: Outcome[Any, Any] | None) -> Link:
+def _start_link(subject: Subject, arn: str, simulated: Outcome[Any, Any] | None) -> Link:
     if simulated is None:
         return link("athena:StartQueryExecution", arn, "unknown", {"simulated": False},
                     settle="IAM's simulator cannot simulate the caller (only IAM users and roles): an administrator "
@@ -209,7 +209,7 @@ def _start_link(seat: Seat, arn: str, simulated: Outcome[Any, Any] | None) -> Li
     missing = [a for a in ATHENA_ACTIONS if decisions.get(a) != "allowed"]
     return link("athena:StartQueryExecution", arn, "denied" if missing else "allowed",
                 {"simulated_identity_policies": decisions},
-                fix=[identity_fix(seat.principal, missing or list(ATHENA_ACTIONS), [arn], seat.reach)])
+                fix=[identity_fix(subject.principal, missing or list(ATHENA_ACTIONS), [arn], subject.reach)])
 
 
 def _simulate(iam: Any, principal: str, arns: Sequence[str]) -> list[dict[str, Any]]:

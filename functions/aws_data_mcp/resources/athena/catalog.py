@@ -402,11 +402,11 @@ def _lake_formation_calls(request: ResourceRequest, database: str, name: str) ->
     wave of Lake Formation calls (grants, tag grants, data cells filters, LF-tags, opt-ins, the account default)."""
     from aws_data_mcp.explainer.lake_formation import lake_calls
     from aws_data_mcp.explainer.registrations import registered_resources
-    from aws_data_mcp.explainer.storage_links import Seat
+    from aws_data_mcp.explainer.storage_links import Subject
 
     lakeformation = request.client("lakeformation")
     return [Call("lakeformation:ListResources", lambda: registered_resources(lakeformation)),
-            *lake_calls(lakeformation, Seat.of(request.caller).principal, database, name)]
+            *lake_calls(lakeformation, Subject.of(request.caller).principal, database, name)]
 
 
 def _column_access(request: ResourceRequest, database: str, found: Mapping[str, Any],
@@ -414,7 +414,7 @@ def _column_access(request: ResourceRequest, database: str, found: Mapping[str, 
     """The columns the caller may read, as the table's explainer decides them from the caller's grants (the same
     reading of the same calls), or that it cannot be known."""
     from aws_data_mcp.explainer.lake_formation import lake_answers, permissions_link, registration_link
-    from aws_data_mcp.explainer.storage_links import Seat, s3_location
+    from aws_data_mcp.explainer.storage_links import Subject, s3_location
     from aws_data_mcp.explainer.uris import table_uri
 
     registered, answers = lake[0], lake_answers(lake[1:])
@@ -423,7 +423,7 @@ def _column_access(request: ResourceRequest, database: str, found: Mapping[str, 
     explain = table_uri(database, found["Name"])
     place = s3_location(descriptor.get("Location"))
     location, hybrid = registration_link(registered, *place)[1:] if place else (None, False)
-    link, readable, _ = permissions_link(Seat.of(request.caller), database, found["Name"], names, location, hybrid,
+    link, readable, _ = permissions_link(Subject.of(request.caller), database, found["Name"], names, location, hybrid,
                                          registered.ok, answers)
     if readable is None:
         why = link.get("settle") or "the caller's Lake Formation grants could not be read"

@@ -172,11 +172,11 @@ def workgroups(request: ResourceRequest) -> WorkGroups:
     workgroup those checks did not describe, beside their second checks: two waves, each item answering by the
     deadline on its own."""
     # The explainer's checks, imported on the first read: they are off the cold path, as the explainers are.
-    from aws_data_mcp.explainer.storage_links import Seat
+    from aws_data_mcp.explainer.storage_links import Subject
     from aws_data_mcp.explainer.workgroup_checks import WorkgroupChecks
 
     athena = request.client("athena")
-    checks = WorkgroupChecks.of(request, Seat.of(request.caller))
+    checks = WorkgroupChecks.of(request, Subject.of(request.caller))
     found = _wave(request, [Call("athena:ListWorkGroups", partial(list_workgroups, athena)), *checks.first()])
     listing, checked = found[0], found[1:]
     described = dict(zip(checks.names, checked, strict=False))
