@@ -243,8 +243,8 @@ RESOURCE_CHECKS: tuple[Extension, ...] = (
     Extension(LakeFormationResponse, "list_permissions", _lakeformation_list_permissions),
 )
 
-EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *SIGNING, *DYNAMODB, *ATHENA, *GLUE, *S3_TABLES, *IAM, *RESOURCE_CHECKS,
-                                     *SEARCH, *COLUMN_STATISTICS, *DATA_QUALITY)
+EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *SIGNING, *DYNAMODB, *ATHENA, *GLUE, *S3_TABLES, *IAM,
+                                     *RESOURCE_CHECKS, *SEARCH, *COLUMN_STATISTICS, *DATA_QUALITY)
 """Installed wherever moto stands in for AWS (the demo account, the test suite's server, the benchmarks)."""
 
 
