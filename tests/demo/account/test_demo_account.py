@@ -325,14 +325,16 @@ def test_bucket_access_levels(caller: ClientFactory) -> None:
     assert _error_code(delete_denied.value) == "AccessDenied"
 
 
+def _wrong_secret(demo: DemoAccount, service: str) -> Any:
+    """A client of `service` with the demo caller's key id and a secret that is not its own."""
+    return boto3.client(service, endpoint_url=demo.endpoint_url, region_name=demo.region, config=_NO_RETRY,
+                        aws_access_key_id=demo.caller_environment()["AWS_ACCESS_KEY_ID"],
+                        aws_secret_access_key="not-the-secret")
+
+
 def test_foreign_credentials_are_rejected(demo: DemoAccount) -> None:
-    environment = demo.caller_environment()
-    wrong_secret = boto3.client(
-        "athena", endpoint_url=demo.endpoint_url, region_name=demo.region, config=_NO_RETRY,
-        aws_access_key_id=environment["AWS_ACCESS_KEY_ID"], aws_secret_access_key="not-the-secret",
-    )
     with pytest.raises(ClientError) as bad_signature:
-        wrong_secret.list_work_groups()
+        _wrong_secret(demo, "athena").list_work_groups()
     assert _error_code(bad_signature.value) == "InvalidSignatureException"
 
     unknown = boto3.client(
@@ -355,13 +357,8 @@ def test_a_request_without_a_body_is_signed_as_sent(demo: DemoAccount, caller: C
     assert [n["namespace"] for n in s3tables.list_namespaces(tableBucketARN=arn)["namespaces"]] == [["sales"]]
     tables = s3tables.list_tables(tableBucketARN=arn, namespace="sales")["tables"]
     assert [t["name"] for t in tables] == ["daily_orders"]
-    environment = demo.caller_environment()
-    wrong_secret = boto3.client(
-        "s3tables", endpoint_url=demo.endpoint_url, region_name=demo.region, config=_NO_RETRY,
-        aws_access_key_id=environment["AWS_ACCESS_KEY_ID"], aws_secret_access_key="not-the-secret",
-    )
     with pytest.raises(ClientError) as bad_signature:
-        wrong_secret.list_table_buckets()
+        _wrong_secret(demo, "s3tables").list_table_buckets()
     assert bad_signature.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
     assert "SignatureDoesNotMatch" in str(bad_signature.value)  # moto answers it in XML, whatever the protocol
 
