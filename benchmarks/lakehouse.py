@@ -35,11 +35,20 @@ ROWS_A_DAY = 25
 FEW, MANY = 10, 1000
 """The partitions of the two Hive tables: the table resource must make the same calls for both."""
 FLOOR_MULTIPLE = fanout.FLOOR_MULTIPLE
-MOTO_SERVER = fanout.MOTO_SERVER.replace("main([", """sys.path.insert(0, "tests")
+_SERVE = "main(["
+LAKEHOUSE_GLUE = """sys.path.insert(0, "tests")
 from support import moto_lakehouse  # GetTable's LATEST_ICEBERG_METADATA, as Glue answers it
 for owner, name, replacement in moto_lakehouse.extensions():
     setattr(owner, name, replacement)
-main([""", 1)
+"""
+"""Installed over fanout's server's extensions, just before it serves (they wrap the Glue answers installed)."""
+
+
+def server_script() -> str:
+    """fanout's moto server, Glue answering as a current lake's does."""
+    if fanout.MOTO_SERVER.count(_SERVE) != 1:
+        raise RuntimeError("fanout.MOTO_SERVER no longer ends in one main([...]) call")
+    return fanout.MOTO_SERVER.replace(_SERVE, LAKEHOUSE_GLUE + _SERVE)
 
 
 @dataclass(frozen=True)
@@ -196,7 +205,7 @@ def measure(repeats: int) -> dict[str, Any]:
     from aws_data_mcp.config import Settings
     from aws_data_mcp.identity.resolve import local_chain
 
-    server, port = harness.start_server([sys.executable, "-c", MOTO_SERVER], "moto's server")
+    server, port = harness.start_server([sys.executable, "-c", server_script()], "moto's server")
     endpoint_url = f"http://127.0.0.1:{port}"
     try:
         os.environ.update(AWS_ENDPOINT_URL=endpoint_url, AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench",
