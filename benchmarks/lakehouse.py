@@ -1,11 +1,8 @@
-"""A current lake's reads at 50 ms per AWS call: run by `worker.py lakehouse` in a fresh process.
+"""A current lake's reads at 50 ms per AWS call, run by `worker.py lakehouse` in a fresh process.
 
-moto's server runs in a process of its own, with Glue's GetTable answering `LATEST_ICEBERG_METADATA` as AWS does
-(tests/support/moto_lakehouse.py). pyiceberg writes an Iceberg table into it over HTTP, as a writer would: three
-snapshots, partitioned by day, data under `write.data.path` in a second bucket. Two Hive tables differ only in
-their partitions (10 and 1,000). Every attempt waits 50 ms (`fanout.FarAwayEndpoint`, replayed answers), the
-cache off. Each read's wall time sits beside its floor: its dependent waves x 50 ms, those waves measured from the
-calls' start and end times (`search.dependent_waves`). The table resource's calls must not grow with partitions.
+moto serves in its own process; Glue answers `LATEST_ICEBERG_METADATA` as AWS does (tests/support/moto_lakehouse.py).
+pyiceberg writes the Iceberg table over HTTP, so its manifests are real. Two Hive tables differ only in partitions.
+Each read sits beside its floor: its dependent waves x 50 ms, also measured from the calls' times.
 """
 
 from __future__ import annotations
