@@ -25,6 +25,8 @@ Measurements (names for --only):
            with 50 ms injected per AWS call (every account's calls)
   search   athena://databases and athena://search over 10,000 tables in 50 databases at 50 ms per AWS call, beside
            their floors (dependent waves x 50 ms) and listing every database's tables to find a column
+  lakehouse an Iceberg table's explainer, its table resource and a Hive table's of 10 and 1,000 partitions at
+           50 ms per AWS call, beside their floors (dependent waves x 50 ms); the table's calls at 1,000 vs 10
   query    an Athena result through `serve` (SDK client, one kept-alive local HTTP connection) vs a bare boto3 loop
            over GetQueryResults pages, both against the demo account's Athena: time to the first row, time to
            page 100,000 rows, and the server's RSS while it pages 1,000,000
@@ -63,6 +65,7 @@ from typing import Any
 import cold
 import guard
 import harness
+import lakehouse
 import package
 import record
 import views
@@ -294,6 +297,11 @@ def measure_search(args: argparse.Namespace) -> Section:
     ], raw
 
 
+def measure_lakehouse(args: argparse.Namespace) -> Section:
+    raw = harness.run_worker("lakehouse", str(args.lakehouse_repeats))
+    return lakehouse.rows(raw), raw
+
+
 def measure_query(args: argparse.Namespace) -> Section:
     raw = harness.run_worker("query", str(args.query_rounds), timeout=QUERY_TIMEOUT_SECONDS)
     first = {name: harness.median(values) for name, values in raw["first_row_s"].items()}
@@ -450,6 +458,7 @@ MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "fanout": measure_fanout,
     "accounts": measure_accounts,
     "search": measure_search,
+    "lakehouse": measure_lakehouse,
     "query": measure_query,
     "signin": measure_signin,
     "guard": measure_guard,
@@ -457,8 +466,8 @@ MEASUREMENTS: dict[str, Callable[[argparse.Namespace], Section]] = {
     "first": measure_first,
     "views": measure_views,
 }
-DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout", "accounts", "search", "first",
-           "query", "signin", "guard", "workflow", "views")
+DEFAULT = ("cold", "warm", "http", "tool", "memory", "manager", "package", "fanout", "accounts", "search", "lakehouse",
+           "first", "query", "signin", "guard", "workflow", "views")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -472,6 +481,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--fanout-repeats", type=int, default=5, help="reads per fan-out resource")
     parser.add_argument("--accounts-repeats", type=int, default=7, help="reads per variant of the accounts figure")
     parser.add_argument("--search-repeats", type=int, default=3, help="reads per variant of the search figure")
+    parser.add_argument("--lakehouse-repeats", type=int, default=5, help="reads per lakehouse resource")
     parser.add_argument("--first-samples", type=int, default=5, help="fresh processes per first-read variant")
     parser.add_argument("--query-rounds", type=int, default=5, help="alternating rounds of each query figure")
     parser.add_argument("--signin-rounds", type=int, default=5, help="rounds of the sign-in figure (3 users each)")

@@ -176,6 +176,13 @@ def search(repeats: int) -> dict[str, Any]:
     return search_reads.measure(repeats)
 
 
+def lakehouse(repeats: int) -> dict[str, Any]:
+    """An Iceberg table's explainer and table resources on a current lake, 50 ms per AWS call (see lakehouse.py)."""
+    import lakehouse as lakehouse_reads
+
+    return lakehouse_reads.measure(repeats)
+
+
 def http(requests: int) -> dict[str, Any]:
     """Measurement 7: static reads over local HTTP, `serve` vs a bare SDK app on uvicorn (see local_http.py)."""
     import local_http
@@ -214,6 +221,7 @@ WORKERS: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
     "fanout": (fanout, 5),
     "accounts": (accounts, 5),
     "search": (search, 3),
+    "lakehouse": (lakehouse, 5),
     "http": (http, 500),
     "query": (query, 5),
     "signin": (signin, 5),

@@ -6,7 +6,8 @@ The oracle is pyiceberg as a platform team runs it against the account: its Glue
 Glue client in the table bucket's catalog (``<account>:s3tablescatalog/acme-analytics``), its PyArrow FileIO reading
 S3 through the endpoint with the caller's keys (IAM enforced), nothing of the demo's own reading code. Answers come
 through the MCP protocol on both revisions, with the catalog in the SQL and as the query context; and, in the
-hosted demo, as bob, whose role may not read the table's data.
+hosted demo, as bob, whose role may not read the table's data. Search and tabulator://buckets list the table
+bucket through the demo's endpoint; carol, who may not list it, keeps her other results beside the error.
 """
 
 from __future__ import annotations
@@ -14,37 +15,50 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 from pyiceberg.catalog.glue import GlueCatalog, _register_glue_catalog_id_with_glue_client
 from pyiceberg.table import Table
 
+from aws_data_mcp.config import Settings
 from aws_data_mcp_demo.account.emulated import DemoAccount
 from aws_data_mcp_demo.account.lake_tables import lake_files
 from aws_data_mcp_demo.account.lakehouse import APPENDED_DAY, LOAD_DAYS
 from aws_data_mcp_demo.account.s3_tables import CATALOG, NAMESPACE, TABLE
+from support.events import load_event
 from support.queries import answer, query, query_as
-from support.servers import ServerThread, demo_query_server, start_demo
+from support.reading import read_everywhere
+from support.servers import ServerThread, demo_query_server, free_port, lambda_container, start_demo
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
 
 REVISIONS = ("legacy", "2026-07-28")
 METADATA_TABLES = ("snapshots", "history", "files", "manifests", "partitions", "refs")
 QUALIFIED = f'"{CATALOG}".{NAMESPACE}.{TABLE}'
+STATIC_EVENT = "http-api-v2/resources-read-static.json"
+Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @pytest.fixture(scope="module")
 def query_server(demo: DemoAccount) -> Iterator[ServerThread]:
     with demo_query_server(query_wait_seconds=20) as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def demo_handler(demo: DemoAccount) -> Handler:
+    """The Lambda path in demo mode, over the module's demo account."""
+    return lambda_container(Settings(mode="demo", allowed_hosts=(load_event(STATIC_EVENT)["headers"]["host"],)))
 
 
 @pytest.fixture(scope="module")
@@ -176,9 +190,7 @@ async def test_bob_is_refused_the_tables_data_as_athena_refuses_it(hosted: tuple
 async def test_the_table_is_found_where_people_look(query_server: ServerThread, demo_caller: DemoAccount,
                                                     oracle: Table, mode: str) -> None:
     """athena://catalogs lists the bucket's catalog, and the catalog-named resource (read directly and through
-    get_resource) is the table pyiceberg reads: its columns, current snapshot and the bucket's ARN. (Search and
-    tabulator://buckets list table buckets with s3tables:List*, which the demo's endpoint does not yet sign-check
-    as moto's other services: they are read against moto's s3tables in tests/resources/test_athena_s3_tables.py.)"""
+    get_resource) is the table pyiceberg reads: its columns, current snapshot and the bucket's ARN."""
     encoded = CATALOG.replace("/", "%2F")
     uri = f"athena://catalogs/{encoded}/databases/{NAMESPACE}/tables/{TABLE}"
     async with Client(query_server.url, mode=mode) as client:
@@ -195,3 +207,37 @@ async def test_the_table_is_found_where_people_look(query_server: ServerThread, 
 
 async def _read(client: Client, uri: str) -> dict[str, Any]:
     return json.loads((await client.read_resource(uri)).contents[0].text)
+
+
+async def test_search_and_the_buckets_list_the_table_bucket(demo_handler: Handler, demo_caller: DemoAccount) -> None:
+    """As demo-analyst, on every path: search finds the S3 table in its catalog, and tabulator://buckets names the
+    table bucket with its namespace and table, with no listing error."""
+    with ServerThread(Settings(mode="demo", port=free_port())) as server:
+        search = await read_everywhere(server.url, demo_handler, "athena://search?q=daily")
+        buckets = await read_everywhere(server.url, demo_handler, "tabulator://buckets")
+    hits = [(h["catalog"], h["database"], h["table"]) for h in search["hits"] if h["kind"] == "table"]
+    assert (CATALOG, NAMESPACE, TABLE) in hits
+    assert CATALOG in search["catalogs_searched"] and search["catalog_errors"] == []
+    table_bucket = next(b for b in buckets["buckets"] if b["kind"] == "table bucket")
+    assert table_bucket["bucket"] == CATALOG.split("/", 1)[1] and table_bucket["catalog"] == CATALOG
+    assert table_bucket["databases"] == [{"database": NAMESPACE, "tables": [TABLE]}]
+    assert "table_buckets_error" not in buckets and "table_bucket_errors" not in buckets
+
+
+async def test_a_caller_denied_the_listing_keeps_the_other_results(hosted: tuple[str, dict[str, str]]) -> None:
+    """carol's role lists no table bucket: tabulator://buckets names the denied action beside her Glue buckets.
+    (Her search is refused as a whole: she may not call glue:SearchTables either.)"""
+    url, tokens = hosted
+    buckets = await _read_as(url, tokens["carol"], "tabulator://buckets")
+    assert buckets["table_buckets_error"]["error"] == "access_denied"
+    assert buckets["table_buckets_error"]["action"] == "s3tables:ListTableBuckets"
+    assert buckets["buckets"] and all(b["kind"] == "bucket" for b in buckets["buckets"])
+    alice = await _read_as(url, tokens["alice"], "tabulator://buckets")
+    assert "table_buckets_error" not in alice
+    assert [b["bucket"] for b in alice["buckets"] if b["kind"] == "table bucket"] == [CATALOG.split("/", 1)[1]]
+
+
+async def _read_as(url: str, token: str, uri: str) -> dict[str, Any]:
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http, \
+            Client(streamable_http_client(url, http_client=http), mode=REVISIONS[1]) as client:
+        return await _read(client, uri)

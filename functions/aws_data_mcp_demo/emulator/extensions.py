@@ -50,9 +50,10 @@ from aws_data_mcp_demo.emulator.paging import BUCKET_REGIONS, GLUE, LISTING_PAGE
 from aws_data_mcp_demo.emulator.patch import Extension
 from aws_data_mcp_demo.emulator.s3_tables import S3_TABLES
 from aws_data_mcp_demo.emulator.search import SEARCH
+from aws_data_mcp_demo.emulator.signing import SIGNING
 
 __all__ = ["ATHENA", "AUTHORISATION", "BUCKET_REGIONS", "DYNAMODB", "EXECUTION_DETAILS_ATTR", "EXTENSIONS", "GLUE",
-           "IAM", "LISTING_PAGES", "PAGE_LIMITS", "RESOURCE_CHECKS", "S3_TABLES", "Extension",
+           "IAM", "LISTING_PAGES", "PAGE_LIMITS", "RESOURCE_CHECKS", "S3_TABLES", "SIGNING", "Extension",
            "install_moto_extensions"]
 
 # --------------------------------------------------------------------------- authorisation
@@ -242,8 +243,8 @@ RESOURCE_CHECKS: tuple[Extension, ...] = (
     Extension(LakeFormationResponse, "list_permissions", _lakeformation_list_permissions),
 )
 
-EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *DYNAMODB, *ATHENA, *GLUE, *S3_TABLES, *IAM, *RESOURCE_CHECKS,
-                                     *SEARCH, *COLUMN_STATISTICS, *DATA_QUALITY)
+EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *SIGNING, *DYNAMODB, *ATHENA, *GLUE, *S3_TABLES, *IAM,
+                                     *RESOURCE_CHECKS, *SEARCH, *COLUMN_STATISTICS, *DATA_QUALITY)
 """Installed wherever moto stands in for AWS (the demo account, the test suite's server, the benchmarks)."""
 
 

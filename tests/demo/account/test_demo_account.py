@@ -17,6 +17,7 @@ from botocore.exceptions import ClientError, EndpointConnectionError
 from moto import mock_aws, settings
 from moto.athena.responses import AthenaResponse
 from moto.core.responses import BaseResponse
+from moto.iam.access_control import IAMRequest
 
 from aws_data_mcp_demo.account import enterprise as enterprise_lake
 from aws_data_mcp_demo.account.emulated import CONFLICTING_ENVIRONMENT, DemoAccount
@@ -37,7 +38,7 @@ def test_lifecycle_restores_the_process(caplog: pytest.LogCaptureFixture) -> Non
     auth_before = settings.INITIAL_NO_AUTH_ACTION_COUNT
     levels_before = {name: logging.getLogger(name).level for name in ("werkzeug", "moto")}
     patched = ((AthenaResponse, "batch_get_query_execution"), (AthenaResponse, "_determine_resource"),
-               (BaseResponse, "_authenticate_and_authorize_normal_action"))
+               (BaseResponse, "_authenticate_and_authorize_normal_action"), (IAMRequest, "_create_aws_request"))
     classes_before = {(cls, name): cls.__dict__.get(name) for cls, name in patched}
 
     with DemoAccount() as demo:
@@ -324,14 +325,16 @@ def test_bucket_access_levels(caller: ClientFactory) -> None:
     assert _error_code(delete_denied.value) == "AccessDenied"
 
 
+def _wrong_secret(demo: DemoAccount, service: str) -> Any:
+    """A client of `service` with the demo caller's key id and a secret that is not its own."""
+    return boto3.client(service, endpoint_url=demo.endpoint_url, region_name=demo.region, config=_NO_RETRY,
+                        aws_access_key_id=demo.caller_environment()["AWS_ACCESS_KEY_ID"],
+                        aws_secret_access_key="not-the-secret")
+
+
 def test_foreign_credentials_are_rejected(demo: DemoAccount) -> None:
-    environment = demo.caller_environment()
-    wrong_secret = boto3.client(
-        "athena", endpoint_url=demo.endpoint_url, region_name=demo.region, config=_NO_RETRY,
-        aws_access_key_id=environment["AWS_ACCESS_KEY_ID"], aws_secret_access_key="not-the-secret",
-    )
     with pytest.raises(ClientError) as bad_signature:
-        wrong_secret.list_work_groups()
+        _wrong_secret(demo, "athena").list_work_groups()
     assert _error_code(bad_signature.value) == "InvalidSignatureException"
 
     unknown = boto3.client(
@@ -341,6 +344,23 @@ def test_foreign_credentials_are_rejected(demo: DemoAccount) -> None:
     with pytest.raises(ClientError) as unknown_key:
         unknown.get_caller_identity()
     assert _error_code(unknown_key.value) == "InvalidClientTokenId"
+
+
+def test_a_request_without_a_body_is_signed_as_sent(demo: DemoAccount, caller: ClientFactory) -> None:
+    """S3 Tables' listings are GETs with no body, some with a query or an ARN in the path: each passes the
+    signature check, and a wrong secret still fails it."""
+    s3tables = caller("s3tables")
+    buckets = s3tables.list_table_buckets()["tableBuckets"]
+    assert [b["name"] for b in buckets] == ["acme-analytics"]
+    assert s3tables.list_table_buckets(prefix="acme", maxBuckets=5)["tableBuckets"] == buckets
+    arn = buckets[0]["arn"]
+    assert [n["namespace"] for n in s3tables.list_namespaces(tableBucketARN=arn)["namespaces"]] == [["sales"]]
+    tables = s3tables.list_tables(tableBucketARN=arn, namespace="sales")["tables"]
+    assert [t["name"] for t in tables] == ["daily_orders"]
+    with pytest.raises(ClientError) as bad_signature:
+        _wrong_secret(demo, "s3tables").list_table_buckets()
+    assert bad_signature.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+    assert "SignatureDoesNotMatch" in str(bad_signature.value)  # moto answers it in XML, whatever the protocol
 
 
 @pytest.mark.parametrize(("method", "path"), [
