@@ -44,13 +44,11 @@ from aws_data_mcp.query.answers import (
     result_file,
 )
 from aws_data_mcp.query.cost_guard import chosen_workgroup, guarded
+from aws_data_mcp.query.inputs import first_usable, saved_query, usable_names, validated_execution_id
 from aws_data_mcp.query.output_schema import QUERY_ANSWER
 from aws_data_mcp.query.result_pages import ATHENA_PAGE_ROWS, FIRST_PAGE, Page, read_page
 from aws_data_mcp.reading.deadlines import request_budget, seconds_to_edge_deadline
 from aws_data_mcp.registry import registry
-from aws_data_mcp.resources.athena.execution import validated_execution_id
-from aws_data_mcp.resources.athena.named_queries import saved_query
-from aws_data_mcp.resources.athena.workgroups import first_usable, usable_names
 from aws_data_mcp.server.answers import failure_result, tool_result
 from aws_data_mcp.server.rendering import to_json
 from aws_data_mcp.server.tool_host import host_of
