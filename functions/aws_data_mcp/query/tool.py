@@ -1,15 +1,8 @@
 """The `athena_query` and `athena_stop_query` tools: Athena SQL as the caller, guarded before any cost.
 
-Order of a query, each step refusing before the next costs anything:
-1. the SQL is one read-only statement (a parser decides; no AWS call);
-2. the workgroup is one the deployment allows (settings; no AWS call);
-3. Athena enforces a bytes-scanned cutoff in it (GetWorkGroup; no query started otherwise);
-4. StartQueryExecution, then wait up to the bound, with progress where the transport streams;
-5. the first page of rows, or, still running, a link to `athena://queries/{id}` to read later.
-A cancelled tool call stops its query. Every call is made with the caller's own session.
-
-estimate_only runs `EXPLAIN (TYPE IO, FORMAT JSON)` of the SELECT instead, which reads no data and costs
-nothing, and answers Athena's estimate of what the query would read and cost, or that it has none.
+Each step refuses before the next costs anything: the read-only guard, the allowed workgroup, its
+enforced cutoff, then StartQueryExecution and a bounded wait (docs/queries.md lists them). A cancelled
+call stops its query. `estimate_only` runs `EXPLAIN (TYPE IO)` instead, which reads no data.
 """
 
 from __future__ import annotations
