@@ -1,7 +1,7 @@
 """Why STS would not exchange a claim, told as what to fix: a table of STS error codes, one refusal each.
 
-The two modes read a few codes differently (ExpiredToken is the caller's bearer token in oidc, the
-function's own credentials in iam), so each mode has its table; a code in neither is retried when it
+The two modes read a few codes differently. ExpiredToken is the caller's bearer token in oidc, the
+function's own credentials in iam. So each mode has its table. A code in neither is retried when it
 looks transient, else reported by the code alone.
 """
 
