@@ -1,8 +1,8 @@
 """Which SQL the query tool runs: one read-only statement, read exactly as Athena (Trino) reads it.
 
-Each step refuses before any AWS call: Trino's lexer rules (`trino_lexer`), then one statement whose first
-token decides its kind, then sqlglot's tree from the same tokens (docs/queries.md lists the steps).
-Athena gets the caller's own text, less a trailing `;`. The guard decides; it never rewrites.
+Each step refuses before any AWS call. Trino's lexer rules split the text (`trino_lexer`). It holds one
+statement, whose first token decides its kind. sqlglot's tree is built from the same tokens
+(docs/queries.md). Athena gets the caller's own text, less a trailing `;`. The guard never rewrites.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Trino's own grammar (`SqlBase.g4`, by the parser ANTLR generates from it) reading a statement as Athena does.
+"""Trino's own grammar (`SqlBase.g4`, by the parser ANTLR generates) reading a statement as Athena does.
 
-Why in the request path: the guard promises Athena reads what it accepts as one allowed statement. Only
-Trino's grammar can say so; any other parser is more lenient somewhere (`IS TRUE`, `a.b$c`). It loads on
-the first query (about 0.5 s) and runs in the guard's thread, never on the event loop. From the tree it
-files each qualified name by what it names, and notes `WITH FUNCTION`/`WITH SESSION` for the guard.
+Why in the request path: the guard promises Athena reads what it accepts as one allowed statement.
+Only Trino's grammar can say so. Any other parser is more lenient somewhere (`IS TRUE`, `a.b$c`). It
+loads on the first query (about 0.5 s) and runs in the guard's thread, off the event loop. It files
+each qualified name by what it names. It notes `WITH FUNCTION` and `WITH SESSION` for the guard.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 The store is reached with the server's own credentials, not the caller's. So nothing a caller does fixes
 a denied call, a missing table or an unopenable file. Those are `internal`, for the deployment to mend.
 The caller is not told the role, the table, the account or AWS's words. A throttled service or a locked
-file is `upstream_unavailable`, retryable; a call the deadline cut off is `timeout`. A write that may have
-landed is never "retry": it is `OutcomeUnknown`, with the version it expected and the status URI.
+file is `upstream_unavailable`, retryable. A call the deadline cut off is `timeout`. A write that may
+have landed is never "retry": it is `OutcomeUnknown`, with its expected version and status URI.
 """
 
 from __future__ import annotations

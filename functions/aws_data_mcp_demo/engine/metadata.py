@@ -1,8 +1,9 @@
 """SHOW and DESCRIBE in the demo's Athena, answered from the emulated Glue catalog (demo and tests only).
 
-Athena runs these in its Hive-based DDL engine, so the answer takes Hive's shape: one varchar column named
-as Hive names it, no header row, DESCRIBE's fields padded to 20 characters (docs/demo.md). The caller's
-rights apply as for a query. Every form the guard accepts is answered, except SHOW FUNCTIONS.
+Athena runs these in its Hive-based DDL engine, so the answer takes Hive's shape. It is one varchar
+column named as Hive names it, with no header row. DESCRIBE pads its fields to 20 characters
+(docs/demo.md). The caller's rights apply as for a query. Every form the guard accepts is answered,
+except SHOW FUNCTIONS.
 """
 
 import re

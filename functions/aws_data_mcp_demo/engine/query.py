@@ -1,9 +1,9 @@
-"""One Athena query run over the emulated account's own data lake (demo and tests only, never in Lambda).
+"""One Athena query run over the emulated account's own data lake (demo and tests only).
 
-sqlglot transpiles Athena's SQL to DuckDB, over views of the S3 objects moto's Glue catalog names.
-Each table read prunes its own partitions and counts its own bytes, as Athena does (docs/demo.md).
-Dialects are named by class, never by string. A string is imported on first use, and two threads'
-first uses race on the half-imported module.
+sqlglot transpiles Athena's SQL to DuckDB. DuckDB runs it over views of the objects Glue names. Each
+table read prunes its partitions and counts its bytes, as Athena does (docs/demo.md). Dialects are
+named by class, never by string. A string is imported on first use. Two threads' first uses would race
+on the half-imported module.
 """
 
 import json

@@ -2,8 +2,8 @@
 
 An Athena view's SQL is the `originalSql` of its `/* Presto View: ... */` text. A Glue Data Catalog
 view's is its ATHENA representation. The view's unqualified names are its schema's. The view is checked
-as any table (GetTable as the caller). Its base tables are then resolved, checked and read as the
-invoker's: the demo does not switch to a Data Catalog view's definer.
+as any table (GetTable as the caller). Its base tables are then read as the invoker's. The demo does not
+switch to a Data Catalog view's definer.
 """
 
 from __future__ import annotations
