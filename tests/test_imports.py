@@ -5,10 +5,11 @@ hidden in a function still couples both modules, and works only by the order mod
 A package importing its own submodules is where they are registered (`resources/__init__` importing
 `resources.admin`), one way; a submodule importing its parent package closes a cycle through that registration.
 
-Packages count too. Importing `a.b.c` first runs `a/__init__` and `a/b/__init__`, so the package graph's nodes
-are modules and packages (a package is its `__init__`; a subpackage is a node of its own). An import of a module
-is also an edge to every package above it, except the importer's own: those already run. A cycle there is one
-no two modules show, e.g. a tool importing a package whose `__init__` registers that tool.
+Packages count too. Importing `a.b.c` first runs `a/__init__` and `a/b/__init__`. So the package
+graph's nodes are modules and packages: a package is its `__init__`, a subpackage a node of its own.
+An import of a module is also an edge to every package above it, but the importer's own (those
+already run). A cycle there is one no two modules show: say a tool importing a package whose
+`__init__` registers that tool.
 """
 
 from __future__ import annotations
@@ -69,8 +70,9 @@ def _packages_above(module: str) -> set[str]:
 
 
 def _runs(module: str, imported: set[str]) -> set[str]:
-    """What importing `imported` runs for `module`: each module, and each package above it that is not
-    above `module` (those already run)."""
+    """What importing `imported` runs for `module`.
+
+    Each module, and each package above it that is not above `module` (those already run)."""
     own = _packages_above(module) | {module}
     return {ran for name in imported for ran in {name} | _packages_above(name)} - own
 
@@ -122,8 +124,9 @@ def test_the_module_graph_has_no_cycle() -> None:
 def test_importing_a_module_runs_the_packages_above_it() -> None:
     assert _runs("pkg.tool", {"other.sub.mod"}) == {"other", "other.sub", "other.sub.mod"}
     assert _runs("pkg.sub.mod", {"pkg.sub.leaf", "pkg.util"}) == {"pkg.sub.leaf", "pkg.util"}
-    registered = {"pkg": {"pkg.registered"}, "pkg.registered": {"tool"}, "tool": {"pkg.helper"}, "pkg.helper": set()}
-    assert _cycle({name: set(found) for name, found in registered.items()}) is None  # as modules: no cycle
+    registered = {"pkg": {"pkg.registered"}, "pkg.registered": {"tool"}, "tool": {"pkg.helper"},
+                  "pkg.helper": set()}
+    assert _cycle(registered) is None  # as modules: no cycle
     packages = {name: _runs(name, found) for name, found in registered.items()}
     assert _cycle(packages) == ["pkg", "pkg.registered", "tool", "pkg"]
 

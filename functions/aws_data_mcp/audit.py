@@ -1,8 +1,8 @@
 """The audit record of one MCP call: who asked what, how it ended, its AWS calls and its query.
 
-It sits this low because several layers fill it while the call runs: identity, each AWS client, the query
-tool. So it lives in a ContextVar they reach without importing the server. `server/audit_trail.py` writes
-it; docs/security.md says what it holds and how CloudTrail finds it.
+It sits this low because several layers fill it while the call runs: identity, each AWS client, the
+query tool. So it lives in a ContextVar they reach without importing the server.
+`server/audit_trail.py` writes it; docs/security.md says what it holds and how CloudTrail finds it.
 """
 
 from __future__ import annotations

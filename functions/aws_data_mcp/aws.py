@@ -1,10 +1,10 @@
 """boto3 clients for a caller's session: standard retries, bounded timeouts, the request's deadline.
 
-No attempt starts after the deadline, and each read timeout shrinks to it. Every request is counted for,
-and marked with, the MCP call it serves (`audit`). All sessions share one botocore loader: hosted, each
-caller has a session, and a model parsed per session would cost every one. `warm_up` parses them in init.
-Endpoints are kept for more buckets than botocore's cache (`ENDPOINT_CACHE_SIZE`). AWS timestamps skip
-dateutil's general parser (`parse_aws_timestamp`).
+No attempt starts after the deadline, and each read timeout shrinks to it. Every request is counted
+for, and marked with, the MCP call it serves (`audit`). All sessions share one botocore loader:
+hosted, each caller has a session, and a model parsed per session would cost every one. `warm_up`
+parses them in init. Endpoints are kept for more buckets than botocore's cache
+(`ENDPOINT_CACHE_SIZE`). AWS timestamps skip dateutil's general parser (`parse_aws_timestamp`).
 """
 
 from __future__ import annotations

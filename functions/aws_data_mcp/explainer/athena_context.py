@@ -1,9 +1,10 @@
 """Athena's request is not the server's probe: a bucket policy may treat the two differently.
 
-Athena reads S3 through a forward access session: S3 sees `aws:CalledVia` and `aws:ViaAWSService`, not
-the caller's VPC or IP. A statement on those keys is decided by IAM's simulator, given Athena's context.
-A role is simulated through a stand-in user, only where the policy is the same for any principal.
-Otherwise the link is `unknown`, never `allowed` (docs/access.md). No statement is evaluated here.
+Athena reads S3 through a forward access session: S3 sees `aws:CalledVia` and `aws:ViaAWSService`,
+not the caller's VPC or IP. A statement on those keys is decided by IAM's simulator, given Athena's
+context. A role is simulated through a stand-in user, only where the policy is the same for any
+principal. Otherwise the link is `unknown`, never `allowed` (docs/access.md). No statement is
+evaluated here.
 """
 
 from __future__ import annotations

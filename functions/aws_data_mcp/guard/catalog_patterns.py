@@ -2,8 +2,8 @@
 
 So one entry allows every S3 table bucket's catalog (`s3tablescatalog/*`), with no bucket listed.
 Patterns are fnmatch-style, case-insensitive, matched against the whole name. `*` is one or more
-characters of one path segment, `?` one character. A Lambda connector (`lambda:...`) runs code outside
-Athena. Only a pattern that itself starts with `lambda:` allows one (docs/queries.md).
+characters of one path segment, `?` one character. A Lambda connector (`lambda:...`) runs code
+outside Athena. Only a pattern that itself starts with `lambda:` allows one (docs/queries.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Which SQL the query tool runs: one read-only statement, read exactly as Athena (Trino) reads it.
 
-Each step refuses before any AWS call. Trino's lexer rules split the text (`trino_lexer`). It holds one
-statement, whose first token decides its kind. sqlglot's tree is built from the same tokens
+Each step refuses before any AWS call. Trino's lexer rules split the text (`trino_lexer`). It holds
+one statement, whose first token decides its kind. sqlglot's tree is built from the same tokens
 (docs/queries.md). Athena gets the caller's own text, less a trailing `;`. The guard never rewrites.
 """
 

@@ -1,8 +1,8 @@
 """What a statement's tokens alone show, whatever a parser's tree makes of them.
 
-Why by tokens: a check over one library's node types misses the shapes it builds unlike Trino's grammar.
-In that grammar a few tokens decide a function's catalog, time travel, `WITH FUNCTION` and `WITH SESSION`.
-So they are decided here the same way (docs/queries.md, The read-only guard).
+Why by tokens: a check over one library's node types misses the shapes it builds unlike Trino's
+grammar. In that grammar a few tokens decide a function's catalog, time travel, `WITH FUNCTION` and
+`WITH SESSION`. So they are decided here the same way (docs/queries.md, The read-only guard).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Where sqlglot's Trino parser is more lenient than Trino's grammar: trees Athena would not read alike.
+"""Where sqlglot's Trino parser is more lenient than Trino's grammar: trees Athena reads otherwise.
 
-sqlglot reads on where Trino's parser stops. Examples: a SELECT of nothing, `*` as an operand, a JOIN
-with no ON, a reserved word as a name. Athena fails to parse such a text. The guard's verdict rests on
-reading a text as Athena does, so it refuses these. The differential against Trino's grammar found them
-(tests/support/trino_grammar).
+sqlglot reads on where Trino's parser stops. Examples: a SELECT of nothing, `*` as an operand, a
+JOIN with no ON, a reserved word as a name. Athena fails to parse such a text. The guard's verdict
+rests on reading a text as Athena does, so it refuses these. The differential against Trino's
+grammar found them (tests/support/trino_grammar).
 """
 
 from __future__ import annotations

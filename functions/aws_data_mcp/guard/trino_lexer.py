@@ -1,9 +1,9 @@
 """SQL text split into tokens exactly where Athena's engine (Trino) splits it, or refused.
 
-Why a lexer of our own: the guard's verdict is only worth its reading of the text. sqlglot re-reads a
-text its Trino tokenizer rejects with Hive's rules. There comments nest, so a write could hide in one.
-This module follows Trino's `SqlBase.g4` lexer rules, nothing more lenient. Where it is stricter, it
-refuses with the line and column (fail closed). docs/queries.md lists the rules.
+Why a lexer of our own: the guard's verdict is only worth its reading of the text. sqlglot re-reads
+a text its Trino tokenizer rejects with Hive's rules. There comments nest, so a write could hide in
+one. This module follows Trino's `SqlBase.g4` lexer rules, nothing more lenient. Where it is
+stricter, it refuses with the line and column (fail closed). docs/queries.md lists the rules.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Trino's own grammar (`SqlBase.g4`, by the parser ANTLR generates) reading a statement as Athena does.
+"""Trino's own grammar (`SqlBase.g4`, through ANTLR's parser) reading a statement as Athena does.
 
 Why in the request path: the guard promises Athena reads what it accepts as one allowed statement.
 Only Trino's grammar can say so. Any other parser is more lenient somewhere (`IS TRUE`, `a.b$c`). It

@@ -1,8 +1,9 @@
 """The `athena_query` and `athena_stop_query` tools: Athena SQL as the caller, guarded before any cost.
 
 Each step refuses before the next costs anything: the read-only guard, the allowed workgroup, its
-enforced cutoff, then StartQueryExecution and a bounded wait (docs/queries.md lists them). A cancelled
-call stops its query. `estimate_only` runs `EXPLAIN (TYPE IO)` instead, which reads no data.
+enforced cutoff, then StartQueryExecution and a bounded wait (docs/queries.md lists them). A
+cancelled call stops its query. `estimate_only` runs `EXPLAIN (TYPE IO)` instead, which reads no
+data.
 """
 
 from __future__ import annotations
@@ -37,7 +38,12 @@ from aws_data_mcp.query.answers import (
     result_file,
 )
 from aws_data_mcp.query.cost_guard import chosen_workgroup, guarded
-from aws_data_mcp.query.inputs import first_usable, saved_query, usable_names, validated_execution_id
+from aws_data_mcp.query.inputs import (
+    first_usable,
+    saved_query,
+    usable_names,
+    validated_execution_id,
+)
 from aws_data_mcp.query.output_schema import QUERY_ANSWER
 from aws_data_mcp.query.result_pages import ATHENA_PAGE_ROWS, FIRST_PAGE, Page, read_page
 from aws_data_mcp.reading.deadlines import request_budget, seconds_to_edge_deadline

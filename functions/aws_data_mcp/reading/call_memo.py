@@ -1,9 +1,10 @@
 """IAM's request budget: within one read, each AWS question is asked once.
 
-A composed read would ask the same question again and again, and IAM throttles per account. So within
-`read_scope` an identical read-only call shares the first one's answer, a refusal included. The caller's
-own policy documents are kept across reads (`across_reads`, `KEPT_SECONDS`), never for another caller.
-It hooks botocore's events, so standard-mode retries and response handlers run as before (docs/access.md).
+A composed read would ask the same question again and again, and IAM throttles per account. So
+within `read_scope` an identical read-only call shares the first one's answer, a refusal included.
+The caller's own policy documents are kept across reads (`across_reads`, `KEPT_SECONDS`), never for
+another caller. It hooks botocore's events, so standard-mode retries and response handlers run as
+before (docs/access.md).
 """
 
 from __future__ import annotations

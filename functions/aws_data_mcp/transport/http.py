@@ -1,9 +1,10 @@
 """The ASGI app behind both `serve` (uvicorn) and the Lambda handler (Mangum).
 
 The SDK's session manager must run for every request. But `run()` may be entered once per manager.
-Mangum's "auto" lifespan enters it on the first invocation, and fails on every later one. So lifespan is
-off, and this app holds one running manager per event loop. Mangum and uvicorn keep one loop per
-process, so one manager per container. benchmarks/ measures it against a manager per request.
+Mangum's "auto" lifespan enters it on the first invocation, and fails on every later one. So
+lifespan is off, and this app holds one running manager per event loop. Mangum and uvicorn keep one
+loop per process, so one manager per container. benchmarks/ measures it against a manager per
+request.
 """
 
 from __future__ import annotations

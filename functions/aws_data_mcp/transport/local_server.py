@@ -1,9 +1,10 @@
 """uvicorn on a loopback port, for `serve` and the demos.
 
 The port is bound and listening before anything is printed. So a busy port fails with one line, not
-after a banner for a server that never started. A client that connects once the banner shows is served.
-uvicorn's limits bound what clients hold open. There is a cap on connections (`connection_cap`, a 503
-beyond). Each request head has a few seconds (`head_deadline`). The app bounds bodies (`limits`).
+after a banner for a server that never started. A client that connects once the banner shows is
+served. uvicorn's limits bound what clients hold open. There is a cap on connections
+(`connection_cap`, a 503 beyond). Each request head has a few seconds (`head_deadline`). The app
+bounds bodies (`limits`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The local HTTP server's bearer token.
 
-`serve` acts with its owner's AWS credentials, and every process on the machine shares loopback. So, as
-notebook servers do, it answers only requests with the token it printed at start. The token is also in a
-file only its owner reads. stdio needs none: only the launching client holds its pipes. Lambda needs
-none: API Gateway authorizes there.
+`serve` acts with its owner's AWS credentials, and every process on the machine shares loopback. So,
+as notebook servers do, it answers only requests with the token it printed at start. The token is
+also in a file only its owner reads. stdio needs none: only the launching client holds its pipes.
+Lambda needs none: API Gateway authorizes there.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Demo callers for the hosted path: one function identity and three callers with different rights.
 
-The function, an IAM user standing in for the function role, may only assume the demo roles. Each caller
-is a role whose trust policy allows it. In iam mode a caller signs with its own role session, as after
-`aws sso login`. In oidc mode the demo issuer's tokens carry each caller's role tag. The function's role
-map reads that tag. Each role's trust checks it again, as the README recommends.
+The function, an IAM user standing in for the function role, may only assume the demo roles. Each
+caller is a role whose trust policy allows it. In iam mode a caller signs with its own role session,
+as after `aws sso login`. In oidc mode the demo issuer's tokens carry each caller's role tag. The
+function's role map reads that tag. Each role's trust checks it again, as the README recommends.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""The demo's lakehouse: Iceberg and projected tables in the emulated Glue catalog (demo and tests only).
+"""The demo's lakehouse: Iceberg and projected tables in the emulated Glue catalog (demo, tests).
 
-`lakehouse.orders_iceberg` holds the lake's orders with a real table's history. It has a tagged load, an
-append and a delete. pyiceberg writes every file, as Athena's Iceberg tables are written. So the
-explainer reads real metadata. `lakehouse.clickstream_projected` is a Hive table read by partition
-projection, with no Glue partition (docs/demo.md).
+`lakehouse.orders_iceberg` holds the lake's orders with a real table's history. It has a tagged
+load, an append and a delete. pyiceberg writes every file, as Athena's Iceberg tables are written.
+So the explainer reads real metadata. `lakehouse.clickstream_projected` is a Hive table read by
+partition projection, with no Glue partition (docs/demo.md).
 """
 
 import io

@@ -1,10 +1,10 @@
-"""The demo's other accounts: a lake and a sandbox beside the home account, reached only as the caller.
+"""The demo's other accounts: a lake and a sandbox beside home, reached only as the caller.
 
-moto keeps an account per id, and a key acts in the account that issued it. So each account has its own
-buckets, Glue catalog and IAM. Each holds the member template's roles, with `hosted/trust.py`'s trust.
-`MEMBER_ROLES` maps callers to accounts: alice reaches two, bob three, carol one. moto issues keys for
-any role, so `REFUSE_MISSING_ROLES` makes STS refuse as AWS does (docs/accounts.md). The local caller,
-an IAM user, reaches both through `LOCAL_ROLE`, as with ACCOUNT_ROLE.
+moto keeps an account per id, and a key acts in the account that issued it. So each account has its
+own buckets, Glue catalog and IAM. Each holds the member template's roles, with `hosted/trust.py`'s
+trust. `MEMBER_ROLES` maps callers to accounts: alice reaches two, bob three, carol one. moto issues
+keys for any role, so `REFUSE_MISSING_ROLES` makes STS refuse as AWS does (docs/accounts.md). The
+local caller, an IAM user, reaches both through `LOCAL_ROLE`, as with ACCOUNT_ROLE.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The demo's S3 table: bucket `acme-analytics`, namespace `sales`, Iceberg table `daily_orders`.
 
-It is a daily roll-up of the lake's US-dollar orders, from `sales.orders`' own files. So an answer can
-be checked against the orders. pyiceberg writes it through the bucket's Glue catalog, as on AWS. The
-emulator answers that catalog from moto's `s3tables` store. bob lacks `s3tables:GetTableData` on it
-(docs/demo.md). Demo and tests only.
+It is a daily roll-up of the lake's US-dollar orders, from `sales.orders`' own files. So an answer
+can be checked against the orders. pyiceberg writes it through the bucket's Glue catalog, as on AWS.
+The emulator answers that catalog from moto's `s3tables` store. bob lacks `s3tables:GetTableData` on
+it (docs/demo.md). Demo and tests only.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """What the demo account holds: the demo data lake, declared as data.
 
-`seed.py` and `seed_athena.py` create it through boto3 against the emulated account. This module only
-says what there is: buckets, Glue tables, workgroups and past queries, IAM, providers, Identity Center.
-Entries that depend on the seeding (the account, the region, today, the providers' ARNs) are functions.
+`seed.py` and `seed_athena.py` create it through boto3 against the emulated account. This module
+only says what there is: buckets, Glue tables, workgroups and past queries, IAM, providers, Identity
+Center. Entries that depend on the seeding (the account, the region, today, the providers' ARNs) are
+functions.
 """
 
 import json

@@ -1,9 +1,9 @@
 """What the demo account knows of its tables before a first query: column statistics and two views.
 
-The statistics are computed from the lake's own files, so they are true. DuckDB reads each table's files
-in its format and Glue types. The results go through Glue's UpdateColumnStatisticsForTable, which the
-emulator keeps (moto has no such call). Types Glue computes none for (timestamps, arrays, maps, structs)
-get none. The views over the orders are an Athena view and a Glue Data Catalog view.
+The statistics are computed from the lake's own files, so they are true. DuckDB reads each table's
+files in its format and Glue types. The results go through Glue's UpdateColumnStatisticsForTable,
+which the emulator keeps (moto has no such call). Types Glue computes none for (timestamps, arrays,
+maps, structs) get none. The views over the orders are an Athena view and a Glue Data Catalog view.
 """
 
 from __future__ import annotations

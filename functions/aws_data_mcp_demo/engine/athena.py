@@ -1,9 +1,9 @@
 """An Athena in the emulated account that really runs the submitted SQL (demo and tests only).
 
 moto records a query and reports it SUCCEEDED with no rows. After `install()`, each query is a
-`QueryRun`. It runs over the account's own objects, moves through Athena's states and writes its results.
-A poll's state and details are published in one step, when moto describes the execution. So SUCCEEDED
-always comes with the final statistics (docs/demo.md has the pacing and the cutoff).
+`QueryRun`. It runs over the account's own objects, moves through Athena's states and writes its
+results. A poll's state and details are published in one step, when moto describes the execution. So
+SUCCEEDED always comes with the final statistics (docs/demo.md has the pacing and the cutoff).
 """
 
 import json

@@ -1,8 +1,9 @@
-"""Which columns each table read of a statement needs, and the bytes Athena counts for it (demo and tests).
+"""Which columns each table read needs, and the bytes Athena counts for it (demo and tests only).
 
-Athena bills what it reads. Of Parquet, that is the footer and the chunks of the columns used. Of text,
-it is the whole file. sqlglot qualifies each column of the statement, traced to its table read. A
-statement sqlglot cannot qualify is charged every column: never less than Athena (docs/demo.md).
+Athena bills what it reads. Of Parquet, that is the footer and the chunks of the columns used. Of
+text, it is the whole file. sqlglot qualifies each column of the statement, traced to its table
+read. A statement sqlglot cannot qualify is charged every column: never less than Athena
+(docs/demo.md).
 """
 
 from collections.abc import Iterable, Mapping, Sequence

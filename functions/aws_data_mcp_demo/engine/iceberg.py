@@ -1,9 +1,9 @@
 """Reads of Iceberg tables for the demo's Athena: time travel and metadata tables (demo and tests only).
 
 A Glue table with `table_type=ICEBERG` is read from its `metadata_location`, as Athena reads it.
-pyiceberg loads that metadata and picks the snapshot the query names, else the current one. It plans the
-data files: what the caller must be allowed to read, and the bytes scanned. DuckDB reads them as Arrow.
-`"<table>$snapshots"` and its kin are pyiceberg's `inspect` tables. Errors use Trino's words.
+pyiceberg loads that metadata and picks the snapshot the query names, else the current one. It plans
+the data files: what the caller must be allowed to read, and the bytes scanned. DuckDB reads them as
+Arrow. `"<table>$snapshots"` and its kin are pyiceberg's `inspect` tables. Errors use Trino's words.
 """
 
 from collections.abc import Callable

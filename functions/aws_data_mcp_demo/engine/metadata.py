@@ -1,4 +1,4 @@
-"""SHOW and DESCRIBE in the demo's Athena, answered from the emulated Glue catalog (demo and tests only).
+"""SHOW and DESCRIBE in the demo's Athena, answered from the emulated Glue catalog (demo, tests).
 
 Athena runs these in its Hive-based DDL engine, so the answer takes Hive's shape. It is one varchar
 column named as Hive names it, with no header row. DESCRIBE pads its fields to 20 characters

@@ -1,8 +1,9 @@
 """Which partitions of a table a query must read, as Athena prunes them (demo and tests only).
 
-A simple condition on a partition key rules partitions out where it holds for every row the read gives.
-That is the WHERE, a join's ON, or a SELECT around a pass-through subquery (docs/demo.md). Pruning only
-drops rows a condition excludes anyway. So it changes the bytes a query scans, never its answer.
+A simple condition on a partition key rules partitions out where it holds for every row the read
+gives. That is the WHERE, a join's ON, or a SELECT around a pass-through subquery (docs/demo.md).
+Pruning only drops rows a condition excludes anyway. So it changes the bytes a query scans, never
+its answer.
 """
 
 import operator

@@ -1,10 +1,10 @@
 """Partition projection as the demo's Athena applies it (demo and tests only, never in Lambda).
 
-A table with `projection.enabled=true` has its partitions computed from its parameters, never read from
-Glue. Each key lists values: `enum` its list, `integer` a range, `date` a range in its format (`NOW-3DAYS`
-too). Every combination sits at `storage.location.template`, else at `key=value/`. Existing Glue partitions
-are ignored, as Athena ignores them. An `injected` key needs the query to name its values. The demo does
-not read them, so it fails as Athena does without that filter.
+A table with `projection.enabled=true` has its partitions computed from its parameters, never read
+from Glue. Each key lists values: `enum` its list, `integer` a range, `date` a range in its format
+(`NOW-3DAYS` too). Every combination sits at `storage.location.template`, else at `key=value/`.
+Existing Glue partitions are ignored, as Athena ignores them. An `injected` key needs the query to
+name its values. The demo does not read them, so it fails as Athena does without that filter.
 """
 
 import itertools

@@ -2,8 +2,8 @@
 
 sqlglot transpiles Athena's SQL to DuckDB. DuckDB runs it over views of the objects Glue names. Each
 table read prunes its partitions and counts its bytes, as Athena does (docs/demo.md). Dialects are
-named by class, never by string. A string is imported on first use. Two threads' first uses would race
-on the half-imported module.
+named by class, never by string. A string is imported on first use. Two threads' first uses would
+race on the half-imported module.
 """
 
 import json

@@ -1,9 +1,10 @@
 """Trino's meaning of a query, kept on its way to DuckDB (demo and tests only, never in Lambda).
 
 sqlglot transpiles the words, but DuckDB computes by its own rules: `7 / 2` is 3 in Trino. So the
-tree is first typed from the Glue columns. Then it is refused as Trino refuses it, or rewritten where
-DuckDB can say the same. Where the demo would answer otherwise, it is refused by name (docs/demo.md).
-The functions named are those whose documented examples differ (tests/demo/test_trino_function_examples.py).
+tree is first typed from the Glue columns. Then it is refused as Trino refuses it, or rewritten
+where DuckDB can say the same. Where the demo would answer otherwise, it is refused by name
+(docs/demo.md). The functions named are those whose documented examples differ
+(tests/demo/test_trino_function_examples.py).
 """
 
 import re

@@ -1,9 +1,9 @@
-"""Views in the demo's Athena: a Glue view named in a query is read as its SQL, as Trino inlines a view.
+"""Views in the demo's Athena: a Glue view in a query is read as its SQL, as Trino inlines one.
 
 An Athena view's SQL is the `originalSql` of its `/* Presto View: ... */` text. A Glue Data Catalog
-view's is its ATHENA representation. The view's unqualified names are its schema's. The view is checked
-as any table (GetTable as the caller). Its base tables are then read as the invoker's. The demo does not
-switch to a Data Catalog view's definer.
+view's is its ATHENA representation. The view's unqualified names are its schema's. The view is
+checked as any table (GetTable as the caller). Its base tables are then read as the invoker's. The
+demo does not switch to a Data Catalog view's definer.
 """
 
 from __future__ import annotations

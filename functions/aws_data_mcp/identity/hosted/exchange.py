@@ -1,8 +1,8 @@
 """The STS exchange: a claim in, a `Caller` acting with the credentials STS issued for it out.
 
-Only the STS calls use the function's own credentials, which never leave this module. Exchanged callers
-are cached per claim, never shared between callers. Each is kept until a minute before its credentials,
-or its token, expire.
+Only the STS calls use the function's own credentials, which never leave this module. Exchanged
+callers are cached per claim, never shared between callers. Each is kept until a minute before its
+credentials, or its token, expire.
 """
 
 from __future__ import annotations

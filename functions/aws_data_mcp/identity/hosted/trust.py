@@ -1,9 +1,10 @@
 """The trust each caller role needs, as AWS evaluates it: one source for the refusal advice, docs/auth.md and the demo.
 
-oidc: AssumeRoleWithWebIdentity needs no AWS credentials. So a role's trust is all that stands between a
-token for this audience and that role. Each role's trust checks again the value the role map read. That
-is the token's principal tag (`aws:RequestTag/<tag>`, needing `sts:TagSession`) or its subject. The
-default role admits only tokens the map sends nowhere else. AWS then grants each user the map's roles.
+oidc: AssumeRoleWithWebIdentity needs no AWS credentials. So a role's trust is all that stands
+between a token for this audience and that role. Each role's trust checks again the value the role
+map read. That is the token's principal tag (`aws:RequestTag/<tag>`, needing `sts:TagSession`) or
+its subject. The default role admits only tokens the map sends nowhere else. AWS then grants each
+user the map's roles.
 
 iam: the function's own role, which assumes the caller's role again.
 """

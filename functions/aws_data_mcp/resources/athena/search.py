@@ -1,9 +1,9 @@
 """athena://search?q=<words>: where the data about something is, across the caller's catalog, in one read.
 
-Glue's SearchTables searches as the caller; the deployment's saved queries are searched beside it. That
-makes two dependent waves of calls, whatever the catalog's size. SearchTables skips the S3 Tables
-catalogs, so `s3_tables_search` lists and matches them. Glue says which tables match, not why: each hit's
-reason is read off the table, and ranks it (docs/resources.md).
+Glue's SearchTables searches as the caller; the deployment's saved queries are searched beside it.
+That makes two dependent waves of calls, whatever the catalog's size. SearchTables skips the S3
+Tables catalogs, so `s3_tables_search` lists and matches them. Glue says which tables match, not
+why: each hit's reason is read off the table, and ranks it (docs/resources.md).
 """
 
 from __future__ import annotations
