@@ -4,6 +4,12 @@ Every import counts, wherever it is written (module level, inside a function, un
 hidden in a function still couples both modules, and works only by the order modules happen to load in.
 A package importing its own submodules is where they are registered (`resources/__init__` importing
 `resources.admin`), one way; a submodule importing its parent package closes a cycle through that registration.
+
+Packages count too. Importing `a.b.c` first runs `a/__init__` and `a/b/__init__`. So the package
+graph's nodes are modules and packages: a package is its `__init__`, a subpackage a node of its own.
+An import of a module is also an edge to every package above it, but the importer's own (those
+already run). A cycle there is one no two modules show: say a tool importing a package whose
+`__init__` registers that tool.
 """
 
 from __future__ import annotations
@@ -58,6 +64,19 @@ def _top_level_imports(module: str) -> set[str]:
     return found
 
 
+def _packages_above(module: str) -> set[str]:
+    parts = module.split(".")
+    return {".".join(parts[:end]) for end in range(1, len(parts))}
+
+
+def _runs(module: str, imported: set[str]) -> set[str]:
+    """What importing `imported` runs for `module`.
+
+    Each module, and each package above it that is not above `module` (those already run)."""
+    own = _packages_above(module) | {module}
+    return {ran for name in imported for ran in {name} | _packages_above(name)} - own
+
+
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     """One cycle of `graph` (its modules in import order, the first repeated last), or None."""
     done: set[str] = set()
@@ -100,6 +119,21 @@ def test_a_submodule_importing_its_registering_package_is_a_cycle() -> None:
 def test_the_module_graph_has_no_cycle() -> None:
     cycle = _cycle({module: _imported(module) - {module} for module in MODULES})
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_importing_a_module_runs_the_packages_above_it() -> None:
+    assert _runs("pkg.tool", {"other.sub.mod"}) == {"other", "other.sub", "other.sub.mod"}
+    assert _runs("pkg.sub.mod", {"pkg.sub.leaf", "pkg.util"}) == {"pkg.sub.leaf", "pkg.util"}
+    registered = {"pkg": {"pkg.registered"}, "pkg.registered": {"tool"}, "tool": {"pkg.helper"},
+                  "pkg.helper": set()}
+    assert _cycle(registered) is None  # as modules: no cycle
+    packages = {name: _runs(name, found) for name, found in registered.items()}
+    assert _cycle(packages) == ["pkg", "pkg.registered", "tool", "pkg"]
+
+
+def test_the_package_graph_has_no_cycle() -> None:
+    cycle = _cycle({module: _runs(module, _imported(module)) for module in MODULES})
+    assert cycle is None, "import cycle through a package `__init__`: " + " -> ".join(cycle or [])
 
 
 def test_the_product_never_imports_the_demo() -> None:

@@ -1,14 +1,8 @@
-"""The audit record of one MCP call: who asked what, how it ended, the AWS calls it made and what a query ran.
+"""The audit record of one MCP call: who asked what, how it ended, its AWS calls and its query.
 
-Why a module of its own, this low: the record is filled from several layers while the call runs (the caller's
-resolution, every AWS client's requests, the query tool), so it lives in a ContextVar that each of them reaches
-without importing the server. `server/audit_trail.py` opens the record around each request and writes it: one line
-through the Powertools logger, message "mcp call", its fields under `audit`.
-
-Every request sent to AWS while a call runs carries the call's id in its User-Agent (`md/mcp-call#<call_id>`), which
-CloudTrail records in `userAgent`: a CloudTrail row finds its MCP call, and the audit line its CloudTrail rows.
-Nothing secret is kept: the caller's ARN and name, never a token or a key; the SQL as its SHA-256 unless the operator
-set `AWS_DATA_MCP_AUDIT_SQL=full`.
+It sits this low because several layers fill it while the call runs: identity, each AWS client, the
+query tool. So it lives in a ContextVar they reach without importing the server.
+`server/audit_trail.py` writes it; docs/security.md says what it holds and how CloudTrail finds it.
 """
 
 from __future__ import annotations

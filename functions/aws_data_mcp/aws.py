@@ -1,12 +1,10 @@
-"""boto3 clients for a caller's session: botocore's standard retry mode, bounded timeouts, and the
-request's deadline enforced on every attempt (none starts after it; each one's read timeout shrinks to it), and
-every request counted for, and marked with, the MCP call it serves (`audit`).
+"""boto3 clients for a caller's session: standard retries, bounded timeouts, the request's deadline.
 
-Every session's clients share one botocore loader: a service's model and endpoint rules are parsed once per
-process, not once per caller's session (hosted, every caller has a session of its own), and `warm_up` can
-parse them in an init phase no request waits on. Resolved endpoints are kept for more buckets than botocore's
-own cache holds (`ENDPOINT_CACHE_SIZE`), and the timestamps AWS sends are parsed without dateutil's general
-parser (`parse_aws_timestamp`).
+No attempt starts after the deadline, and each read timeout shrinks to it. Every request is counted
+for, and marked with, the MCP call it serves (`audit`). All sessions share one botocore loader:
+hosted, each caller has a session, and a model parsed per session would cost every one. `warm_up`
+parses them in init. Endpoints are kept for more buckets than botocore's cache
+(`ENDPOINT_CACHE_SIZE`). AWS timestamps skip dateutil's general parser (`parse_aws_timestamp`).
 """
 
 from __future__ import annotations

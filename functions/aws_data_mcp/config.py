@@ -1,9 +1,9 @@
 """Server settings, read once from the environment.
 
-Every setting is declared once, on its field: the environment variable that sets it and what it means.
-`Settings.from_env` parses by the field's type and `markdown_table` documents the same fields, so the
-settings table (docs/settings.md) cannot drift from what the server reads. Reading only the environment (no AWS
-calls, no randomness) keeps module init snapshot-safe for Lambda SnapStart.
+Every setting is declared once, on its field: its environment variable and what it means.
+`Settings.from_env` parses by the field's type, and `markdown_table` documents the same fields. So
+the settings table (docs/settings.md) cannot drift from what the server reads. Module init reads
+only the environment, no AWS call and no randomness, so it is snapshot-safe for Lambda SnapStart.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The stable error vocabulary shared by `resources/read` and `get_resource`.
 
-Both paths raise `ResourceFailure`; each edge renders it its own way (JSON-RPC
-error `data`, or a tool result with `isError`), so the two always agree.
+Both paths raise `ResourceFailure`. Each edge renders it its own way: JSON-RPC error `data`, or a
+tool result with `isError`. So the two always agree.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Logging and metrics: Powertools Logger and EMF Metrics, configured once per process.
 
-On Lambda: JSON lines carrying the API Gateway request id as correlation id, and
-EMF metrics flushed by the handler. Locally: human-readable lines on stderr
-(stdout belongs to the stdio transport) and no metrics. Either way one event is one record, printed once
-(the libraries' records included), and no client input can start a line of its own.
+On Lambda: JSON lines with the API Gateway request id as correlation id, and EMF metrics the handler
+flushes. Locally: readable lines on stderr, as stdout is the stdio transport's, and no metrics.
+Either way one event is one record, printed once, the libraries' records included. No client input
+can start a line of its own.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
-"""Athena's request is not the server's probe: Athena reads S3 through a forward access session, so S3 sees
-`aws:CalledVia` = athena.amazonaws.com and `aws:ViaAWSService` = true, and no `aws:SourceVpce`, `aws:SourceVpc` or
-`aws:SourceIp` of the caller's network. A bucket-policy statement conditioned on one of those keys can refuse
-Athena where the probe was allowed (a VPC-endpoint-only Deny) or allow Athena where the probe was refused (a Deny
-that exempts `aws:CalledVia`). Such a link is decided by AWS's own evaluator, IAM's simulator, given the bucket
-policy and Athena's context. The simulator weighs a bucket policy only with an IAM user as the caller: a caller in a
-role is simulated with a user standing in for it ("as if Bob had David's policies", its API reference), and only
-where every statement of the bucket policy is the same for any principal (`Principal: "*"`, conditions on request
-keys alone), so the stand-in cannot change the answer. Otherwise the link is `unknown` with the command that settles
-it, never `allowed`.
+"""Athena's request is not the server's probe: a bucket policy may treat the two differently.
 
-No statement is evaluated here: a statement is only found to name one of these keys.
+Athena reads S3 through a forward access session: S3 sees `aws:CalledVia` and `aws:ViaAWSService`,
+not the caller's VPC or IP. A statement on those keys is decided by IAM's simulator, given Athena's
+context. A role is simulated through a stand-in user, only where the policy is the same for any
+principal. Otherwise the link is `unknown`, never `allowed` (docs/access.md). No statement is
+evaluated here.
 """
 
 from __future__ import annotations

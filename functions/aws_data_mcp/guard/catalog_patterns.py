@@ -1,11 +1,9 @@
-"""Which catalogs a query may read: `AWS_DATA_MCP_QUERY_CATALOGS` as patterns, so one entry allows every S3 table
-bucket's catalog (`s3tablescatalog/*`) without the operator listing each bucket.
+"""Which catalogs a query may read: `AWS_DATA_MCP_QUERY_CATALOGS` as patterns.
 
-fnmatch-style, case-insensitive, matched against the whole name: `*` stands for one or more characters of one
-path segment (never a `/`), `?` for one. So `s3tablescatalog/*` allows `s3tablescatalog/acme-analytics` but
-neither `s3tablescatalog` itself, `s3tablescatalog/a/b` nor `s3tablescatalogX`. A Lambda connector
-(`lambda:...`) runs code outside Athena: only a pattern that itself starts with `lambda:` allows one, never a
-wildcard written for other names.
+So one entry allows every S3 table bucket's catalog (`s3tablescatalog/*`), with no bucket listed.
+Patterns are fnmatch-style, case-insensitive, matched against the whole name. `*` is one or more
+characters of one path segment, `?` one character. A Lambda connector (`lambda:...`) runs code
+outside Athena. Only a pattern that itself starts with `lambda:` allows one (docs/queries.md).
 """
 
 from __future__ import annotations

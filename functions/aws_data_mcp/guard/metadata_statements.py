@@ -1,9 +1,9 @@
 """SHOW and DESCRIBE: only the metadata forms Athena documents, each read to its last token.
 
-Why a grammar of our own: sqlglot keeps most SHOW forms as raw text, and a keyword alone proves nothing
-(`SHOW STATS FOR (INSERT ...)`). Why so plain a grammar: Athena runs these statements in its Hive-based DDL engine,
-whose lexer is not Trino's (block comments, backslash escapes and double-quoted strings differ). So a text is
-accepted only where both lexers split it alike: no block comment and no backslash anywhere in it.
+Why a grammar of our own: sqlglot keeps most SHOW forms as raw text. A keyword alone proves nothing
+(`SHOW STATS FOR (INSERT ...)`). Why so plain: Athena runs these in its Hive-based DDL engine, whose
+lexer is not Trino's. So a text is accepted only where both lexers split it alike. It holds no block
+comment and no backslash.
 """
 
 from __future__ import annotations

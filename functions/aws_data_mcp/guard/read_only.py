@@ -1,18 +1,8 @@
 """Which SQL the query tool runs: one read-only statement, read exactly as Athena (Trino) reads it.
 
-How the text is read, each step refusing before any AWS call:
-1. Trino's lexer rules split it (`trino_lexer`): comments that never nest, literals as Trino's grammar defines
-   them. A text those rules cannot read is refused with its line and column, never re-read by a lenient dialect.
-2. It holds one statement, and its first token decides the kind, as in Trino's grammar: SELECT, WITH, VALUES or
-   `(` begin a query; SHOW and DESCRIBE the documented metadata forms (`metadata_statements`); EXPLAIN one of
-   these. Anything else (every write, DDL, UNLOAD, USING EXTERNAL FUNCTION...) is refused by name.
-3. A query is parsed by sqlglot's Trino dialect from the same tokens: its tokenizer must split the text exactly
-   where ours does, or the text is refused. The tree must hold no write, and read only the catalogs the operator
-   allows (`AWS_DATA_MCP_QUERY_CATALOGS`, patterns: `catalog_patterns`): no table function (`TABLE(...)`), no
-   Lambda connector, no other catalog.
-
-What reaches Athena is the caller's own text (less a trailing `;`), never a rendering of it: the guard decides,
-it does not rewrite.
+Each step refuses before any AWS call. Trino's lexer rules split the text (`trino_lexer`). It holds
+one statement, whose first token decides its kind. sqlglot's tree is built from the same tokens
+(docs/queries.md). Athena gets the caller's own text, less a trailing `;`. The guard never rewrites.
 """
 
 from __future__ import annotations

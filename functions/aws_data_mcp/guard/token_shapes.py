@@ -1,14 +1,8 @@
 """What a statement's tokens alone show, whatever a parser's tree makes of them.
 
-Why by tokens: a check that walks one library's node types misses every shape that library builds differently
-from Trino's grammar (sqlglot puts `cat.db.f(x) FILTER (...)` under a `Column` whose table and db hold the catalog,
-`cat.db.f(x) IGNORE NULLS OVER ()` under `Dot`, and reads `FOR SYSTEM_TIME` as `FOR TIMESTAMP`). In Trino's grammar
-these shapes are decided by a few tokens, so they are decided here the same way:
-- a function call is a qualified name followed by `(` (`processingMode? qualifiedName '(' ...`): three or more
-  parts name its catalog, whatever suffix (FILTER, OVER, IGNORE/RESPECT NULLS, WITHIN GROUP) follows the call;
-- time travel is `FOR VERSION AS OF` or `FOR TIMESTAMP AS OF` (`queryPeriod`), nothing else;
-- a query may begin `WITH FUNCTION` (an inline function: code of the caller's own, in SQL or Python) or
-  `WITH SESSION` (session properties) (`queryScoped`): neither is a plain read.
+Why by tokens: a check over one library's node types misses the shapes it builds unlike Trino's
+grammar. In that grammar a few tokens decide a function's catalog, time travel, `WITH FUNCTION` and
+`WITH SESSION`. So they are decided here the same way (docs/queries.md, The read-only guard).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Where sqlglot's Trino parser is more lenient than Trino's grammar: trees Athena would not read the same way.
+"""Where sqlglot's Trino parser is more lenient than Trino's grammar: trees Athena reads otherwise.
 
-sqlglot reads on where Trino's parser stops: a SELECT of nothing, `*` as an operand (`SELECT */x`, `LIMIT */10`),
-a JOIN with no ON or USING, a reserved word as a name, `FOR VERSION` with no `AS OF`. Such a text fails to parse in
-Athena, but the guard's verdict rests on reading it as Athena does, so the guard refuses it rather than judge a
-reading Athena does not share. Found by the differential against Trino's grammar (tests/support/trino_grammar).
+sqlglot reads on where Trino's parser stops. Examples: a SELECT of nothing, `*` as an operand, a
+JOIN with no ON, a reserved word as a name. Athena fails to parse such a text. The guard's verdict
+rests on reading a text as Athena does, so it refuses these. The differential against Trino's
+grammar found them (tests/support/trino_grammar).
 """
 
 from __future__ import annotations

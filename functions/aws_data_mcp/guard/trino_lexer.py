@@ -1,15 +1,9 @@
 """SQL text split into tokens exactly where Athena's engine (Trino) splits it, or refused.
 
-Why a lexer of our own: the guard's verdict is only worth what its reading of the text is worth. sqlglot's Athena
-dialect re-reads a text its Trino tokenizer rejects with Hive's rules, where block comments nest, so a write could
-hide in what the guard took for a comment. This module follows the lexer rules of Trino's grammar (`SqlBase.g4`)
-and nothing more lenient: the longest match wins and ties go to the rule written first; block comments end at the
-first `*/`; strings and quoted identifiers double their quote to escape it (no backslash escapes); `X'..'` binary
-literals may hold spaces; whitespace is space, tab, CR and LF only, and a line comment ends at CR or LF only.
-
-Where this reading is stricter than Trino's it refuses rather than guesses (fail closed): an unterminated comment
-or literal, a character Trino does not know, and a block comment that holds another `/*` (a reader that nests
-comments, as Hive's does, would end it elsewhere). Refusals carry the line and column.
+Why a lexer of our own: the guard's verdict is only worth its reading of the text. sqlglot re-reads
+a text its Trino tokenizer rejects with Hive's rules. There comments nest, so a write could hide in
+one. This module follows Trino's `SqlBase.g4` lexer rules, nothing more lenient. Where it is
+stricter, it refuses with the line and column (fail closed). docs/queries.md lists the rules.
 """
 
 from __future__ import annotations

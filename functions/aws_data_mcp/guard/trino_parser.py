@@ -1,12 +1,9 @@
-"""Trino's own grammar (`SqlBase.g4`, by the parser ANTLR generates from it) reading a statement as Athena does.
+"""Trino's own grammar (`SqlBase.g4`, through ANTLR's parser) reading a statement as Athena does.
 
-Why in the request path: the guard promises that what it accepts, Athena reads as one allowed statement. Only
-Trino's grammar can say so; any other parser (sqlglot included) is more lenient somewhere (`IS TRUE`, `a.b$c` as
-one name, `UNION CORRESPONDING`...). The parser is imported on the first query only (about 0.5 s: a cold start
-that never queries does not pay for it) and runs in the guard's worker thread, never on the event loop.
-
-From the grammar's tree it files every qualified name by what it names (tables read, functions called, table
-functions), and notes `WITH FUNCTION`/`WITH SESSION`: the guard decides on these, not on the grammar's word alone.
+Why in the request path: the guard promises Athena reads what it accepts as one allowed statement.
+Only Trino's grammar can say so. Any other parser is more lenient somewhere (`IS TRUE`, `a.b$c`). It
+loads on the first query (about 0.5 s) and runs in the guard's thread, off the event loop. It files
+each qualified name by what it names. It notes `WITH FUNCTION` and `WITH SESSION` for the guard.
 """
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
-"""Who a request acts as: the request resolved to a caller (`resolve`), the object resolvers get instead of any
-token (`caller`), the account a request reads (`accounts`), and API Gateway's callers exchanged with STS
-(`hosted/`)."""
+"""Who a request acts as: the request resolved to a caller (`resolve`).
+
+Resolvers get the caller (`caller`) instead of any token. `accounts` picks the account a request
+reads. `hosted/` exchanges API Gateway's callers with STS.
+"""

@@ -1,9 +1,10 @@
 """Which account a request reads: the caller's home by default, else a listed account reached as the caller.
 
-A caller names an account by the short name the operator listed (`?account=<name>`, a tool's `account`); anything
-else, an ARN above all, is refused here before any AWS call. Reaching the account is the identity seam's
-(`Caller.reach`: the caller's token or own role session, never the function's credentials); this module picks the
-account, says whether a request may span every account (`*`), and where each listed account stands for a caller.
+A caller names an account by the short name the operator listed (`?account=<name>`, a tool's
+`account`). Anything else, an ARN above all, is refused here before any AWS call. The identity seam
+reaches the account (`Caller.reach`), never with the function's credentials. This module picks the
+account and says whether a request may span every account (`*`). It also says where each listed
+account stands for a caller.
 """
 
 from __future__ import annotations

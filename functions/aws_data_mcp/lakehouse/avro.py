@@ -1,6 +1,6 @@
 """Avro object container files as Iceberg writes its manifest lists and manifests: their records as dicts.
 
-The Lambda layer has no Avro library (pyiceberg and fastavro stay out of it: SPEC's package budget), and the
+The Lambda layer has no Avro library (pyiceberg and fastavro stay out: the package budget), and the
 explainer needs only the files Athena reads from a snapshot's manifests, so this reads the Avro binary encoding
 (the specification's "Object Container Files" and "Binary Encoding") with its writer's schema, uncompressed or
 deflate (Iceberg's default `write.avro.compression-codec`, gzip, is Avro's deflate). Another codec is refused by

@@ -39,8 +39,8 @@ from aws_data_mcp.aws import client, deadline_scope
 from aws_data_mcp.errors import ErrorCode, ResourceFailure, as_failure, echo
 from aws_data_mcp.identity import accounts
 from aws_data_mcp.query.answers import UNFINISHED, query_uri
+from aws_data_mcp.query.inputs import validated_execution_id
 from aws_data_mcp.reading.deadlines import request_budget, seconds_to_edge_deadline
-from aws_data_mcp.resources.athena.execution import validated_execution_id
 from aws_data_mcp.server.answers import protocol_error, tool_result
 from aws_data_mcp.server.rendering import to_json
 from aws_data_mcp.server.tool_host import ToolHost

@@ -1,15 +1,9 @@
 """The `athena_query` and `athena_stop_query` tools: Athena SQL as the caller, guarded before any cost.
 
-Order of a query, each step refusing before the next costs anything:
-1. the SQL is one read-only statement (a parser decides; no AWS call);
-2. the workgroup is one the deployment allows (settings; no AWS call);
-3. Athena enforces a bytes-scanned cutoff in it (GetWorkGroup; no query started otherwise);
-4. StartQueryExecution, then wait up to the bound, with progress where the transport streams;
-5. the first page of rows, or, still running, a link to `athena://queries/{id}` to read later.
-A cancelled tool call stops its query. Every call is made with the caller's own session.
-
-estimate_only runs `EXPLAIN (TYPE IO, FORMAT JSON)` of the SELECT instead, which reads no data and costs
-nothing, and answers Athena's estimate of what the query would read and cost, or that it has none.
+Each step refuses before the next costs anything: the read-only guard, the allowed workgroup, its
+enforced cutoff, then StartQueryExecution and a bounded wait (docs/queries.md lists them). A
+cancelled call stops its query. `estimate_only` runs `EXPLAIN (TYPE IO)` instead, which reads no
+data.
 """
 
 from __future__ import annotations
@@ -44,13 +38,16 @@ from aws_data_mcp.query.answers import (
     result_file,
 )
 from aws_data_mcp.query.cost_guard import chosen_workgroup, guarded
+from aws_data_mcp.query.inputs import (
+    first_usable,
+    saved_query,
+    usable_names,
+    validated_execution_id,
+)
 from aws_data_mcp.query.output_schema import QUERY_ANSWER
 from aws_data_mcp.query.result_pages import ATHENA_PAGE_ROWS, FIRST_PAGE, Page, read_page
 from aws_data_mcp.reading.deadlines import request_budget, seconds_to_edge_deadline
 from aws_data_mcp.registry import registry
-from aws_data_mcp.resources.athena.execution import validated_execution_id
-from aws_data_mcp.resources.athena.named_queries import saved_query
-from aws_data_mcp.resources.athena.workgroups import first_usable, usable_names
 from aws_data_mcp.server.answers import failure_result, tool_result
 from aws_data_mcp.server.rendering import to_json
 from aws_data_mcp.server.tool_host import host_of

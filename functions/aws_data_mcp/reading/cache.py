@@ -1,11 +1,9 @@
 """Resource results cached per (caller identity, URI) for a short TTL.
 
-The key starts with the caller's identity digest (a hash of the principal, from
-the identity seam), so nothing cached for one caller can be served to another
-(documents that are the same for everyone are cached under their URI alone, see `reader.py`).
-Bounded in size (least recently used out first) and thread-safe: reads run in
-worker threads. A result that holds a retryable per-item error (an item throttled or
-cut off by the deadline) is not stored, so retrying really retries.
+The key starts with the caller's identity digest, so nothing cached for one caller reaches another.
+Documents the same for everyone are cached under their URI alone (`reader.py`). The cache is bounded
+(least recently used out first) and thread-safe: reads run in worker threads. A result holding a
+retryable per-item error is not stored, so retrying really retries.
 """
 
 from __future__ import annotations

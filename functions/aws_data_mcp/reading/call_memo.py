@@ -1,16 +1,10 @@
 """IAM's request budget: within one read, each AWS question is asked once.
 
-A read that composes others (permissions://recommendations explains tables, each table explainer checks every
-query workgroup and reads the caller's policies) would otherwise ask AWS the same read-only question again and
-again: IAM's simulator and policy reads are throttled per account. So, scoped to one read (`read_scope`), an
-identical read-only call of one client (one caller's session, one region) shares the first one's answer, a
-refusal included; a call made while the same one is in flight waits for it instead of asking too. Across reads,
-the caller's own policy documents (IAM's user, role, group and policy reads, asked under `across_reads`) are kept
-for `KEPT_SECONDS`, keyed by the caller and the client, never served to another caller.
-
-Done with botocore's own events (`before-parameter-build` names the question, `before-call` answers it from the
-memo, `after-call` and `after-call-error` record it): the retries of botocore's standard mode stay where they are,
-and a replayed answer goes through botocore's response handlers exactly as the first did.
+A composed read would ask the same question again and again, and IAM throttles per account. So
+within `read_scope` an identical read-only call shares the first one's answer, a refusal included.
+The caller's own policy documents are kept across reads (`across_reads`, `KEPT_SECONDS`), never for
+another caller. It hooks botocore's events, so standard-mode retries and response handlers run as
+before (docs/access.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A request's deadline and budget: the seconds the transport edge leaves it, never more than the server's timeout.
 
-The Lambda edge puts the deadline in the ASGI scope (stdio and local HTTP set none); the server, the reader and
-the tools read it here, so every path measures the same budget.
+The Lambda edge puts the deadline in the ASGI scope; stdio and local HTTP set none. The server, the
+reader and the tools read it here. So every path measures the same budget.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""What every namespace's resolvers share: the error kept beside one part of an answer, named parts fanned out side
-by side, timestamps as text, and ids in batches.
+"""What every namespace's resolvers share to build an answer from parts.
 
-An answer is built from parts that fail on their own (a denied workgroup, a bucket policy that cannot be read):
-`attempt` runs one part's AWS call and keeps its failure beside it in the shared vocabulary, as `fan_out` does for
-each of its items, so the other parts still answer.
+That is the error kept beside one part, and named parts fanned out side by side. It is also
+timestamps as text and ids in batches. Parts fail on their own (a denied workgroup, an unreadable
+bucket policy). `attempt` runs one part's call and keeps its failure beside it, as `fan_out` does
+per item. So the other parts still answer.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The edges: HTTP (local and Lambda) and stdio. They know nothing of AWS data.
 
-`http` (the ASGI app), `lambda_edge` (API Gateway's quirks) and `lambda_context` (Lambda's context for `invoke`),
-`local_server` (uvicorn on loopback) with `local_token`, `head_deadline` and `connection_cap`, `limits`,
-`json_errors` and `request_ids` (bounded, structured bad input), `origins` (403 for an unlisted `Origin`), `paths`
-(stage paths) and `well_known` (RFC 9728 and RFC 8414).
+`http` is the ASGI app. `lambda_edge` has API Gateway's quirks, `lambda_context` Lambda's context
+for `invoke`. `local_server` runs uvicorn on loopback, with `local_token`, `head_deadline` and
+`connection_cap`. `limits`, `json_errors` and `request_ids` bound and shape bad input. `origins`
+refuses an unlisted `Origin`. `paths` strips stage paths; `well_known` serves RFC 9728 and RFC 8414.
 """

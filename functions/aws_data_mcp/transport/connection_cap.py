@@ -1,8 +1,8 @@
 """The local server's answer beyond its connection cap: the JSON-RPC error every other refusal is, with Retry-After.
 
-uvicorn answers a request beyond `limit_concurrency` itself, with a plain-text 503 and no Retry-After, before
-any app sees it. Here its own check is off and the same check, at the same point (a complete request head),
-answers as the README promises.
+uvicorn answers a request beyond `limit_concurrency` itself, before any app sees it. Its answer is a
+plain-text 503 with no Retry-After. So its own check is off here. The same check, at the same point
+(a complete request head), answers as the README promises.
 """
 
 from __future__ import annotations

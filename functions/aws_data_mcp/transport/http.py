@@ -1,11 +1,10 @@
 """The ASGI app behind both `serve` (uvicorn) and the Lambda handler (Mangum).
 
-The SDK's session manager must be running for every request of both protocol
-revisions, but `run()` may be entered only once per manager. Mangum's lifespan
-"auto" enters it on the first invocation and fails on every later one, so lifespan
-is off everywhere and this app holds one running manager per event loop instead:
-Mangum and uvicorn each keep one loop for the life of the process, so that is once
-per container. (Measured against a fresh manager per request: see benchmarks/.)
+The SDK's session manager must run for every request. But `run()` may be entered once per manager.
+Mangum's "auto" lifespan enters it on the first invocation, and fails on every later one. So
+lifespan is off, and this app holds one running manager per event loop. Mangum and uvicorn keep one
+loop per process, so one manager per container. benchmarks/ measures it against a manager per
+request.
 """
 
 from __future__ import annotations

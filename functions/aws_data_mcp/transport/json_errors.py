@@ -1,10 +1,9 @@
 """Every HTTP failure is structured JSON, whichever layer refused the request.
 
-The SDK answers some refusals (413 body too large, 400 bad content type) with plain
-text. This `send` wrapper rewrites any non-JSON 4xx/5xx body into a JSON-RPC error
-carrying the same status and message, so a client always gets something it can parse.
-It also replaces the 2025-11-25 transport's validation dump for a body that is not one
-request with the short -32600 the 2026-07-28 transport gives.
+The SDK answers some refusals (413, a bad content type) with plain text. This `send` wrapper
+rewrites a non-JSON 4xx/5xx body into a JSON-RPC error with the same status and message. So a client
+can always parse it. It also replaces the 2025-11-25 transport's dump for a body that is not one
+request. The short -32600 of the 2026-07-28 transport stands in its place.
 """
 
 from __future__ import annotations

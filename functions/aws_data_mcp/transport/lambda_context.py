@@ -1,8 +1,8 @@
 """The local stand-in for the context object Lambda passes to the handler.
 
-One class for every place that runs the real handler without Lambda: the command line's `invoke`, the demo's
-API Gateway front (`gateway.py`) and the tests. Like the rest of this package it never ships in the Lambda
-package, and it imports nothing beyond the standard library, so `invoke` runs without the demo extra (moto).
+One class for every place that runs the real handler without Lambda. That is the command line's
+`invoke`, the demo's API Gateway front and the tests. It imports only the standard library. So
+`invoke` runs without the demo extra (moto).
 """
 
 from __future__ import annotations

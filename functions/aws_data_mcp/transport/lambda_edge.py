@@ -1,11 +1,10 @@
 """What only Lambda behind API Gateway needs, as one ASGI wrapper.
 
-- A named stage puts `/prod` in front of an HTTP API (payload 2.0) rawPath: strip it.
-  REST (v1) paths never carry the stage, so a stage named like a route is safe there.
-- The invocation's remaining time becomes the request's deadline, so every read
-  answers before Lambda (and API Gateway behind it) gives up.
-- Through REST v1, a response without content-type comes back base64-encoded:
-  give every response one.
+- A named stage puts `/prod` in front of an HTTP API (payload 2.0) rawPath: strip it. REST (v1)
+  paths never carry the stage, so a stage named like a route is safe there.
+- The invocation's remaining time becomes the request's deadline. So every read answers before
+  Lambda, and API Gateway behind it, gives up.
+- Through REST v1, a response without content-type comes back base64-encoded: give each one a type.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Size limits every HTTP request meets before the SDK sees it, on Lambda and locally.
 
-Header values are echoed in places (an `Mcp-Name` is the URI an error quotes) and parsed by every layer:
-an oversized one is refused at once with 431 rather than carried through. API Gateway caps headers at
-10 KB itself; locally nothing else does (uvicorn's h11 limit applies only to headers arriving in pieces).
+Header values are echoed (an `Mcp-Name` is the URI an error quotes) and parsed by every layer. So an
+oversized one is refused at once with 431. API Gateway caps headers at 10 KB itself. Locally nothing
+else does: uvicorn's h11 limit applies only to headers arriving in pieces.
 """
 
 from __future__ import annotations

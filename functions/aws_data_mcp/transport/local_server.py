@@ -1,11 +1,10 @@
 """uvicorn on a loopback port, for `serve` and the demos.
 
-The port is bound and listening before anything is printed, so a busy port fails with one line saying so, not
-after a banner full of configuration for a server that never started, and a client that connects as soon as the
-banner appears is served. uvicorn's own limits bound what clients may hold open: a number of connections at once
-(a JSON-RPC 503 with Retry-After beyond, `connection_cap`), and each connection has a few seconds to deliver a
-complete request head, once open and again after each response (`head_deadline`); request bodies
-are bounded in time and size by the app (`transport.limits`).
+The port is bound and listening before anything is printed. So a busy port fails with one line, not
+after a banner for a server that never started. A client that connects once the banner shows is
+served. uvicorn's limits bound what clients hold open. There is a cap on connections
+(`connection_cap`, a 503 beyond). Each request head has a few seconds (`head_deadline`). The app
+bounds bodies (`limits`).
 """
 
 from __future__ import annotations

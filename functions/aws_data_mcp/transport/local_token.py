@@ -1,9 +1,9 @@
 """The local HTTP server's bearer token.
 
-`serve` acts with its owner's AWS credentials, and loopback is shared by every user and process on the
-machine, so, as notebook servers do, it answers only requests that carry the random token it printed when
-it started (and wrote to a file only its owner can read). stdio needs none: only the launching client holds
-its pipes. Lambda needs none: API Gateway authorizes there.
+`serve` acts with its owner's AWS credentials, and every process on the machine shares loopback. So,
+as notebook servers do, it answers only requests with the token it printed at start. The token is
+also in a file only its owner reads. stdio needs none: only the launching client holds its pipes.
+Lambda needs none: API Gateway authorizes there.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """A present `Origin` that is not listed is refused with 403 on /mcp, on Lambda as locally.
 
-MCP's HTTP transport: servers MUST validate `Origin`, and answer 403 when it is present and not allowed. A web
-page's script sends one; MCP clients that are not web pages send none, and are never refused for it. Locally the
-SDK's DNS-rebinding protection checks it too (with the Host); behind API Gateway that protection is off (the Host
-is the gateway's name), so before this check any page could have called a hosted server with its visitor's
-bearer token. The list: the local server's own loopback origins, and `AWS_DATA_MCP_ALLOWED_ORIGINS`.
+MCP's HTTP transport says servers MUST validate `Origin`. A web page's script sends one; other MCP
+clients send none, and are never refused for it. Locally the SDK's DNS-rebinding protection checks
+it too. Behind API Gateway that protection is off, as the Host is the gateway's. Without this check,
+any page could call a hosted server with its visitor's token. The list: the local server's loopback
+origins, and `AWS_DATA_MCP_ALLOWED_ORIGINS`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """A request whose `id` is neither a string nor an integer is refused -32600, on every revision.
 
-MCP requires a request id to be a string or an integer (never null). The SDK's 2025-11-25 transport takes a
-request with any other id (`1.5`, `1e999`, `null`, `true`, `{}`, `[]`) for a notification and answers 202 with
-nothing, so the client waits for an answer that never comes; its 2026-07-28 transport answers -32600. This
-edge answers -32600 (`id: null`, HTTP 400) on both, before the SDK sees the request.
+MCP requires a request id to be a string or an integer, never null. The SDK's 2025-11-25 transport
+takes another id (`1.5`, `null`, `{}`) for a notification. It answers 202 with nothing, and the
+client waits forever. Its 2026-07-28 transport answers -32600. This edge answers -32600 (`id: null`,
+HTTP 400) on both, before the SDK sees the request.
 """
 
 from __future__ import annotations

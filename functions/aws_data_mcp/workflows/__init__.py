@@ -1,6 +1,7 @@
 """Workflows: a caller's multi-step plans, kept where any container (or process) finds them again.
 
-`model` the shape and its rules, `store` the interface, `sqlite_store` and `dynamodb_store` the two stores,
-`service` the operations (ownership, limits, versioned writes), `failures` a store failure told to the caller,
-`table` the DynamoDB table and its actions, `output_schema` what the workflow tools answer (their `outputSchema`).
+`model` holds the shape and its rules, `store` the interface. `sqlite_store` and `dynamodb_store`
+are the two stores. `service` has the operations (ownership, limits, versioned writes). `failures`
+tells a store failure to the caller. `table` is the DynamoDB table and its actions. `output_schema`
+is what the workflow tools answer.
 """

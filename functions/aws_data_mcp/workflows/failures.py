@@ -1,13 +1,11 @@
 """What a failing workflow store means to a caller, and what its operator needs to know (in the logs).
 
-The store is reached with the server's own credentials (the function role on Lambda, the user's own file
-locally), so nothing a caller does fixes a denied call, a missing table or an unopenable file: those are
-`internal`, the deployment's to mend, and the caller is told so without the role, the table, the account or
-AWS's own words (they name all three). A throttled or unavailable service, or a file locked by another
-writer, passes: `upstream_unavailable`, retryable. A call cut off by the request's deadline is `timeout`.
-
-A write that may have landed is never answered "retry": when its outcome cannot be learnt in time it is
-`OutcomeUnknown` (`timeout`, not retryable, `outcome: unknown`, the version it expected and the status URI).
+The store is reached with the server's own credentials, not the caller's. So nothing a caller does
+fixes a denied call, a missing table or an unopenable file. Those are `internal`, for the deployment
+to mend. The caller is not told the role, the table, the account or AWS's words. A throttled service
+or a locked file is `upstream_unavailable`, retryable. A call the deadline cut off is `timeout`. A
+write that may have landed is never "retry": it is `OutcomeUnknown`, with its expected version and
+status URI.
 """
 
 from __future__ import annotations

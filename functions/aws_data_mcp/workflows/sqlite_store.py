@@ -1,9 +1,9 @@
 """Workflows in an embedded SQLite file (local serve and stdio): WAL mode, created on first use.
 
-A connection per operation: SQLite connections are not shared between threads, and opening
-one is cheap next to the write it guards. Every replace is a conditional UPDATE on the
-version it read, so two processes sharing the file never lose a write. Waiting for another
-writer's lock ends at the request's deadline (`aws.deadline_scope`), as a DynamoDB call does.
+A connection per operation: SQLite connections are not shared between threads. Opening one is cheap
+next to the write it guards. Every replace is a conditional UPDATE on the version it read. So two
+processes sharing the file never lose a write. Waiting for another writer's lock ends at the
+request's deadline (`aws.deadline_scope`), as a DynamoDB call does.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The one interface both stores implement; `service.py` holds every rule above it.
 
-A write answers what the store holds after it, not a yes or no: a write whose answer was lost may have landed,
-and only the item (its recorded write tokens, `Workflow.writes`) can tell the writer whether it did.
+A write answers what the store holds after it, not a yes or no. A write whose answer was lost may
+have landed. Only the item's recorded write tokens (`Workflow.writes`) tell the writer whether it
+did.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The workflow table: its default name and exactly the actions the DynamoDB store calls on it.
 
-The one source for the setting's default, the resources' `aws_calls` and the demo account's grant; template.yaml
-grants the function role the same actions (tests/deploy checks it against `TABLE_ACTIONS`).
+It is the one source for the setting's default, the resources' `aws_calls` and the demo's grant.
+template.yaml grants the function role the same actions. tests/deploy checks them against
+`TABLE_ACTIONS`.
 """
 
 DEFAULT_TABLE_NAME = "aws-data-mcp-workflows"

@@ -1,10 +1,9 @@
 """Demo callers for the hosted path: one function identity and three callers with different rights.
 
-The function (an IAM user standing in for the function role) may only assume the demo
-roles; each caller is a role whose trust policy allows it. In iam mode each caller signs
-with its own role session's credentials (as after `aws sso login`); in oidc mode the demo
-issuer's tokens carry each caller's role tag (the https://aws.amazon.com/tags claim), which
-the function's role map reads and each role's trust checks again, as the README recommends.
+The function, an IAM user standing in for the function role, may only assume the demo roles. Each
+caller is a role whose trust policy allows it. In iam mode a caller signs with its own role session,
+as after `aws sso login`. In oidc mode the demo issuer's tokens carry each caller's role tag. The
+function's role map reads that tag. Each role's trust checks it again, as the README recommends.
 """
 
 from __future__ import annotations

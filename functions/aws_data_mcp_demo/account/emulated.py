@@ -1,8 +1,8 @@
 """The embedded emulated AWS account behind demo mode.
 
-``DemoAccount`` runs moto's server in this process, seeds it, then switches on IAM enforcement.
-moto keeps state and settings per process, so one ``DemoAccount`` runs per process at most.
-``stop()`` undoes each process-wide effect. ``caller_environment()`` returns the variables to set.
+`DemoAccount` runs moto's server in this process, seeds it, then switches on IAM enforcement. moto
+keeps state and settings per process. So one `DemoAccount` runs per process at most. `stop()` undoes
+each process-wide effect. `caller_environment()` returns the variables to set.
 """
 
 import logging

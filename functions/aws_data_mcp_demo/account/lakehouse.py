@@ -1,16 +1,9 @@
-"""The demo's lakehouse: an Iceberg table written by pyiceberg through the emulated Glue catalog (demo and tests only).
+"""The demo's lakehouse: Iceberg and projected tables in the emulated Glue catalog (demo, tests).
 
-``lakehouse.orders_iceberg`` holds the lake's orders of the last days of March 2026 and the first of April,
-partitioned by ``day(order_ts)``, with the history an Iceberg table really has: the initial load of
-``LOAD_DAYS`` (with a few test orders, ``customer_id < 0``), tagged ``MONTH_END_TAG``; an append of
-``APPENDED_DAY``; a delete of the test orders. pyiceberg's GlueCatalog writes every file (``iceberg_io``: straight
-into moto's S3 in this process) and commits each snapshot to Glue as Athena's Iceberg tables are registered
-(``table_type=ICEBERG``, ``metadata_location``). The rows come from ``sales.orders``' own files: the same orders,
-``customer_id`` as the customer's number. Snapshot ids and times are the seed's, as a real table's are its writer's.
-
-``lakehouse.clickstream_projected`` is a Hive table Athena reads by partition projection: a date key over April
-2026 (data on its last ``CLICKSTREAM_DAYS`` days only, as a range usually runs ahead of or behind the data) and an
-enum key, its files where ``storage.location.template`` says (not ``key=value/``), and no Glue partition at all.
+`lakehouse.orders_iceberg` holds the lake's orders with a real table's history. It has a tagged
+load, an append and a delete. pyiceberg writes every file, as Athena's Iceberg tables are written.
+So the explainer reads real metadata. `lakehouse.clickstream_projected` is a Hive table read by
+partition projection, with no Glue partition (docs/demo.md).
 """
 
 import io

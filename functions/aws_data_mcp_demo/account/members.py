@@ -1,13 +1,10 @@
-"""The demo's other accounts: a lake and a sandbox beside the home account, each with data of its own, reached only
-as the caller (docs/accounts.md).
+"""The demo's other accounts: a lake and a sandbox beside home, reached only as the caller.
 
-moto keeps an account per id, and a key acts in the account that issued it, so each account has its own buckets,
-Glue catalog and IAM. Each member account holds the roles the companion template (member-account.yaml) creates,
-with the trust ``hosted/trust.py`` generates; which of the demo callers' roles an account holds is the demo's
-account map (``MEMBER_ROLES``: alice reaches two accounts, bob three, carol one). On AWS a caller whose role an
-account does not hold is refused by STS (AccessDenied): moto issues credentials for any role ARN, so
-``REFUSE_MISSING_ROLES`` makes its STS refuse as AWS does. The local demo's caller (an IAM user, whose name no role
-carries) reaches both accounts through ``LOCAL_ROLE``, as a local user with ACCOUNT_ROLE would.
+moto keeps an account per id, and a key acts in the account that issued it. So each account has its
+own buckets, Glue catalog and IAM. Each holds the member template's roles, with `hosted/trust.py`'s
+trust. `MEMBER_ROLES` maps callers to accounts: alice reaches two, bob three, carol one. moto issues
+keys for any role, so `REFUSE_MISSING_ROLES` makes STS refuse as AWS does (docs/accounts.md). The
+local caller, an IAM user, reaches both through `LOCAL_ROLE`, as with ACCOUNT_ROLE.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """AWS profiles for the demo's callers, so the AWS CLI and any SDK reach the same emulated account as the server.
 
-Each demo mode writes a ``config`` and a ``credentials`` file (owner-only, never through a symbolic link:
-``private_files``) with one profile per caller, ``demo-<name>``, that carries the emulated endpoint
-(``endpoint_url``, which the AWS CLI v2 and SDKs read from a profile): ``aws --profile demo-alice glue get-table ...``
-answers as the server would answer alice.
+Each demo mode writes owner-only `config` and `credentials` files (`private_files`, never via a
+link). Each caller has a profile, `demo-<name>`, carrying the emulated `endpoint_url`. The AWS CLI
+v2 and the SDKs read it. So `aws --profile demo-alice glue get-table ...` answers as the server
+would answer alice.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
-"""The demo's S3 table: table bucket ``acme-analytics``, namespace ``sales``, Iceberg table ``daily_orders``, queried in
-Athena as ``"s3tablescatalog/acme-analytics".sales.daily_orders`` (demo and tests only).
+"""The demo's S3 table: bucket `acme-analytics`, namespace `sales`, Iceberg table `daily_orders`.
 
-A platform team's daily roll-up of the lake's US-dollar orders, one row per day, computed from ``sales.orders``' own
-files (so an answer can be checked against the orders): ``orders`` the day's USD orders, ``revenue_usd`` their total.
-Two snapshots: the load of ``LOAD_DAYS``, then the append of ``APPENDED_DAY`` (the lakehouse's days).
-
-moto's ``s3tables`` backend is the store (CreateTableBucket, CreateNamespace here); pyiceberg's GlueCatalog writes the
-table as it does on AWS, through the bucket's Glue catalog (``glue.id``: ``<account>:s3tablescatalog/acme-analytics``)
-which the emulator answers from that store (``emulator.s3_tables``): CreateTable allocates the table's storage,
-each commit is an UpdateTableMetadataLocation. Files go straight into moto's S3 (``iceberg_io``).
-
-Access (IAM mode of S3 Tables): the readers' policy allows the ``s3tables:`` reads Athena makes as the caller;
-bob's role is given the same without ``s3tables:GetTableData`` on ``daily_orders``, so the demo's Athena refuses him.
+It is a daily roll-up of the lake's US-dollar orders, from `sales.orders`' own files. So an answer
+can be checked against the orders. pyiceberg writes it through the bucket's Glue catalog, as on AWS.
+The emulator answers that catalog from moto's `s3tables` store. bob lacks `s3tables:GetTableData` on
+it (docs/demo.md). Demo and tests only.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """What the demo account holds: the demo data lake, declared as data.
 
-``seed.py`` and ``seed_athena.py`` create it through boto3 calls against the emulated account; this module
-only says what there is: buckets and the objects that back no table, Glue databases and tables (columns,
-formats, partitions), Athena workgroups and the past queries (text, typical cost, canned first page of
-results, final state), IAM policies, groups, users, roles, OIDC/SAML providers, the Identity Center
-permission sets, and the "last used" times that only in-process edits can set. A few entries depend on
-what is known only at seeding time (the account, the region, today's date, the providers' ARNs): those are
-functions of it.
+`seed.py` and `seed_athena.py` create it through boto3 against the emulated account. This module
+only says what there is: buckets, Glue tables, workgroups and past queries, IAM, providers, Identity
+Center. Entries that depend on the seeding (the account, the region, today, the providers' ARNs) are
+functions.
 """
 
 import json

@@ -1,10 +1,9 @@
-"""What the demo account knows of its tables before a first query: Glue column statistics computed from the lake's
-own files, so they are true; two views over the orders (an Athena view and a Glue Data Catalog view).
+"""What the demo account knows of its tables before a first query: column statistics and two views.
 
-Each lake table's files are read by DuckDB (in the table's format, with its Glue types) and the statistics Glue's
-column statistics task would compute are written through Glue's own UpdateColumnStatisticsForTable (the demo's
-emulator keeps them, as moto has no such call). Columns of a type Glue computes none for (timestamps, arrays, maps,
-structs) are left without, as Glue leaves them.
+The statistics are computed from the lake's own files, so they are true. DuckDB reads each table's
+files in its format and Glue types. The results go through Glue's UpdateColumnStatisticsForTable,
+which the emulator keeps (moto has no such call). Types Glue computes none for (timestamps, arrays,
+maps, structs) get none. The views over the orders are an Athena view and a Glue Data Catalog view.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
-"""The demo's Athena engine: Trino SQL run over the lake's files with DuckDB (`athena`, `query`), the columns and
-bytes a query reads (`columns`, `files`, `partition_pruning`), Trino's types, refusals and rewrites
-(`trino_semantics`, `trino_function_names`), SHOW/DESCRIBE answered from Glue (`metadata`), Iceberg snapshots and
-metadata tables through pyiceberg (`iceberg`), S3 table buckets' catalogs (`s3_tables`), partition projection
-(`projection`), Glue views read as their SQL (`views`); a failure as
-Athena words it (`failures`)."""
+"""The demo's Athena engine: Trino SQL run over the lake's files with DuckDB (`athena`, `query`).
+
+Beside them: the columns and bytes a query reads (`columns`, `files`, `partition_pruning`). Trino's
+types, refusals and rewrites (`trino_semantics`, `trino_function_names`). SHOW/DESCRIBE from Glue
+(`metadata`). Iceberg snapshots and metadata tables (`iceberg`), S3 table buckets' catalogs
+(`s3_tables`). Partition projection (`projection`), Glue views as their SQL (`views`), and failures
+in Athena's words (`failures`).
+"""

@@ -1,23 +1,9 @@
-"""An Athena in the emulated account that really runs the submitted SQL (demo and tests only, never in Lambda).
+"""An Athena in the emulated account that really runs the submitted SQL (demo and tests only).
 
-moto records a query and reports it SUCCEEDED with no rows. With ``install()``, every query started afterwards
-is a ``QueryRun``: it runs in the background over the account's own S3 objects (``lake_query.py``), goes
-QUEUED -> RUNNING -> SUCCEEDED / FAILED / CANCELLED as Athena does, writes ``<id>.csv`` and
-``<id>.csv.metadata`` where the workgroup says, and ``GetQueryResults`` pages its rows. ``EXPLAIN (TYPE IO)``
-answers from the tables' statistics as Athena does, scanning nothing. Executions started
-before ``install()`` (the seed's history) stay moto's and keep the state the seed gave them.
-
-The state a poll sees is published when moto describes the execution (``Execution.advance()``, which moto's
-backend calls for every GetQueryExecution): its status and its details under ``EXECUTION_DETAILS_ATTR``,
-which the demo's GetQueryExecution/BatchGetQueryExecution render. Publishing both in one step keeps a
-response consistent (SUCCEEDED always comes with the final statistics).
-
-Pacing: a query stays QUEUED for ``PACING.queued_seconds`` and RUNNING for at least ``PACING.running_seconds``
-(tests may change both). A query can ask to stay RUNNING longer with the comment
-``/* demo:running_seconds=N */`` in its text, so a test or a demo can show a long query.
-
-The workgroup's ``BytesScannedCutoffPerQuery`` applies as on Athena: a query that would read more is cancelled
-with ``Bytes scanned limit was exceeded``, having scanned as much as the cutoff allowed.
+moto records a query and reports it SUCCEEDED with no rows. After `install()`, each query is a
+`QueryRun`. It runs over the account's own objects, moves through Athena's states and writes its
+results. A poll's state and details are published in one step, when moto describes the execution. So
+SUCCEEDED always comes with the final statistics (docs/demo.md has the pacing and the cutoff).
 """
 
 import json

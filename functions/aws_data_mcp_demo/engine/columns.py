@@ -1,16 +1,9 @@
-"""Which columns each table read of a statement needs, and the bytes Athena counts for it (demo and tests only).
+"""Which columns each table read needs, and the bytes Athena counts for it (demo and tests only).
 
-Athena bills what it reads. Of a columnar file (Parquet) it reads only the chunks of the columns the statement
-uses, in each row group of the files that survive partition pruning; of a text file (CSV, JSON, compressed or
-not) it reads the whole file. So a read's bytes are, per object: Parquet, the footer every reader starts with
-(the file's bytes outside its column chunks: ``count(*)`` reads only that) and the compressed sizes of the
-chunks of the columns it needs (their ``parquet_metadata``; a partition key is in the path, not the file, and
-costs nothing); any other format, the object's size.
-
-The columns a read needs come from the statement itself: sqlglot qualifies every column against the tables'
-readable columns (``*`` expands to those), then each column is traced, scope by scope (correlated subqueries
-look outwards), to the table read it names. A statement sqlglot cannot qualify is charged every column of the
-tables it reads, as before this was counted: never less than Athena would.
+Athena bills what it reads. Of Parquet, that is the footer and the chunks of the columns used. Of
+text, it is the whole file. sqlglot qualifies each column of the statement, traced to its table
+read. A statement sqlglot cannot qualify is charged every column: never less than Athena
+(docs/demo.md).
 """
 
 from collections.abc import Iterable, Mapping, Sequence

@@ -1,8 +1,8 @@
 """The emulated data lake's files as DuckDB reads them (demo and tests only, never in Lambda).
 
-A table's objects come from moto's S3 backend, are copied once per object version to a local cache, and are
-exposed as one DuckDB view per table: the Glue columns cast to their types, then the partition keys. What the
-query means (which table, which partitions) is ``lake_query.py``'s; this module only reads what it is given.
+A table's objects come from moto's S3 backend. Each object version is copied once to a local cache.
+Each table is one DuckDB view: the Glue columns cast to their types, then the partition keys. What
+the query means is `query.py`'s; this module only reads what it is given.
 """
 
 import hashlib

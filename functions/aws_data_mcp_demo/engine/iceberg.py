@@ -1,12 +1,9 @@
 """Reads of Iceberg tables for the demo's Athena: time travel and metadata tables (demo and tests only).
 
-A Glue table with ``table_type=ICEBERG`` is read as Athena reads it: from its current ``metadata_location``, not by
-listing its location. pyiceberg loads that metadata (``iceberg_io``: from moto's S3 in this process), picks the
-snapshot the query names (``FOR VERSION AS OF <snapshot id>`` or ``'<branch or tag>'``, ``FOR TIMESTAMP AS OF``:
-the snapshot current then, from the table's snapshot log; else the current one), plans its data files (the objects
-the caller must be allowed to read, and the bytes scanned) and scans them into Arrow when the query runs; DuckDB
-reads the Arrow table. ``"<table>$snapshots"`` and the other metadata tables answer pyiceberg's ``inspect`` tables.
-Errors are Trino's words for the same mistakes.
+A Glue table with `table_type=ICEBERG` is read from its `metadata_location`, as Athena reads it.
+pyiceberg loads that metadata and picks the snapshot the query names, else the current one. It plans
+the data files: what the caller must be allowed to read, and the bytes scanned. DuckDB reads them as
+Arrow. `"<table>$snapshots"` and its kin are pyiceberg's `inspect` tables. Errors use Trino's words.
 """
 
 from collections.abc import Callable

@@ -1,15 +1,9 @@
-"""SHOW and DESCRIBE in the demo's Athena, answered from the emulated account's Glue catalog as Athena answers them
-(demo and tests only, never in Lambda).
+"""SHOW and DESCRIBE in the demo's Athena, answered from the emulated Glue catalog (demo, tests).
 
-Athena runs these in its Hive-based DDL engine: the result has one varchar column named as Hive names it
-(``tab_name``, ``database_name``, ``field``, ``partition``, ``createtab_stmt``, ``prpt_name``, ``col_name``,
-``views``), GetQueryResults pages its rows with no header row (a UTILITY statement's result has none), and
-DESCRIBE's rows are Hive's text layout: each field left-aligned to 20 characters, tab-separated, then the partition
-keys under ``# Partition Information``. Every form the query tool's guard accepts is answered except SHOW FUNCTIONS
-(Athena lists its hundreds of Trino functions; the demo says it does not).
-
-The caller's rights apply as for a query: Glue's on the table and, where Lake Formation governs its location, only
-the columns it grants are shown.
+Athena runs these in its Hive-based DDL engine, so the answer takes Hive's shape. It is one varchar
+column named as Hive names it, with no header row. DESCRIBE pads its fields to 20 characters
+(docs/demo.md). The caller's rights apply as for a query. Every form the guard accepts is answered,
+except SHOW FUNCTIONS.
 """
 
 import re

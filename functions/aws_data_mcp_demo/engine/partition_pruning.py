@@ -1,16 +1,9 @@
-"""Which partitions of a table a query must read, as Athena prunes them (demo and tests only, never in Lambda).
+"""Which partitions of a table a query must read, as Athena prunes them (demo and tests only).
 
-A simple condition on a partition key (``key = 'v'``, ``IN``, ``BETWEEN``, a comparison with a literal), one of the
-conjuncts joined by AND, rules partitions out where it must hold for every row the read gives:
-
-- in the WHERE of the SELECT that reads the table;
-- in the ON of a join of that SELECT, where the join cannot keep a row the condition fails: an inner join's ON
-  for every table joined so far, a LEFT join's for the table it joins, a RIGHT join's for the tables before it (a
-  FULL join's for none);
-- in the SELECT around a subquery or a WITH query (read once) that passes the key through unchanged (a plain
-  projection of the table: no grouping, DISTINCT, LIMIT, window or set operation), on the name it gives the key.
-
-Pruning only drops rows a condition excludes anyway, so it changes the bytes a query scans, never its answer.
+A simple condition on a partition key rules partitions out where it holds for every row the read
+gives. That is the WHERE, a join's ON, or a SELECT around a pass-through subquery (docs/demo.md).
+Pruning only drops rows a condition excludes anyway. So it changes the bytes a query scans, never
+its answer.
 """
 
 import operator

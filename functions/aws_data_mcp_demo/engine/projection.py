@@ -1,13 +1,10 @@
 """Partition projection as the demo's Athena applies it (demo and tests only, never in Lambda).
 
-A table with ``projection.enabled=true`` has its partitions computed from its parameters, never read from Glue:
-each key's values (``enum``: the listed values; ``integer``: a range with an interval and digits; ``date``: a range
-in its format, ``NOW`` and ``NOW-3DAYS`` included, stepped by its interval and unit, weeks down to seconds), every
-combination of them,
-each at ``storage.location.template`` with ``${key}`` replaced (without a template: ``key=value/`` under the
-table's location). Glue partitions that exist are ignored, as Athena ignores them. An ``injected`` key has no
-values to list: Athena requires the query to name them, which this demo does not read, so it fails as Athena does
-without such a filter.
+A table with `projection.enabled=true` has its partitions computed from its parameters, never read
+from Glue. Each key lists values: `enum` its list, `integer` a range, `date` a range in its format
+(`NOW-3DAYS` too). Every combination sits at `storage.location.template`, else at `key=value/`.
+Existing Glue partitions are ignored, as Athena ignores them. An `injected` key needs the query to
+name its values. The demo does not read them, so it fails as Athena does without that filter.
 """
 
 import itertools

@@ -1,27 +1,9 @@
-"""One Athena query run over the emulated account's own data lake (demo and tests only, never in Lambda).
+"""One Athena query run over the emulated account's own data lake (demo and tests only).
 
-The SQL is parsed as Athena's dialect and transpiled to DuckDB by sqlglot. Every table it names is resolved
-through moto's Glue catalog (database, table, partitions, storage format), its S3 objects are read from moto's
-S3 backend, and the query runs in a fresh DuckDB connection over views of those files. The result is kept in
-a DuckDB file as Athena renders it (text values, row order kept), so pages of ``GetQueryResults`` are slices
-by row id, and the CSV Athena writes to the output location is produced from the same rows.
-
-Each table reference is one read, with its own view (``lake_reads.read_<n>``) over the objects that read keeps:
-every object of the table, except the partitions a simple filter on partition keys rules out, as Athena prunes
-partitions (``partition_pruning.py``: in the WHERE or a join's ON of the SELECT that reads the table, or around a
-subquery that passes the key through). Pruning only drops what that read's filters exclude, so it changes the
-bytes, never the answer. Bytes scanned are counted per read as Athena counts them (``lake_columns.py``): of
-Parquet, the footer and the chunks of the columns the statement uses; of text formats, whole objects.
-
-``EXPLAIN (TYPE IO[, FORMAT JSON]) <query>`` answers one ``Query Plan`` row of JSON in Trino's shape, naming each
-table the query reads with its estimate as Athena makes it from table statistics: the rows are the Glue statistics
-(``numRows``) of the partitions that survive pruning (of the table, unpartitioned), the bytes are what the query
-would scan of them (the same count as a run's). A table with a partition read that has no statistics is
-estimated ``"NaN"``, as Athena answers without statistics. Nothing is read, so nothing is scanned.
-
-sqlglot's dialects are named by class here (and in lake_files, lake_columns), never by string: a dialect named by a
-string is imported on its first use, and two threads' first uses race on the half-imported module (a query failed
-with "name '_TrinoTokenizer' is not defined").
+sqlglot transpiles Athena's SQL to DuckDB. DuckDB runs it over views of the objects Glue names. Each
+table read prunes its partitions and counts its bytes, as Athena does (docs/demo.md). Dialects are
+named by class, never by string. A string is imported on first use. Two threads' first uses would
+race on the half-imported module.
 """
 
 import json

@@ -1,10 +1,9 @@
 """Tables of an S3 table bucket's catalog (`"s3tablescatalog/<bucket>".<namespace>.<table>`) for the demo's Athena.
 
-Athena reads them through Glue's child catalog of the bucket: the table's definition (an Iceberg table whose
-`metadata_location` S3 Tables keeps) comes from moto's s3tables store as the emulator's Glue answers it
-(`emulator.s3_tables`), and is then read by the engine's Iceberg path (`iceberg`: time travel, metadata tables,
-bytes scanned from the snapshot's files). Before that, the caller's rights are checked as Athena checks them
-(`Access.s3_table`): S3 Tables authorises the data (`s3tables:GetTableData`), not S3's GetObject.
+Athena reads them through Glue's child catalog of the bucket. The definition comes from moto's
+s3tables store, as the emulator's Glue answers it (`emulator.s3_tables`). The engine's Iceberg path
+then reads it (`iceberg`). First the caller's rights are checked as Athena checks them
+(`Access.s3_table`). S3 Tables authorises the data (`s3tables:GetTableData`), not S3's GetObject.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""The functions Trino has, by name: what the demo cannot compute is one of these (NOT_SUPPORTED), a name outside them
-is unknown to Athena too (FUNCTION_NOT_FOUND).
+"""The functions Trino has, by name: what the demo cannot compute is one of these (NOT_SUPPORTED).
 
-Read from Trino's documentation (trinodb/trino at commit 07dcfcc89f2546678afaa9b8a3749b0d4ccad590, Apache-2.0):
-the index docs/src/main/sphinx/functions/list.md and the pages' function entries beside it.
+A name outside them is unknown to Athena too (FUNCTION_NOT_FOUND). The names are read from Trino's
+documentation: trinodb/trino at commit 07dcfcc89f2546678afaa9b8a3749b0d4ccad590, Apache-2.0. That is
+the index docs/src/main/sphinx/functions/list.md, and the function entries of the pages beside it.
 """
 
 _NAMES = """

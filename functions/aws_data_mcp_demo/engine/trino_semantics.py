@@ -1,19 +1,10 @@
 """Trino's meaning of a query, kept on its way to DuckDB (demo and tests only, never in Lambda).
 
-sqlglot transpiles the words; DuckDB then computes with its own rules, and where they differ the demo would answer
-SUCCEEDED with another number than Athena's (``7 / 2`` is 3 in Trino). So before the query is written for DuckDB,
-the tree is typed (the columns from the Glue definitions of the tables read) and then:
-
-- refused as Trino refuses it, in Trino's words: ``ILIKE`` (Trino has none), a subscript of a varchar, a varchar
-  compared with a date or timestamp (no implicit cast);
-- rewritten where DuckDB has the means under another form: integer division truncates (exactly), ``format`` is
-  ``printf``, ``avg`` of a decimal stays decimal, ``cardinality`` and ``UNNEST`` of a map, ``to_iso8601``,
-  ``regexp_replace``'s ``$n`` groups;
-- refused by name, ``NOT_SUPPORTED: <function> in the demo``, where the demo knows DuckDB would compute something
-  else (``UNSUPPORTED`` below, and what sqlglot itself says it cannot carry over).
-
-The functions named here are the ones Trino's documented examples showed to differ
-(tests/demo/test_trino_function_examples.py runs them through the demo's Athena).
+sqlglot transpiles the words, but DuckDB computes by its own rules: `7 / 2` is 3 in Trino. So the
+tree is first typed from the Glue columns. Then it is refused as Trino refuses it, or rewritten
+where DuckDB can say the same. Where the demo would answer otherwise, it is refused by name
+(docs/demo.md). The functions named are those whose documented examples differ
+(tests/demo/test_trino_function_examples.py).
 """
 
 import re

@@ -1,9 +1,9 @@
-"""Views in the demo's Athena: a name in a query that is a Glue view is read as its SQL, as Trino inlines a view.
+"""Views in the demo's Athena: a Glue view in a query is read as its SQL, as Trino inlines one.
 
-An Athena view's SQL is the `originalSql` of its `/* Presto View: ... */` text; a Glue Data Catalog view's is its
-ATHENA representation. The view's own unqualified names are its schema's. The view itself is checked as any table
-(Glue's GetTable as the caller); its base tables are then resolved, checked and read as any other table of the
-query (as the invoker: the demo does not switch to a Data Catalog view's definer).
+An Athena view's SQL is the `originalSql` of its `/* Presto View: ... */` text. A Glue Data Catalog
+view's is its ATHENA representation. The view's unqualified names are its schema's. The view is
+checked as any table (GetTable as the caller). Its base tables are then read as the invoker's. The
+demo does not switch to a Data Catalog view's definer.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What a hosted request claims to be, before STS is asked: the shared vocabulary of the two modes.
 
-A `Claim` is what API Gateway vouched for and what the function will ask STS for on its
-behalf; `Refused` is a request that cannot act as anybody, raised before any AWS call.
+A `Claim` is what API Gateway vouched for. The function asks STS for it on the request's behalf.
+`Refused` is a request that cannot act as anybody, raised before any AWS call.
 """
 
 from __future__ import annotations

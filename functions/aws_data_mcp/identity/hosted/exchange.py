@@ -1,8 +1,8 @@
 """The STS exchange: a claim in, a `Caller` acting with the credentials STS issued for it out.
 
-The STS calls are the only ones made with the function's own credentials, and those
-credentials never leave this module. Exchanged callers are cached per claim (never shared
-between callers) until a minute before their credentials, or the token they came from, expire.
+Only the STS calls use the function's own credentials, which never leave this module. Exchanged
+callers are cached per claim, never shared between callers. Each is kept until a minute before its
+credentials, or its token, expire.
 """
 
 from __future__ import annotations

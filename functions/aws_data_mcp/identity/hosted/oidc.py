@@ -1,10 +1,9 @@
 """The oidc mode's claim: the token API Gateway's JWT authorizer validated, and the role its claims map to.
 
-The token, issued for this server, is what STS exchanges (AssumeRoleWithWebIdentity): a token
-exchange, not a passthrough. Everything here is checked before STS is asked, so a request
-that is refused makes no AWS call. The role map reads only what each role's trust checks again
-(the principal tag STS sets from the token, or the subject: see `trust`), so the map chooses a
-role and AWS enforces the same choice on anyone who calls STS with the token directly.
+STS exchanges the token (AssumeRoleWithWebIdentity): an exchange, not a passthrough. Everything here
+is checked before STS is asked, so a refused request makes no AWS call. The role map reads only what
+each role's trust checks again (see `trust`). So the map chooses a role. AWS enforces the same
+choice on anyone who calls STS with the token.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""Why STS would not exchange a claim, told as what to fix: a table of STS error codes, one refusal each.
+"""Why STS would not exchange a claim, told as what to fix: one refusal per STS error code.
 
-The two modes read a few codes differently (ExpiredToken is the caller's bearer token in oidc, the
-function's own credentials in iam), so each mode has its table; a code in neither is retried when it
-looks transient, else reported by the code alone.
+The two modes read a few codes differently. ExpiredToken is the caller's bearer token in oidc. In
+iam it is the function's own credentials. So each mode has its table. A code in neither is retried
+when it looks transient. Else it is reported by the code alone.
 """
 
 from __future__ import annotations

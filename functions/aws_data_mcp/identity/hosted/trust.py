@@ -1,11 +1,10 @@
 """The trust each caller role needs, as AWS evaluates it: one source for the refusal advice, docs/auth.md and the demo.
 
-oidc: AssumeRoleWithWebIdentity needs no AWS credentials, so a role's trust policy is all that stands between any
-holder of a token for this audience and that role. Each role therefore checks again, in its trust, the very value
-the function's role map read: the token's principal tag (`aws:RequestTag/<tag>`, which STS sets from the token's
-https://aws.amazon.com/tags claim and which needs `sts:TagSession`) or its subject (`<provider>:sub`). The default
-role admits only tokens the map sends nowhere else. AWS, not the function, then grants each user exactly the roles
-the map gives them.
+oidc: AssumeRoleWithWebIdentity needs no AWS credentials. So a role's trust is all that stands
+between a token for this audience and that role. Each role's trust checks again the value the role
+map read. That is the token's principal tag (`aws:RequestTag/<tag>`, needing `sts:TagSession`) or
+its subject. The default role admits only tokens the map sends nowhere else. AWS then grants each
+user the map's roles.
 
 iam: the function's own role, which assumes the caller's role again.
 """

@@ -4,7 +4,6 @@ shape `athena_query` answers (query_answers.py builds both).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,6 +18,7 @@ from aws_data_mcp.query.answers import (
     has_session_token,
     result_file,
 )
+from aws_data_mcp.query.inputs import validated_execution_id
 from aws_data_mcp.query.result_pages import FIRST_PAGE, Cursor, Page, read_page
 from aws_data_mcp.reading.resolving import attempt
 from aws_data_mcp.registry import ResourceRequest, registry
@@ -27,14 +27,6 @@ from aws_data_mcp.registry import ResourceRequest, registry
 def complete_execution_id(request: ResourceRequest, prefix: str) -> list[str]:
     history = request.read_related("athena://query/history")
     return [e["execution_id"] for e in history["executions"] if e["execution_id"].startswith(prefix)]
-
-
-def validated_execution_id(value: object) -> str:
-    try:
-        return str(uuid.UUID(str(value)))
-    except ValueError:
-        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"{str(value)[:60]!r} is not an Athena query execution id",
-                              details=["Execution ids are UUIDs; athena://query/history lists recent ones."]) from None
 
 
 @registry.resource(

@@ -1,5 +1,5 @@
 """athena://named-queries: the team's saved questions (Athena named queries), with their SQL, so an agent reuses the
-canonical query rather than writing its own; `athena_query` runs one by its id (`saved_query`).
+canonical query rather than writing its own; `athena_query` runs one by its id (`query.inputs`).
 
 Every call is the caller's. ListNamedQueries lists ids per workgroup; BatchGetNamedQuery describes 50 a call, the
 calls of every workgroup side by side.
@@ -21,7 +21,6 @@ BATCH_GET_LIMIT = 50
 """BatchGetNamedQuery takes at most 50 ids a call."""
 SQL_CHARS = 2_000
 """A saved query's SQL as listed: whole for any query a person reads; a longer one is cut and says so."""
-_NAMED_QUERY_ID = re.compile(r"^[A-Za-z0-9-]{1,128}$")
 _WORKGROUP = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
 
@@ -48,14 +47,6 @@ class NamedQueries(TypedDict):
 
 
 RUN_WITH = "athena_query with named_query_id=<id> runs one, through the same read-only check and cutoff as any SQL."
-
-
-def validated_named_query_id(raw: object) -> str:
-    if not isinstance(raw, str) or not _NAMED_QUERY_ID.match(raw):
-        raise ResourceFailure(ErrorCode.INVALID_ARGUMENT, f"Not a named query id: {echo(str(raw))!r}",
-                              details=["athena://named-queries lists the saved queries with their ids."],
-                              valid_uris=["athena://named-queries"])
-    return raw
 
 
 def named_query_ids(athena: Any, workgroup: str) -> list[str]:
@@ -128,8 +119,3 @@ def named_queries(request: ResourceRequest) -> NamedQueries:
     failed = {name for name, _ in failures}
     return NamedQueries(workgroups_read=[n for n in names if n not in failed],
                         workgroup_errors=workgroup_errors(failures), run_with=RUN_WITH, named_queries=found)
-
-
-def saved_query(athena: Any, named_query_id: str) -> dict[str, Any]:
-    """One saved query as Athena holds it, its SQL whole, for athena_query to run (GetNamedQuery as the caller)."""
-    return dict(athena.get_named_query(NamedQueryId=validated_named_query_id(named_query_id))["NamedQuery"])

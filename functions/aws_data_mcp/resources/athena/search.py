@@ -1,16 +1,9 @@
 """athena://search?q=<words>: where the data about something is, across the caller's catalog, in one read.
 
-Glue's SearchTables does the searching, server-side and as the caller (it answers only the tables the caller may
-see, shared ones included: ResourceShareType ALL), over table names, descriptions, column names and comments. The
-deployment's saved queries (named queries of its query workgroups, the ones athena_query runs in; else of Athena's
-`primary`) are searched beside it: ListNamedQueries with the first SearchTables page, then BatchGetNamedQuery, so
-a search is two dependent waves of calls whatever the size of the catalog.
-
-SearchTables does not index the S3 Tables catalogs (`s3tablescatalog/<bucket>`): beside it, they are listed and
-matched by the same words (`s3_tables_search`), within the same deadline; each hit names its catalog.
-
-Glue says which tables match, not why: each hit's reason (its name, the columns, a comment, the description) is
-read off the table Glue returned, and ranks it: an exact name first, then names, columns, comments, descriptions.
+Glue's SearchTables searches as the caller; the deployment's saved queries are searched beside it.
+That makes two dependent waves of calls, whatever the catalog's size. SearchTables skips the S3
+Tables catalogs, so `s3_tables_search` lists and matches them. Glue says which tables match, not
+why: each hit's reason is read off the table, and ranks it (docs/resources.md).
 """
 
 from __future__ import annotations

@@ -128,19 +128,6 @@ def _query_workgroup(name: str, default: bool, outcome: Outcome[Any, dict[str, A
     return found
 
 
-def usable_names(found: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The query workgroups a caller can run queries in (athena://workgroups' query_workgroups)."""
-    return [entry["name"] for entry in found if entry.get("usable") is True]
-
-
-def first_usable(found: Sequence[Mapping[str, Any]]) -> str | None:
-    """Where a query that names no workgroup runs: the first usable one (no check denies it), else the first whose
-    settings could not be read just now, else none. The table explainer's choice, from the same checks (it takes
-    a workgroup with an unchecked link only as the default; a query meets AWS's own answer there)."""
-    return next((e["name"] for e in found if e.get("usable") is True),
-                next((e["name"] for e in found if e.get("usable") is None), None))
-
-
 def _workgroup(summary: Mapping[str, Any], outcome: Outcome[Any, dict[str, Any]]) -> WorkGroup:
     entry = WorkGroup(name=summary["Name"], state=summary.get("State"), description=summary.get("Description"),
                       access="allowed")
