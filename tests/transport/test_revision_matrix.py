@@ -23,9 +23,12 @@ import pytest
 from anyio.abc import Process
 from anyio.streams.text import TextReceiveStream
 from mcp import Client, StdioServerParameters
+from mcp.client.extension import ClientExtension
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
+from aws_data_mcp.server.mcp_server import LIST_TTL_MS
+from aws_data_mcp.server.trust_marks import EXTENSION_ID as TRUST
 from aws_data_mcp_demo.account.emulated import CONFLICTING_ENVIRONMENT, DemoAccount
 from support.events import MODERN_META, REVISION_2025, REVISION_2026, answer_of, body_json, http_api_event, modern, rpc
 from support.logs import RecordKeeper
@@ -42,6 +45,8 @@ MODE = {REVISION_2025: "legacy", REVISION_2026: REVISION_2026}
 NOT_FOUND = {REVISION_2025: -32002, REVISION_2026: -32602}
 UNKNOWN = "auth://statu"
 EMPTY_ARGUMENT = "workflow://workflows//status"
+REFUSED_QUERY = {"sql": "DROP TABLE orders", "database": "sales"}
+"""Refused by the SQL guard before any AWS call: a tool result on every transport, with no AWS behind it."""
 BAD_IDS = ("1.5", "1e999", "null", "true", "{}", "[]")
 LONG_QUERY = "/* demo:running_seconds=2 */ SELECT count(*) AS orders FROM orders WHERE order_date = '2026-01-01'"
 HANG_GUARD = 120
@@ -74,6 +79,26 @@ class LambdaReads:
         assert result["isError"] is True, result
         return result["structuredContent"]  # type: ignore[no-any-return]
 
+    async def list_cache(self) -> tuple[int | None, str | None]:
+        result = body_json(self.handler(http_api_event(self.build("tools/list", {}, 7), revision=self.revision)))
+        return result["result"].get("ttlMs"), result["result"].get("cacheScope")
+
+    async def refused_query_meta(self) -> dict[str, Any]:
+        """A refused athena_query's `_meta`, from a client that declares trust annotations: in 2026-07-28's
+        request, or (2025-11-25) in an `initialize` that a stateless container does not keep."""
+        declared = {"extensions": {TRUST: {}}}
+        if self.revision == REVISION_2025:
+            opened = rpc("initialize", {"protocolVersion": REVISION_2025, "capabilities": declared,
+                                        "clientInfo": {"name": "pytest", "version": "1"}}, 0)
+            assert body_json(self.handler(http_api_event(opened)))["result"]["protocolVersion"] == REVISION_2025
+            body = rpc("tools/call", {"name": "athena_query", "arguments": REFUSED_QUERY}, 8)
+        else:
+            body = modern("tools/call", {"name": "athena_query", "arguments": REFUSED_QUERY}, 8)
+            body["params"]["_meta"] = {**MODERN_META, "io.modelcontextprotocol/clientCapabilities": declared}
+        result = body_json(self.handler(http_api_event(body, revision=self.revision)))["result"]
+        assert result["isError"] is True, result
+        return result.get("_meta") or {}
+
 
 class SdkReads:
     """The SDK's own client, over local HTTP or stdio."""
@@ -91,6 +116,16 @@ class SdkReads:
         assert result.is_error, result
         return result.structured_content  # type: ignore[return-value]
 
+    async def list_cache(self) -> tuple[int | None, str | None]:
+        listed = await self.client.list_tools()
+        sent = listed.model_fields_set  # the model's defaults (0, private) stand in for fields never sent
+        return (listed.ttl_ms if "ttl_ms" in sent else None), (listed.cache_scope if "cache_scope" in sent else None)
+
+    async def refused_query_meta(self) -> dict[str, Any]:
+        result = await self.client.call_tool("athena_query", REFUSED_QUERY)
+        assert result.is_error, result
+        return result.meta or {}
+
 
 def stdio_parameters(module: str, workflow_db: Path) -> StdioServerParameters:
     """`module stdio` in a process of its own; AWS is a closed loopback port unless the demo emulates it."""
@@ -101,25 +136,30 @@ def stdio_parameters(module: str, workflow_db: Path) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-m", module, "stdio"], env=environment)
 
 
+class TrustAnnotations(ClientExtension):
+    identifier = TRUST
+
+
 @asynccontextmanager
 async def stdio_client_of(module: str, revision: str, tmp_path: Path) -> AsyncIterator[tuple[Client, Path]]:
     """The SDK client on a stdio server process, and the file its stderr (the operator's log) goes to."""
     log = tmp_path / "stderr.log"
     with log.open("w") as errlog, anyio.fail_after(HANG_GUARD):
         async with Client(stdio_client(stdio_parameters(module, tmp_path / "workflows.sqlite3"), errlog=errlog),
-                          mode=MODE[revision]) as client:
+                          mode=MODE[revision], extensions=[TrustAnnotations()]) as client:
             yield client, log
 
 
 @asynccontextmanager
 async def reads_on(transport: str, revision: str, request: pytest.FixtureRequest,
                    tmp_path: Path) -> AsyncIterator[tuple[LambdaReads | SdkReads, Path | None]]:
-    """Reads on `transport` at `revision`, and the file of the server's log when it runs in a process of its own
-    (in-process servers log to the test's `log_records`)."""
+    """Reads on `transport` at `revision` by a client that declares trust annotations, and the file of the
+    server's log when it runs in a process of its own (in-process servers log to the test's `log_records`)."""
     if transport == "lambda":
         yield LambdaReads(request.getfixturevalue("lambda_handler"), revision), None
     elif transport == "http":
-        async with Client(request.getfixturevalue("http_server").url, mode=MODE[revision]) as client:
+        async with Client(request.getfixturevalue("http_server").url, mode=MODE[revision],
+                          extensions=[TrustAnnotations()]) as client:
             yield SdkReads(client), None
     else:
         async with stdio_client_of("aws_data_mcp", revision, tmp_path) as (client, log):
@@ -142,6 +182,29 @@ async def test_a_uri_naming_nothing_gets_the_not_found_code_of_its_revision(
     assert data["error"] == "not_found" and data["uri"] == UNKNOWN
     assert data["valid_uris"][0] == "auth://status", "the nearest valid URI first"
     assert tool == data, "get_resource carries the same payload"
+
+
+# --- Lists' TTL and trust annotations: where the revision has them ----------------------------------
+
+@pytest.mark.parametrize(("transport", "revision"), MATRIX)
+async def test_lists_carry_a_ttl_on_2026_only(transport: str, revision: str, request: pytest.FixtureRequest,
+                                              tmp_path: Path) -> None:
+    async with reads_on(transport, revision, request, tmp_path) as (reads, _):
+        cache = await reads.list_cache()
+    assert cache == ((LIST_TTL_MS, "public") if revision == REVISION_2026 else (None, None)), cache
+
+
+@pytest.mark.parametrize(("transport", "revision"), MATRIX)
+async def test_a_client_declaring_trust_annotations_gets_tool_results_marked(
+        transport: str, revision: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Except on Lambda at 2025-11-25: a container answers each request alone, so the `initialize` that declared
+    the extension is not there when the call comes (docs/protocol.md)."""
+    async with reads_on(transport, revision, request, tmp_path) as (reads, _):
+        meta = await reads.refused_query_meta()
+    if transport == "lambda" and revision == REVISION_2025:
+        assert TRUST not in meta, meta
+    else:
+        assert meta.get(TRUST) == {"untrusted": True}, meta
 
 
 # --- An empty template argument: invalid_argument, and nothing in the operator's log ----------------
