@@ -34,6 +34,7 @@ from support.events import MODERN_META, REVISION_2025, REVISION_2026, answer_of,
 from support.logs import RecordKeeper
 from support.queries import answer
 from support.servers import ServerThread
+from support.tasks_client import Tasks
 
 pytestmark = pytest.mark.anyio
 
@@ -141,12 +142,13 @@ class TrustAnnotations(ClientExtension):
 
 
 @asynccontextmanager
-async def stdio_client_of(module: str, revision: str, tmp_path: Path) -> AsyncIterator[tuple[Client, Path]]:
+async def stdio_client_of(module: str, revision: str, tmp_path: Path,
+                          extension: ClientExtension | None = None) -> AsyncIterator[tuple[Client, Path]]:
     """The SDK client on a stdio server process, and the file its stderr (the operator's log) goes to."""
     log = tmp_path / "stderr.log"
     with log.open("w") as errlog, anyio.fail_after(HANG_GUARD):
         async with Client(stdio_client(stdio_parameters(module, tmp_path / "workflows.sqlite3"), errlog=errlog),
-                          mode=MODE[revision], extensions=[TrustAnnotations()]) as client:
+                          mode=MODE[revision], extensions=[extension or TrustAnnotations()]) as client:
             yield client, log
 
 
@@ -376,3 +378,14 @@ async def test_on_local_http_a_waiting_querys_progress_reaches_the_client(
 async def test_on_stdio_a_waiting_querys_progress_reaches_the_client(revision: str, tmp_path: Path) -> None:
     async with stdio_client_of("aws_data_mcp_demo", revision, tmp_path) as (client, _):
         assert_progress(await call_with_progress(client))
+
+
+# --- Tasks: 2026-07-28 only (2025-11-25's initialize carries no extensions) --------------------------
+
+async def test_on_stdio_a_long_query_is_a_task_polled_to_the_tools_answer(tmp_path: Path) -> None:
+    """Lambda and local HTTP: tests/query/test_tasks.py."""
+    tasks = Tasks()
+    async with stdio_client_of("aws_data_mcp_demo", REVISION_2026, tmp_path, tasks) as (client, _):
+        resolved = await client.call_tool("athena_query", {"sql": LONG_QUERY, "database": "sales", "wait_seconds": 0})
+    assert tasks.polls >= 1, "answered as a task, and polled"
+    assert answer(resolved)["state"] == "SUCCEEDED"
