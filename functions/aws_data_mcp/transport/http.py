@@ -110,11 +110,11 @@ def _wants_progress(scope: Scope) -> bool:
 
 
 class McpHttpApp:
-    """ASGI app: the SDK's streamable-HTTP app (JSON responses) with its session managers held open.
+    """ASGI app: the SDK's streamable-HTTP apps with their session managers held open.
 
-    Stateless on Lambda. Locally the same, except that a 2025-11-25 client that initializes gets a session of
-    the SDK's stateful app, so live updates reach it (`resources/subscribe`); a request without a session (a
-    one-off POST, every 2026-07-28 request) is still answered statelessly.
+    Stateless and JSON on Lambda. Locally the same, except that a 2025-11-25 client that initializes gets a
+    session of the SDK's stateful app (answered as SSE streams), so live updates and progress reach it; a request
+    without a session (a one-off POST, every 2026-07-28 request) is still answered statelessly.
     """
 
     def __init__(self, server: DataMCPServer, settings: Settings) -> None:
