@@ -323,11 +323,14 @@ async def test_on_stdio_an_invalid_id_is_invalid_request(revision: str, tmp_path
                 assert_invalid_request(await stdio.receive())
             await stdio.send(bad_id_body("7", revision))  # the same with an integer id, on the same connection
             served = await stdio.receive()
-            await stdio.send("{not json")
-            unparsed = await stdio.receive()
+            refused = {}
+            for line in ("{not json", "42", '{"id": 3}', "[]"):  # what the SDK's reader dropped, answering nothing
+                await stdio.send(line)
+                refused[line] = await stdio.receive()
             await process.stdin.aclose()  # type: ignore[union-attr]
     assert served["id"] == 7 and served["result"]["tools"], served
-    assert unparsed["id"] is None and unparsed["error"]["code"] == -32700, unparsed
+    assert {line: (answer["id"], answer["error"]["code"]) for line, answer in refused.items()} == {
+        "{not json": (None, -32700), "42": (None, -32600), '{"id": 3}': (None, -32600), "[]": (None, -32600)}
 
 
 # --- Progress: where the transport can carry it ---------------------------------------------------

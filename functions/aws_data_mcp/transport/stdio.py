@@ -1,8 +1,8 @@
-"""stdio: the SDK's transport, with the HTTP edge's answer to a line no request can be.
+"""stdio: the SDK's transport, with the HTTP edge's answer to a line no message can be.
 
 The SDK's reader takes a request whose id is not a string or an integer for a notification,
-and drops a line that does not parse: either way the client waits for an answer that never
-comes. Here such a line is answered on stdout (`id: null`) and never reaches the SDK.
+and drops a line that is not a JSON-RPC message: either way the client waits for an answer
+that never comes. Here such a line is answered on stdout (`id: null`) and never reaches the SDK.
 """
 
 from __future__ import annotations
@@ -18,12 +18,14 @@ from typing import Any
 import anyio
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, jsonrpc_message_adapter
+from pydantic import ValidationError
 
 from aws_data_mcp.server.mcp_server import DataMCPServer
-from aws_data_mcp.transport.request_ids import INVALID_ID, has_invalid_id
+from aws_data_mcp.transport.request_ids import INVALID_ID, is_request_with_invalid_id
 
 PARSE_MESSAGE = "Parse error: a line on stdin must be one JSON-RPC message"
+NOT_A_MESSAGE = "Invalid Request: a line on stdin must be one JSON-RPC 2.0 message (no batch)"
 
 
 def refusal(line: str) -> ErrorData | None:
@@ -31,11 +33,15 @@ def refusal(line: str) -> ErrorData | None:
     if not line.strip():
         return None  # a blank line is no message: nothing to answer
     try:
-        json.loads(line)
+        message = json.loads(line)
     except (ValueError, RecursionError):
         return ErrorData(code=PARSE_ERROR, message=PARSE_MESSAGE)
-    if has_invalid_id(line.encode()):
+    if is_request_with_invalid_id(message):
         return ErrorData(code=INVALID_REQUEST, message=INVALID_ID)
+    try:  # the SDK's own reading of a line, which drops what fails it
+        jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError:
+        return ErrorData(code=INVALID_REQUEST, message=NOT_A_MESSAGE)
     return None
 
 
