@@ -74,7 +74,8 @@ class _CheckedLines:
 
 @asynccontextmanager
 async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
-    """The SDK's stdio streams over checked stdin (the SDK still claims stdout for the wire)."""
+    """The SDK's stdio streams over checked stdin. Given stdin, the SDK leaves fd 0 as it is (nothing here reads
+    it); it still moves fd 1 aside, so a stray print cannot reach the wire."""
     lines = _CheckedLines()
     try:
         async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
