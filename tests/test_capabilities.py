@@ -15,7 +15,7 @@ from aws_data_mcp.app import create_server
 from aws_data_mcp.config import Settings
 from aws_data_mcp.resources import registry
 from aws_data_mcp_demo.account.seed_data import DEMO_DATA_STORY as DEMO_DATA
-from support.events import REVISION_2025, REVISION_2026, body_json, http_api_event, modern, rpc
+from support.events import REVISION_2025, REVISION_2026, answer_of, body_json, http_api_event, modern, rpc
 from support.logs import RecordKeeper
 
 INITIALIZE = rpc("initialize", {"protocolVersion": REVISION_2025, "capabilities": {},
@@ -32,7 +32,7 @@ def post_http(url: str, body: dict[str, Any], revision: str) -> dict[str, Any]:
             headers["mcp-name"] = name
     response = httpx2.post(url, json=body, headers=headers, timeout=10)
     assert response.status_code < 500
-    return response.json()  # type: ignore[no-any-return]
+    return answer_of(response.headers.get("content-type", ""), response.text)  # type: ignore[no-any-return]
 
 
 @pytest.fixture(params=["lambda", "http"])

@@ -36,9 +36,12 @@ def serve_http(settings: Settings, banner: str, about_data: str = "") -> None:
 
 
 def serve_stdio(settings: Settings, about_data: str = "") -> None:
-    from aws_data_mcp.app import create_server
+    import anyio
 
-    create_server(settings, about_data).run("stdio")
+    from aws_data_mcp.app import create_server
+    from aws_data_mcp.transport import stdio
+
+    anyio.run(stdio.serve, create_server(settings, about_data))
 
 
 def client_configurations(url: str, token: str | None, stdio_args: list[str], stdio_env: dict[str, str],

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, Request, RequestParams, Result
+from mcp_types import CallToolResult, Result
 from moto.iam.models import iam_backends
 
 from aws_data_mcp.config import Settings
@@ -23,67 +22,13 @@ from aws_data_mcp_demo.account.emulated import DemoAccount
 from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
 from support.events import REVISION_2026, body_json, http_api_event, modern
 from support.servers import ServerThread, lambda_container
+from support.tasks_client import CancelTask, CreatedTask, DetailedTask, GetTask, TaskParams, Tasks
 
 pytestmark = [pytest.mark.usefixtures("quick_queries")]
 SQL = "SELECT order_date, count(*) AS orders FROM orders WHERE order_date < '2026-01-04' GROUP BY 1 ORDER BY 1"
 SLOW = f"/* demo:running_seconds=3 */ {SQL}"
 LONG = f"/* demo:running_seconds=60 */ {SQL}"
 OTHER = "tasks-other-analyst"
-
-
-class TaskParams(RequestParams):
-    task_id: str
-
-
-class GetTask(Request[TaskParams, Literal["tasks/get"]]):
-    method: Literal["tasks/get"] = "tasks/get"
-    params: TaskParams
-    name_param = "taskId"  # the extension's Mcp-Name
-
-
-class CancelTask(Request[TaskParams, Literal["tasks/cancel"]]):
-    method: Literal["tasks/cancel"] = "tasks/cancel"
-    params: TaskParams
-    name_param = "taskId"
-
-
-class CreatedTask(Result):
-    result_type: Literal["task"]
-    task_id: str
-    status: str
-    status_message: str | None = None
-    created_at: str
-    last_updated_at: str
-    ttl_ms: int | None
-    poll_interval_ms: int | None = None
-
-
-class DetailedTask(Result):
-    task_id: str
-    status: str
-    status_message: str | None = None
-    ttl_ms: int | None
-    result: dict[str, Any] | None = None
-
-
-class Tasks(ClientExtension):
-    """A client that speaks the extension: it claims a task and resolves it by polling tasks/get."""
-
-    identifier = EXTENSION_ID
-
-    def __init__(self) -> None:
-        self.polls = 0
-
-    def claims(self) -> list[ResultClaim[Any]]:
-        return [ResultClaim(result_type="task", model=CreatedTask, resolve=self._resolve)]
-
-    async def _resolve(self, task: CreatedTask, ctx: ClaimContext) -> CallToolResult:
-        while True:
-            self.polls += 1
-            got = await ctx.session.send_request(GetTask(params=TaskParams(task_id=task.task_id)), DetailedTask)
-            if got.status != "working":
-                assert got.status == "completed" and got.result is not None, got
-                return CallToolResult.model_validate(got.result)
 
 
 @pytest.fixture

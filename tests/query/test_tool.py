@@ -354,7 +354,7 @@ async def test_the_demo_banners_question_is_answered(server: ServerThread, demo_
 
 
 async def test_a_waiting_query_reports_its_state_as_progress_over_stdio() -> None:
-    """stdio streams notifications during a call (local HTTP answers JSON, so its progress has nowhere to go)."""
+    """stdio streams notifications during a call (every transport: tests/transport/test_revision_matrix.py)."""
     seen: list[tuple[float, str | None]] = []
 
     async def progress(done: float, total: float | None, message: str | None) -> None:

@@ -66,3 +66,12 @@ def http_api_event(
 def body_json(response: dict[str, Any]) -> Any:
     assert not response.get("isBase64Encoded"), "JSON responses must not come back base64-encoded"
     return json.loads(response["body"])
+
+
+def answer_of(content_type: str, text: str) -> Any:
+    """The JSON-RPC answer of an HTTP response: its JSON body, or the last message of its SSE stream (a local
+    2025-11-25 session answers as a stream, so a call's progress can come before its result)."""
+    if not content_type.startswith("text/event-stream"):
+        return json.loads(text)
+    data = [line.removeprefix("data:").strip() for line in text.splitlines() if line.startswith("data:")]
+    return json.loads(data[-1])

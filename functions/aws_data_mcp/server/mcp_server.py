@@ -208,11 +208,6 @@ class DataMCPServer(SdkServer):
         return DiscoverResult(supported_versions=list(MODERN_PROTOCOL_VERSIONS),
                               capabilities=self.capabilities(ctx.protocol_version), instructions=self.instructions)
 
-    async def run_stdio_async(self) -> None:
-        """stdio: one client on a pipe that stays open, so live updates are served, and advertised, here."""
-        self.live_updates.serve()
-        await super().run_stdio_async()
-
     async def announce(self, uris: Sequence[str], *, lists_change: bool = False) -> None:
         await self.live_updates.announce(uris, lists_change=lists_change)
 

@@ -80,6 +80,11 @@ class SdkServer(MCPServer[Any], ABC):
         """Serve `method` (a new one, or in place of the SDK's)."""
         self._lowlevel_server.add_request_handler(method, params_type, handler)
 
+    async def run_streams(self, read_stream: Any, write_stream: Any) -> None:
+        """Serve one connection over a transport's streams, as the SDK's own stdio runner does."""
+        await self._lowlevel_server.run(read_stream, write_stream,
+                                        self._lowlevel_server.create_initialization_options())
+
     def serves(self, method: str) -> bool:
         return self._lowlevel_server.get_request_handler(method) is not None
 

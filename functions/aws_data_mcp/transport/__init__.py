@@ -4,4 +4,5 @@
 for `invoke`. `local_server` runs uvicorn on loopback, with `local_token`, `head_deadline` and
 `connection_cap`. `limits`, `json_errors` and `request_ids` bound and shape bad input. `origins`
 refuses an unlisted `Origin`. `paths` strips stage paths; `well_known` serves RFC 9728 and RFC 8414.
+`stdio` runs the SDK's stdio and answers what its reader drops.
 """

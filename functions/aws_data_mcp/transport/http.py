@@ -68,7 +68,8 @@ class _Apps:
     stateless: Starlette
     """Any request may be answered by any container: every request on Lambda, locally those of no session."""
     sessions: Starlette | None
-    """Locally: 2025-11-25 clients that initialize get a session, whose GET stream carries live updates."""
+    """Locally: 2025-11-25 clients that initialize get a session, whose GET stream carries live updates. Its
+    requests are answered as SSE streams, so a call's progress reaches the client before its result."""
     streaming: Starlette | None = None
     """Locally: requests of no session that ask for progress (a `progressToken`), answered as the SDK streams them
     (text/event-stream once a notification is sent; JSON otherwise). On Lambda Mangum buffers the whole answer
@@ -108,11 +109,11 @@ def _wants_progress(scope: Scope) -> bool:
 
 
 class McpHttpApp:
-    """ASGI app: the SDK's streamable-HTTP app (JSON responses) with its session managers held open.
+    """ASGI app: the SDK's streamable-HTTP apps with their session managers held open.
 
-    Stateless on Lambda. Locally the same, except that a 2025-11-25 client that initializes gets a session of
-    the SDK's stateful app, so live updates reach it (`resources/subscribe`); a request without a session (a
-    one-off POST, every 2026-07-28 request) is still answered statelessly.
+    Stateless and JSON on Lambda. Locally the same, except that a 2025-11-25 client that initializes gets a
+    session of the SDK's stateful app (answered as SSE streams), so live updates and progress reach it; a request
+    without a session (a one-off POST, every 2026-07-28 request) is still answered statelessly.
     """
 
     def __init__(self, server: DataMCPServer, settings: Settings) -> None:
@@ -145,7 +146,7 @@ class McpHttpApp:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
             stateless = self._build(stateless=True)
-            sessions = None if self.settings.hosted else self._build(stateless=False)
+            sessions = None if self.settings.hosted else self._build(stateless=False, json_response=False)
             streaming = None if self.settings.hosted else self._build(stateless=True, json_response=False)
             managers = [built[1] for built in (stateless, sessions, streaming) if built is not None]
             self._loop = loop

@@ -35,6 +35,11 @@ def has_invalid_id(body: bytes) -> bool:
         message = json.loads(body)
     except (ValueError, RecursionError):
         return False
+    return is_request_with_invalid_id(message)
+
+
+def is_request_with_invalid_id(message: Any) -> bool:
+    """`has_invalid_id` for a message already parsed."""
     return isinstance(message, dict) and "method" in message and "id" in message and not _valid_id(message["id"])
 
 
