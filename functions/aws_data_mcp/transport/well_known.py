@@ -58,13 +58,16 @@ def authorization_server_metadata(scope: Scope, settings: Settings, mcp_path: st
     allowlist, which no MCP request needs and every cold start would otherwise load."""
     from aws_data_mcp.sign_in.registration import client_scopes
 
-    base, domain = api_base_url(scope), settings.sign_in_domain.rstrip("/")
+    base = api_base_url(scope)
     return OAuthMetadata.model_validate({
         "issuer": base,
-        "authorization_endpoint": f"{domain}/oauth2/authorize",
-        "token_endpoint": f"{domain}/oauth2/token",
-        "revocation_endpoint": f"{domain}/oauth2/revoke",
+        # This API's facade in front of Cognito's: it maps documents to app clients and adds RFC 9207's `iss`.
+        "authorization_endpoint": base + "/authorize",
+        "token_endpoint": base + "/token",
+        "revocation_endpoint": base + "/revoke",
         "registration_endpoint": base + REGISTRATION_PATH,
+        "client_id_metadata_document_supported": True,
+        "authorization_response_iss_parameter_supported": True,
         "scopes_supported": list(client_scopes(resource_url(scope, mcp_path))),
         "response_types_supported": ["code"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
