@@ -294,3 +294,38 @@ async def test_a_client_that_checks_iss_refuses_a_redirect_from_another_issuer(s
         with pytest.raises(OAuthFlowError, match="iss mismatch"):
             await client.get(MCP_URL)
     assert keychain.tokens is None
+
+
+async def test_a_document_client_refreshes_and_revokes_by_its_url(stack: Stack, host: DocumentHost) -> None:
+    _, _, keychain = await sign_in(stack, host.url("/desktop.json"))
+    assert keychain.tokens is not None and keychain.tokens.refresh_token is not None
+    form = {"client_id": host.url("/desktop.json"), "refresh_token": keychain.tokens.refresh_token}
+    async with stack.browser() as browser:
+        refreshed = await browser.post(f"{API_URL}/token", data={"grant_type": "refresh_token", **form})
+        revoked = await browser.post(f"{API_URL}/revoke", data={"token": keychain.tokens.refresh_token, **form})
+    assert refreshed.status_code == 200 and refreshed.json()["access_token"] in stack.login.tokens
+    assert refreshed.headers["cache-control"] == "no-store"
+    assert revoked.status_code == 200 and keychain.tokens.refresh_token not in stack.login.tokens
+
+
+async def test_a_person_who_declines_sends_the_client_cognitos_error_with_iss(stack: Stack, host: DocumentHost) -> None:
+    state = pack_state(host.url("/desktop.json"), CALLBACK, "client-state")
+    async with stack.browser() as browser:
+        answer = await browser.get(f"{API_URL}/callback?" + urlencode({"error": "access_denied", "state": state}))
+    assert answer.status_code == 302
+    sent = parse_qs(urlsplit(answer.headers["location"]).query)
+    assert answer.headers["location"].startswith(CALLBACK + "?")
+    assert sent == {"error": ["access_denied"], "state": ["client-state"], "iss": [API_URL]}
+
+
+@pytest.mark.parametrize("query", [
+    urlencode(authorization("https://example.com/client.json", code_challenge_method="plain")),
+    urlencode({k: v for k, v in authorization("https://example.com/client.json").items() if k != "code_challenge"}),
+    urlencode(authorization("https://example.com/client.json")) + "&redirect_uri=https%3A%2F%2Fattacker.example",
+    urlencode({"response_type": "code"})])
+async def test_a_request_without_pkce_or_with_a_parameter_twice_is_refused_before_any_fetch(
+        stack: Stack, host: DocumentHost, query: str) -> None:
+    async with stack.browser() as browser:
+        answer = await browser.get(f"{API_URL}/authorize?{query}")
+    assert answer.status_code == 400 and answer.json()["error"] == "invalid_request"
+    assert "location" not in answer.headers and stack.pool.calls == []
