@@ -122,7 +122,9 @@ class Person:
     and keeps what that URI received, as the client's loopback listener would."""
 
     def __init__(self, stack: Stack) -> None:
-        self.stack, self.callback, self.hops = stack, {}, []
+        self.stack = stack
+        self.callback: dict[str, str] = {}
+        self.hops: list[str] = []
 
     async def open(self, url: str) -> None:
         async with self.stack.browser() as browser:
@@ -329,3 +331,25 @@ async def test_a_request_without_pkce_or_with_a_parameter_twice_is_refused_befor
         answer = await browser.get(f"{API_URL}/authorize?{query}")
     assert answer.status_code == 400 and answer.json()["error"] == "invalid_request"
     assert "location" not in answer.headers and stack.pool.calls == []
+
+
+def test_the_lambda_entry_reads_the_templates_environment_and_knows_its_four_routes(
+        pool: Pool, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in {"REGISTRATION_USER_POOL_ID": pool.policy.user_pool_id, "REGISTRATION_REDIRECT_PATTERNS":
+                        "http://127.0.0.1:*", "SIGN_IN_DOMAIN": "https://acme.auth.us-east-1.amazoncognito.com/",
+                        "SIGN_IN_MAX_DOCUMENT_CLIENTS": "7"}.items():
+        monkeypatch.setenv(name, value)
+    policy = FacadePolicy.from_env()
+    assert (policy.sign_in_domain, policy.max_document_clients) == ("https://acme.auth.us-east-1.amazoncognito.com", 7)
+    event = load_event("http-api-v2/resources-read-static.json")
+    private = event | {"routeKey": "GET /authorize",
+                       "rawQueryString": urlencode(authorization("https://10.0.0.7/client.json"))}
+    lambda_entries.facade.cache_clear()
+    try:
+        answers = [lambda_entries.facade_handler(private, None),
+                   lambda_entries.facade_handler(event | {"routeKey": "GET /elsewhere"}, None)]
+    finally:
+        lambda_entries.facade.cache_clear()
+    assert [answer["statusCode"] for answer in answers] == [400, 400]
+    assert "private or reserved address" in json.loads(answers[0]["body"])["error_description"]
+    assert json.loads(answers[1]["body"])["error"] == "invalid_request"

@@ -14,7 +14,7 @@ import os
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
@@ -144,17 +144,16 @@ class Facade:
 
     policy: FacadePolicy
     cognito: Any
-    documents: ClientDocuments | None = None
+    documents: ClientDocuments = field(default_factory=lambda: ClientDocuments(fetch))
     post: Poster = post_form
+    clients: DocumentClients = field(init=False)
 
     def __post_init__(self) -> None:
-        self.documents = self.documents or ClientDocuments(fetch)
         self.clients = DocumentClients(self.cognito, self.policy.registration.user_pool_id,
                                        self.policy.max_document_clients)
 
     def _document(self, url: str) -> ClientDocument:
         """The document at `url`, its redirect URIs and grants held to the registration's rules."""
-        assert self.documents is not None
         try:
             document = self.documents.get(url)
             check_grants({"grant_types": list(document.grant_types),
