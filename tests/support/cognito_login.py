@@ -1,9 +1,10 @@
-"""Cognito's managed login (`/oauth2/authorize`, `/oauth2/token`, `/oauth2/revoke`) on loopback, which moto lacks.
+"""Cognito's managed login (`/oauth2/authorize`, `/oauth2/token`, `/oauth2/revoke`) on loopback,
+which moto lacks.
 
-It checks what Cognito checks, against moto's app clients: the client exists, the redirect URI is one of its
-callback URLs exactly, PKCE S256, and a code is spent once by its own client and redirect URI. A person is
-signed in at once (`user`); the redirect carries `code` and `state` and, like Cognito's, no `iss`.
-"""
+It checks what Cognito checks, against moto's app clients: the client exists, the redirect URI is
+one of its callback URLs exactly, PKCE S256, and a code is spent once by its own client and redirect
+URI. A person is signed in at once (`user`); the redirect carries `code` and `state` and, like
+Cognito's, no `iss`."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ class Grant:
 
 @dataclass
 class CognitoLogin:
-    """`url` is the pool's domain; `codes` and `tokens` what it issued; `asked` every authorize query it got."""
+    """`url` is the pool's domain; `codes` and `tokens` what it issued; `asked` every authorize
+    query it got."""
 
     cognito: Any
     user_pool_id: str
@@ -46,15 +48,23 @@ class CognitoLogin:
                 parts = urlsplit(self.path)
                 if parts.path != "/oauth2/authorize":
                     return self._send(404, {"error": "not_found"})
-                status, headers, body = login.authorize({k: v[0] for k, v in parse_qs(parts.query).items()})
+                status, headers, body = login.authorize(
+                    {k: v[0] for k, v in parse_qs(parts.query).items()}
+                )
                 self._send(status, body, headers)
 
             def do_POST(self) -> None:
-                form = parse_qs(self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode())
-                status, body = login.token(urlsplit(self.path).path, {k: v[0] for k, v in form.items()})
+                form = parse_qs(
+                    self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+                )
+                status, body = login.token(
+                    urlsplit(self.path).path, {k: v[0] for k, v in form.items()}
+                )
                 self._send(status, body)
 
-            def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+            ) -> None:
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
@@ -73,8 +83,9 @@ class CognitoLogin:
 
     def _callbacks(self, client_id: str) -> list[str] | None:
         try:
-            return self.cognito.describe_user_pool_client(UserPoolId=self.user_pool_id, ClientId=client_id)[
-                "UserPoolClient"].get("CallbackURLs", [])
+            return self.cognito.describe_user_pool_client(
+                UserPoolId=self.user_pool_id, ClientId=client_id
+            )["UserPoolClient"].get("CallbackURLs", [])
         except self.cognito.exceptions.ResourceNotFoundException:
             return None
 
@@ -86,15 +97,24 @@ class CognitoLogin:
         if query.get("response_type") != "code" or query.get("code_challenge_method") != "S256":
             return 400, {}, {"error": "invalid_request"}
         code = secrets.token_urlsafe(16)
-        self.codes[code] = Grant(query["client_id"], query["redirect_uri"], query["code_challenge"],
-                                 query.get("resource"))
+        self.codes[code] = Grant(
+            query["client_id"],
+            query["redirect_uri"],
+            query["code_challenge"],
+            query.get("resource"),
+        )
         answer = {"code": code, **({"state": query["state"]} if "state" in query else {})}
         return 302, {"Location": f"{query['redirect_uri']}?{urlencode(answer)}"}, {}
 
     def _issue(self, client_id: str) -> tuple[int, dict[str, Any]]:
         access, refresh = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
         self.tokens[access] = self.tokens[refresh] = client_id
-        return 200, {"access_token": access, "refresh_token": refresh, "token_type": "Bearer", "expires_in": 3600}
+        return 200, {
+            "access_token": access,
+            "refresh_token": refresh,
+            "token_type": "Bearer",
+            "expires_in": 3600,
+        }
 
     def token(self, path: str, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
         if path == "/oauth2/revoke":
@@ -108,7 +128,10 @@ class CognitoLogin:
         verifier = form.get("code_verifier", "").encode()
         challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier).digest()).decode().rstrip("=")
         if grant is None or (grant.client_id, grant.redirect_uri, grant.challenge) != (
-                form.get("client_id"), form.get("redirect_uri"), challenge):
+            form.get("client_id"),
+            form.get("redirect_uri"),
+            challenge,
+        ):
             return 400, {"error": "invalid_grant"}
         return self._issue(grant.client_id)
 
