@@ -87,6 +87,11 @@ class Refused(Exception):
         super().__init__(description)
         self.reply = Reply.error(status, error, description)
 
+    @classmethod
+    def by_cognito(cls, error: ClientError) -> Refused:
+        answer = cognito_refused(error)
+        return cls(answer.status, answer.body["error"], answer.body["error_description"])
+
 
 @dataclass(frozen=True)
 class Route:
@@ -112,6 +117,9 @@ def post_form(url: str, form: bytes) -> tuple[int, str, str]:
             return answer.status, answer.headers.get("Content-Type", ""), answer.read().decode()
     except urllib.error.HTTPError as answer:
         return answer.code, answer.headers.get("Content-Type", ""), answer.read().decode()
+    except (urllib.error.URLError, TimeoutError):
+        failed = {"error": "temporarily_unavailable", "error_description": "Cognito did not answer"}
+        return 503, "application/json", json.dumps(failed)
 
 
 def parameters(text: str) -> dict[str, str]:
@@ -136,12 +144,9 @@ def unpack_state(packed: str) -> tuple[str, str, str | None]:
             base64.urlsafe_b64decode(packed + "=" * (-len(packed) % 4))
         )
     except (ValueError, TypeError, binascii.Error):
-        raise Refused(
-            400, "invalid_request", "this sign-in's state is not one this server sent"
-        ) from None
-    if not all(isinstance(value, str) for value in (client_id, redirect_uri)) or not isinstance(
-        state, str | None
-    ):
+        client_id = redirect_uri = state = None
+    if not isinstance(client_id, str) or not isinstance(redirect_uri, str) \
+            or not isinstance(state, str | None):
         raise Refused(400, "invalid_request", "this sign-in's state is not one this server sent")
     return client_id, redirect_uri, state
 
@@ -191,8 +196,7 @@ class Facade:
         return document
 
     def _registered(self, client_id: str, mcp_url: str) -> Route:
-        """A registered client's route; registered before the facade, it still signs in straight at
-        Cognito."""
+        """A registered client's route; one made before the facade goes straight to Cognito."""
         try:
             described = self.cognito.describe_user_pool_client(
                 UserPoolId=self.policy.registration.user_pool_id, ClientId=client_id
@@ -202,10 +206,7 @@ class Facade:
                 raise Refused(
                     400, "invalid_client", "client_id is no client of this server"
                 ) from None
-            answer = cognito_refused(error)
-            raise Refused(
-                answer.status, answer.body["error"], answer.body["error_description"]
-            ) from None
+            raise Refused.by_cognito(error) from None
         callbacks, own = described.get("CallbackURLs") or [], facade_callback(mcp_url)
         return Route(client_id, tuple(uri for uri in callbacks if uri != own), own in callbacks)
 
@@ -227,10 +228,7 @@ class Facade:
         except TooManyDocumentClients as full:
             raise Refused(503, "temporarily_unavailable", str(full)) from None
         except ClientError as error:
-            answer = cognito_refused(error)
-            raise Refused(
-                answer.status, answer.body["error"], answer.body["error_description"]
-            ) from None
+            raise Refused.by_cognito(error) from None
         return Route(client_id, document.redirect_uris, True)
 
     def authorize(self, query: str, api_url: str) -> Reply:
@@ -264,8 +262,7 @@ class Facade:
         return _redirect(f"{self.policy.sign_in_domain}/oauth2/authorize?{urlencode(forwarded)}")
 
     def callback(self, query: str, api_url: str) -> Reply:
-        """GET /callback: Cognito's answer, sent on to the client's redirect URI with `iss` (RFC
-        9207)."""
+        """GET /callback: Cognito's answer, on to the client's redirect URI with RFC 9207 `iss`."""
         try:
             answered = parameters(query)
             client_id, redirect_uri, state = unpack_state(answered.get("state", ""))
@@ -293,8 +290,7 @@ class Facade:
         )
 
     def token(self, form: bytes, api_url: str, endpoint: str = "token") -> Reply:
-        """POST /token (or /revoke): on to Cognito's, the client's app client and redirect URI put
-        in."""
+        """POST /token (or /revoke): on to Cognito's, as the client's app client."""
         try:
             if len(form) > MAX_FORM_BYTES:
                 raise Refused(400, "invalid_request", f"the form exceeds {MAX_FORM_BYTES} bytes")
