@@ -520,3 +520,12 @@ def test_the_lambda_entry_reads_the_templates_environment_and_knows_its_four_rou
     assert [answer["statusCode"] for answer in answers] == [400, 400]
     assert "private or reserved address" in json.loads(answers[0]["body"])["error_description"]
     assert json.loads(answers[1]["body"])["error"] == "invalid_request"
+
+
+@pytest.mark.parametrize("client_id", ["x" * 129, "no/such client", "unknown0client"])
+async def test_a_client_id_that_is_no_app_client_is_refused_as_such(stack: Stack, client_id: str) -> None:
+    async with stack.browser() as browser:
+        answer = await browser.get(f"{API_URL}/authorize?" + urlencode(authorization(client_id)))
+    assert answer.status_code == 400 and answer.json()["error"] == "invalid_client"
+    assert "location" not in answer.headers
+    assert stack.pool.calls == ([] if len(client_id) > 128 or " " in client_id else ["DescribeUserPoolClient"])

@@ -11,6 +11,7 @@ import base64
 import binascii
 import json
 import os
+import re
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping
@@ -48,6 +49,8 @@ COGNITO_SECONDS = 8.0
 MAX_FORM_BYTES = 16_384
 _JSON = {"content-type": "application/json", "cache-control": "no-store"}
 _UNKNOWN_CLIENT = ("ResourceNotFoundException", "InvalidParameterException")
+_COGNITO_CLIENT_ID = re.compile(r"[\w+]{1,128}")
+"""Cognito's pattern for a ClientId: anything else is no client, and costs no call."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,8 @@ class Facade:
 
     def _registered(self, client_id: str, mcp_url: str) -> Route:
         """A registered client's route; one made before the facade goes straight to Cognito."""
+        if not _COGNITO_CLIENT_ID.fullmatch(client_id):
+            raise Refused(400, "invalid_client", "client_id is no client of this server")
         try:
             described = self.cognito.describe_user_pool_client(
                 UserPoolId=self.policy.registration.user_pool_id, ClientId=client_id
