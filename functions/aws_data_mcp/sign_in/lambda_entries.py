@@ -1,12 +1,8 @@
-"""The sign-in functions' Lambda entries: an API Gateway (HTTP API, payload 2.0) event in, OAuth's answer out.
+"""The sign-in functions' Lambda entries: an HTTP API (payload 2.0) event in, OAuth's answer out.
 
-`register_handler` serves RFC 7591 registration; `facade_handler` the facade's authorize, callback and token.
-
-The MCP URL (the resource server's identifier, whose scope clients get) is this API's, as the request names it:
-its domain and stage, the way the MCP function derives the URL it publishes in its metadata.
-
-The Cognito client is made once per container, at the first request (no client in the module's init), and the
-body is bounded before it is decoded: API Gateway passes bodies of up to 10 MB, registration metadata is tiny.
+`register_handler` serves RFC 7591 registration, `facade_handler` the facade's four routes.
+The MCP URL is this API's as the request names it (domain and stage), as the MCP function derives it.
+The Cognito client is made at the first request, not at init; bodies are bounded before decoding.
 """
 
 from __future__ import annotations
