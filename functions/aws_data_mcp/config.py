@@ -172,8 +172,9 @@ class Settings:
     sign_in_domain: str = setting(
         "", "oidc mode with the template's Cognito user pool (IdentityProvider=cognito): the pool's sign-in domain, "
         "`https://<prefix>.auth.<region>.amazoncognito.com`. Set, this API publishes RFC 8414 authorization-server "
-        "metadata (the domain's authorize, token and revoke endpoints, and this API's `/register`) and names itself "
-        "the authorization server in the protected-resource metadata (set by the template).", "SIGN_IN_DOMAIN")
+        "metadata (this API's authorize, token and revoke in front of the domain's, and its `/register`) and "
+        "names itself the authorization server in the protected-resource metadata (set by the template).",
+        "SIGN_IN_DOMAIN")
     accounts: tuple[tuple[str, str], ...] = setting(
         (), "The accounts callers may name (`?account=<name>` on every resource, `account` on every tool): JSON "
         "object, short name -> 12-digit account id. A caller reaches one only as themselves (docs/accounts.md); "

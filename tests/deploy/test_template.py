@@ -72,9 +72,9 @@ def function(resources: dict[str, Any]) -> dict[str, Any]:
     functions = {k: v for k, v in resources.items() if v["Type"] == "AWS::Serverless::Function"}
     always = [name for name, function in functions.items() if "Condition" not in function]
     assert always == ["McpFunction"], "exactly one function in every stack, McpFunction"
-    # IdentityProvider=cognito: client registration and the pool's trigger (tests/deploy/test_template_cognito)
+    # IdentityProvider=cognito: registration, the sign-in facade and the pool's trigger (test_template_cognito)
     assert {name: f["Condition"] for name, f in functions.items() if name != "McpFunction"} == {
-        "RegistrationFunction": "IsCognito", "RoleTagFunction": "IsCognito"}
+        "RegistrationFunction": "IsCognito", "SignInFunction": "IsCognito", "RoleTagFunction": "IsCognito"}
     return functions["McpFunction"]["Properties"]
 
 

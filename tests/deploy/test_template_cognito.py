@@ -1,6 +1,6 @@
 """IdentityProvider=cognito, as a reviewer reads it: the pool's tokens are issued for McpUrl and validated as such
-(JWT authorizer, STS), users are admin-created, and the two sign-in functions hold exactly what they call: client
-registration on this pool, and nothing at all for the token trigger. The external provider stays as it was."""
+(JWT authorizer, STS), users are admin-created, and the sign-in functions hold exactly what they call: app
+clients of this pool for registration and the facade, nothing for the token trigger. The external provider stays."""
 
 from __future__ import annotations
 
@@ -172,3 +172,25 @@ def test_the_default_allowlist_names_the_documented_callbacks_and_loopback(templ
             "https://claude.com/api/mcp/auth_callback", "https://vscode.dev/redirect"} <= set(patterns)
     assert all(p.startswith(("http://localhost:", "http://127.0.0.1:")) or "*" not in p for p in patterns), \
         "wildcards only in loopback ports: a hosted callback is named exactly"
+
+
+def test_the_sign_in_facade_may_find_and_make_clients_of_this_pool_and_nothing_else(
+    template: dict[str, Any], resources: dict[str, Any]
+) -> None:
+    """What the facade calls: list and describe to find a client, create (and style, or delete) one for a document."""
+    function = resources["SignInFunction"]["Properties"]
+    assert function["Handler"] == "aws_data_mcp.sign_in.lambda_entries.facade_handler"
+    assert function["Role"] == {"Fn::GetAtt": ["SignInFunctionRole", "Arn"]} and "Policies" not in function
+    clients, logs = _inline_statements(resources["SignInFunctionRole"])
+    assert clients["Effect"] == "Allow" and clients["Resource"] == {"Fn::GetAtt": ["UserPool", "Arn"]}
+    assert sorted(clients["Action"]) == ["cognito-idp:CreateManagedLoginBranding", "cognito-idp:CreateUserPoolClient",
+                                         "cognito-idp:DeleteUserPoolClient", "cognito-idp:DescribeUserPoolClient",
+                                         "cognito-idp:ListUserPoolClients"]
+    _own_log_group(logs, "SignInLogGroup")
+    routes = {(event["Properties"]["Method"], event["Properties"]["Path"]) for event in function["Events"].values()}
+    assert routes == {("GET", "/authorize"), ("GET", "/callback"), ("POST", "/token"), ("POST", "/revoke")}
+    assert all("Auth" not in event["Properties"] for event in function["Events"].values()), "before any token"
+    environment = function["Environment"]["Variables"]
+    assert environment["SIGN_IN_DOMAIN"] == template["Outputs"]["SignInUrl"]["Value"]
+    assert environment["SIGN_IN_MAX_DOCUMENT_CLIENTS"] == {"Ref": "SignInDocumentClientLimit"}
+    assert template["Parameters"]["SignInDocumentClientLimit"]["Default"] == 100

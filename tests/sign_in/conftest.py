@@ -14,7 +14,10 @@ from moto import mock_aws
 from aws_data_mcp.sign_in.redirect_allowlist import allowlist
 from aws_data_mcp.sign_in.registration import RegistrationPolicy
 
-MCP_URL = "https://abc123.execute-api.us-east-1.amazonaws.com/mcp"
+API_URL = "https://abc123.execute-api.us-east-1.amazonaws.com"
+MCP_URL = f"{API_URL}/mcp"
+FACADE_CALLBACK = f"{API_URL}/callback"
+"""Every app client also lists it: Cognito redirects there, and the facade on to the client with `iss`."""
 PATTERNS = ("http://localhost:*", "http://127.0.0.1:*", "https://claude.ai/api/mcp/auth_callback",
             "https://vscode.dev/redirect", "cursor://anysphere.cursor-mcp/oauth/callback")
 

@@ -16,7 +16,7 @@ from moto import mock_aws
 from aws_data_mcp.sign_in import lambda_entries
 from aws_data_mcp.sign_in.registration import RegistrationPolicy
 
-from .conftest import Pool, attach_recorder
+from .conftest import FACADE_CALLBACK, Pool, attach_recorder
 from .test_registration import clients, hostile, registration_event
 
 PATTERNS = ("https://*.corp.example/callback", "https://app.example/oauth/*/done", "http://localhost:*",
@@ -79,7 +79,7 @@ def registered(uri: str) -> dict[str, object]:
 def test_a_uri_the_allowlist_names_is_registered(entry: Pool, uri: str) -> None:
     answer = registered(uri)
     assert answer["status"] == 201, answer
-    assert clients(entry)[0]["CallbackURLs"] == [uri]
+    assert clients(entry)[0]["CallbackURLs"] == [uri, FACADE_CALLBACK]
 
 
 @pytest.mark.parametrize("uri", [

@@ -16,7 +16,7 @@ from aws_data_mcp.sign_in.redirect_allowlist import allowlist
 from aws_data_mcp.sign_in.registration import MAX_BODY_BYTES, RegistrationPolicy, register
 from support.events import ROOT, load_event
 
-from .conftest import MCP_URL, PATTERNS, Pool, attach_recorder
+from .conftest import FACADE_CALLBACK, MCP_URL, PATTERNS, Pool, attach_recorder
 
 CLAUDE_CODE = "http://localhost:53682/callback"
 VSCODE = ["http://127.0.0.1:33418/", "https://vscode.dev/redirect"]
@@ -54,7 +54,7 @@ def test_a_client_gets_exactly_the_public_app_client_it_asked_for(pool: Pool, re
     assert registered.scope == f"openid {MCP_URL}/mcp"
     (made,) = clients(pool)
     assert made["ClientId"] == registered.client_id
-    assert made["CallbackURLs"] == redirect_uris
+    assert made["CallbackURLs"] == [*redirect_uris, FACADE_CALLBACK]
     assert made["AllowedOAuthFlows"] == ["code"] and made["AllowedOAuthFlowsUserPoolClient"] is True
     assert sorted(made["AllowedOAuthScopes"]) == sorted(["openid", f"{MCP_URL}/mcp"])
     assert "ClientSecret" not in made
@@ -192,7 +192,7 @@ def test_the_templates_default_allowlist_admits_each_documented_client(pool: Poo
     policy = RegistrationPolicy(pool.policy.user_pool_id, allowlist(template_patterns()))
     answer = register(metadata(redirect_uris), policy, pool.client, MCP_URL)
     assert answer.status == 201, answer.body
-    assert clients(pool)[0]["CallbackURLs"] == redirect_uris
+    assert clients(pool)[0]["CallbackURLs"] == [*redirect_uris, FACADE_CALLBACK]
 
 
 @pytest.mark.parametrize("method", ["client_secret_post", "client_secret_basic"])

@@ -1,6 +1,7 @@
-"""With the template's Cognito user pool, an MCP client's discovery ends at a registration endpoint: the
-protected-resource metadata names this API as the authorization server, and this API's RFC 8414 metadata lists
-Cognito's endpoints and its own /register. Followed here as the MCP SDK's OAuth client follows it: its own URL
+"""With the template's Cognito user pool, an MCP client's discovery ends at this API: the protected-resource
+metadata names it as the authorization server, and its RFC 8414 metadata lists its own facade in front of Cognito
+(authorize, token, revoke), its /register, Client ID Metadata Documents and RFC 9207's `iss`.
+Followed here as the MCP SDK's OAuth client follows it: its own URL
 derivation, its own models, its own issuer check (RFC 8414 section 3.3)."""
 
 from __future__ import annotations
@@ -53,16 +54,18 @@ def discover(stage: str = "$default") -> tuple[ProtectedResourceMetadata, OAuthM
     return resource, metadata
 
 
-def test_the_sdk_client_finds_cognitos_endpoints_and_this_apis_registration() -> None:
+def test_the_sdk_client_finds_this_apis_facade_registration_and_documents() -> None:
     resource, metadata = discover()
 
     assert str(resource.resource) == f"{HOST}/mcp"
     assert [str(server) for server in resource.authorization_servers] == [HOST]
     assert str(metadata.issuer) == HOST
-    assert str(metadata.authorization_endpoint) == f"{DOMAIN}/oauth2/authorize"
-    assert str(metadata.token_endpoint) == f"{DOMAIN}/oauth2/token"
-    assert str(metadata.revocation_endpoint) == f"{DOMAIN}/oauth2/revoke"
-    assert str(metadata.registration_endpoint) == f"{HOST}/register"
+    assert str(metadata.authorization_endpoint) == f"{HOST}/authorize"
+    assert str(metadata.token_endpoint) == f"{HOST}/token"
+    assert str(metadata.revocation_endpoint) == f"{HOST}/revoke"
+    assert str(metadata.registration_endpoint) == f"{HOST}/register"  # DCR stays, for clients without a document
+    assert metadata.client_id_metadata_document_supported is True
+    assert metadata.authorization_response_iss_parameter_supported is True
     assert metadata.code_challenge_methods_supported == ["S256"]
     assert metadata.response_types_supported == ["code"]
     assert metadata.grant_types_supported == ["authorization_code", "refresh_token"]
@@ -78,6 +81,7 @@ def test_a_named_stage_is_part_of_the_issuer_and_every_url_of_this_api() -> None
     metadata = OAuthMetadata.model_validate_json(answer["body"])
     assert str(metadata.issuer) == f"{HOST}/prod"
     assert str(metadata.registration_endpoint) == f"{HOST}/prod/register"
+    assert str(metadata.authorization_endpoint) == f"{HOST}/prod/authorize"
     assert metadata.scopes_supported == ["openid", f"{HOST}/prod/mcp/mcp"]
 
 

@@ -26,6 +26,8 @@ MAX_REDIRECT_URIS = 10
 MAX_CLIENT_NAME_CHARS = 100
 MCP_SCOPE = "mcp"
 """The one scope of the pool's resource server, whose identifier is the MCP URL: Cognito names it `<MCP URL>/mcp`."""
+MCP_PATH = "/mcp"
+CALLBACK_PATH = "/callback"
 ACCESS_TOKEN_MINUTES = 60
 REFRESH_TOKEN_DAYS = 30
 _CLIENT_NAME_CHARS = re.compile(r"[^\w\s+=,.@-]")
@@ -77,7 +79,7 @@ def _metadata(body: bytes) -> Mapping[str, Any]:
     return metadata
 
 
-def _redirect_uris(metadata: Mapping[str, Any], patterns: tuple[RedirectPattern, ...]) -> list[str]:
+def check_redirect_uris(metadata: Mapping[str, Any], patterns: tuple[RedirectPattern, ...]) -> list[str]:
     uris = metadata.get("redirect_uris")
     if not isinstance(uris, list) or not uris or not all(isinstance(uri, str) for uri in uris):
         raise Refusal("invalid_redirect_uri", "redirect_uris must be a non-empty array of URIs")
@@ -91,7 +93,7 @@ def _redirect_uris(metadata: Mapping[str, Any], patterns: tuple[RedirectPattern,
     return list(dict.fromkeys(uris))
 
 
-def _check_grants(metadata: Mapping[str, Any]) -> None:
+def check_grants(metadata: Mapping[str, Any]) -> None:
     """Only what a client signing a person in needs: the code grant (and refresh) and the code response.
 
     A client asking for a secret (`token_endpoint_auth_method` client_secret_post or _basic) is not refused: it
@@ -107,13 +109,13 @@ def _check_grants(metadata: Mapping[str, Any]) -> None:
         raise Refusal("invalid_client_metadata", "response_types must be [\"code\"]")
 
 
-def _client_name(metadata: Mapping[str, Any]) -> str:
+def client_name(metadata: Mapping[str, Any]) -> str:
     name = metadata.get("client_name")
     chosen = _CLIENT_NAME_CHARS.sub("", name).strip() if isinstance(name, str) else ""
     return f"mcp {chosen or 'client'}"[:MAX_CLIENT_NAME_CHARS]
 
 
-def _cognito_refused(error: ClientError) -> Answer:
+def cognito_refused(error: ClientError) -> Answer:
     """What Cognito's refusal means for the client: its metadata (400), the pool's app-client quota (503), a
     throttle (429); Cognito's own message says which value, and never holds a secret."""
     code = error.response.get("Error", {}).get("Code", "")
@@ -138,6 +140,33 @@ def _forget(cognito: Any, user_pool_id: str, client_id: str) -> None:
                        client_id, error.response.get("Error", {}).get("Code", "an error"))
 
 
+def create_public_client(cognito: Any, user_pool_id: str, name: str, callback_urls: list[str],
+                         scopes: tuple[str, ...]) -> Mapping[str, Any]:
+    """One public app client of the pool (code grant, PKCE, no secret) with its managed-login style; a client
+    whose style fails is deleted again, and Cognito's `ClientError` raised."""
+    created = cognito.create_user_pool_client(
+        UserPoolId=user_pool_id, ClientName=name, GenerateSecret=False,
+        AllowedOAuthFlowsUserPoolClient=True, AllowedOAuthFlows=["code"], AllowedOAuthScopes=list(scopes),
+        CallbackURLs=callback_urls, SupportedIdentityProviders=["COGNITO"],
+        ExplicitAuthFlows=["ALLOW_REFRESH_TOKEN_AUTH"], EnableTokenRevocation=True,
+        PreventUserExistenceErrors="ENABLED", AccessTokenValidity=ACCESS_TOKEN_MINUTES,
+        IdTokenValidity=ACCESS_TOKEN_MINUTES, RefreshTokenValidity=REFRESH_TOKEN_DAYS,
+        TokenValidityUnits={"AccessToken": "minutes", "IdToken": "minutes", "RefreshToken": "days"},
+    )["UserPoolClient"]
+    try:  # managed login (version 2) shows a client its pages only with a style of its own
+        cognito.create_managed_login_branding(UserPoolId=user_pool_id, ClientId=created["ClientId"],
+                                              UseCognitoProvidedValues=True)
+    except ClientError:
+        _forget(cognito, user_pool_id, created["ClientId"])
+        raise
+    return created
+
+
+def facade_callback(mcp_url: str) -> str:
+    """Where Cognito sends the browser back: this API's `/callback`, which adds RFC 9207's `iss`."""
+    return mcp_url.removesuffix(MCP_PATH) + CALLBACK_PATH
+
+
 def client_scopes(mcp_url: str) -> tuple[str, ...]:
     """What every registered client may ask for: the resource server's scope (and openid)."""
     return "openid", f"{mcp_url}/{MCP_SCOPE}"
@@ -149,29 +178,16 @@ def register(body: bytes, policy: RegistrationPolicy, cognito: Any, mcp_url: str
     scopes = client_scopes(mcp_url)
     try:
         metadata = _metadata(body)
-        redirect_uris = _redirect_uris(metadata, policy.redirect_patterns)
-        _check_grants(metadata)
+        redirect_uris = check_redirect_uris(metadata, policy.redirect_patterns)
+        check_grants(metadata)
     except Refusal as refusal:
         return refusal.answer
     try:
-        created = cognito.create_user_pool_client(
-            UserPoolId=policy.user_pool_id, ClientName=_client_name(metadata), GenerateSecret=False,
-            AllowedOAuthFlowsUserPoolClient=True, AllowedOAuthFlows=["code"], AllowedOAuthScopes=list(scopes),
-            CallbackURLs=redirect_uris, SupportedIdentityProviders=["COGNITO"],
-            ExplicitAuthFlows=["ALLOW_REFRESH_TOKEN_AUTH"], EnableTokenRevocation=True,
-            PreventUserExistenceErrors="ENABLED", AccessTokenValidity=ACCESS_TOKEN_MINUTES,
-            IdTokenValidity=ACCESS_TOKEN_MINUTES, RefreshTokenValidity=REFRESH_TOKEN_DAYS,
-            TokenValidityUnits={"AccessToken": "minutes", "IdToken": "minutes", "RefreshToken": "days"},
-        )["UserPoolClient"]
+        created = create_public_client(cognito, policy.user_pool_id, client_name(metadata),
+                                       [*redirect_uris, facade_callback(mcp_url)], scopes)
     except ClientError as error:
-        return _cognito_refused(error)
+        return cognito_refused(error)
     client_id = created["ClientId"]
-    try:  # managed login (version 2) shows a client its pages only with a style of its own
-        cognito.create_managed_login_branding(UserPoolId=policy.user_pool_id, ClientId=client_id,
-                                              UseCognitoProvidedValues=True)
-    except ClientError as error:
-        _forget(cognito, policy.user_pool_id, client_id)
-        return _cognito_refused(error)
     return Answer(201, {
         "client_id": client_id, "client_id_issued_at": int(time.time()), "client_name": created["ClientName"],
         "redirect_uris": redirect_uris, "grant_types": ["authorization_code", "refresh_token"],

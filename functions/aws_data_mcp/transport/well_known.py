@@ -1,7 +1,7 @@
 """The oidc mode's discovery documents: how an MCP client finds who issues its tokens.
 
 Cognito publishes no registration endpoint, so this API names itself the authorization server.
-Its metadata lists Cognito's endpoints and this API's /register; the tokens are still Cognito's.
+Its metadata lists this API's facade before Cognito's endpoints, and /register; tokens stay Cognito's.
 Built per request from the URL it came through, and served without a token.
 """
 
@@ -51,20 +51,24 @@ def resource_url(scope: Scope, mcp_path: str) -> str:
 
 
 def authorization_server_metadata(scope: Scope, settings: Settings, mcp_path: str) -> OAuthMetadata:
-    """RFC 8414 metadata of the Cognito pool's sign-in, with this API's registration endpoint: public clients, PKCE
-    (S256), the code grant and refresh, the resource server's scope (and openid).
+    """RFC 8414 metadata of the Cognito pool's sign-in, through this API's facade and registration endpoint:
+    public clients, PKCE (S256), the code grant and refresh, the resource server's scope (and openid), client
+    metadata documents and RFC 9207's `iss`.
 
     The registration function's scopes are imported here, where a client first asks: with them comes its redirect
     allowlist, which no MCP request needs and every cold start would otherwise load."""
     from aws_data_mcp.sign_in.registration import client_scopes
 
-    base, domain = api_base_url(scope), settings.sign_in_domain.rstrip("/")
+    base = api_base_url(scope)
     return OAuthMetadata.model_validate({
         "issuer": base,
-        "authorization_endpoint": f"{domain}/oauth2/authorize",
-        "token_endpoint": f"{domain}/oauth2/token",
-        "revocation_endpoint": f"{domain}/oauth2/revoke",
+        # This API's facade in front of Cognito's: it maps documents to app clients and adds RFC 9207's `iss`.
+        "authorization_endpoint": base + "/authorize",
+        "token_endpoint": base + "/token",
+        "revocation_endpoint": base + "/revoke",
         "registration_endpoint": base + REGISTRATION_PATH,
+        "client_id_metadata_document_supported": True,
+        "authorization_response_iss_parameter_supported": True,
         "scopes_supported": list(client_scopes(resource_url(scope, mcp_path))),
         "response_types_supported": ["code"],
         "grant_types_supported": ["authorization_code", "refresh_token"],

@@ -41,14 +41,14 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route, Router
 from starlette.types import ASGIApp
 
-from aws_data_mcp_demo.account.callers import CALLERS, DemoCaller
-from aws_data_mcp_demo.front.client_documents import (
+from aws_data_mcp.sign_in.client_documents import (
     ClientDocuments,
     DocumentRefused,
     client_information,
     fetch,
     is_document_url,
 )
+from aws_data_mcp_demo.account.callers import CALLERS, DemoCaller
 from aws_data_mcp_demo.front.gateway import DemoIssuer
 
 SIGN_IN_PATH = "/sign-in"

@@ -25,9 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp_demo.account.callers import CALLERS
-from aws_data_mcp_demo.front.authorization_server import SIGN_IN_PATH, DemoAuthorizationServer, with_sign_in
-from aws_data_mcp_demo.front.client_documents import (
+from aws_data_mcp.sign_in.client_documents import (
     DEFAULT_CACHE_SECONDS,
     MAX_BYTES,
     MAX_CACHE_SECONDS,
@@ -35,6 +33,8 @@ from aws_data_mcp_demo.front.client_documents import (
     cache_seconds,
     fetch,
 )
+from aws_data_mcp_demo.account.callers import CALLERS
+from aws_data_mcp_demo.front.authorization_server import SIGN_IN_PATH, DemoAuthorizationServer, with_sign_in
 from aws_data_mcp_demo.front.gateway import ApiGatewayFront, DemoIssuer
 from aws_data_mcp_demo.front.hosted import caller_token
 from support.document_host import DocumentHost, Page
@@ -418,7 +418,7 @@ async def test_a_document_at_a_private_address_is_never_fetched(lying_host: Docu
 
 
 async def test_loopback_documents_are_the_demo_s_alone() -> None:
-    from aws_data_mcp_demo.front.client_documents import DocumentRefused
+    from aws_data_mcp.sign_in.client_documents import DocumentRefused
 
     with pytest.raises(DocumentRefused, match="private or reserved address"):
         fetch("https://127.0.0.1:9/client.json")  # the default: no loopback, as on a server
