@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Any, Literal, NotRequired, TypedDict
@@ -86,18 +86,27 @@ class ViewAccess(TableAccess):
     the caller's links: only a known refusal among them decides `query`."""
 
 
-def _binding(answer: Mapping[str, Any]) -> list[Link]:
-    """The links of one explained table that bind the caller, its workgroup's included (as `table_chain`)."""
-    governed = answer["decided_by"] == "lake_formation"
-    own = [e for e in answer["links"] if not (governed and e["check"].startswith(("s3:", "kms:")))]
-    return [*own, *answer["workgroups"].get(answer["workgroup"] or "", [])]
+def _own(entry: BaseTableAccess) -> list[Link]:
+    """A base table's own links that bind the query: not the data's S3 and KMS where Lake Formation's role reads
+    them (as `table_chain`), and of the definer's only a known refusal."""
+    if entry["checked_as"] == "definer":
+        return [e for e in entry["links"] if e["verdict"] == "denied"]
+    governed = entry["decided_by"] == "lake_formation"
+    return [e for e in entry["links"] if not (governed and e["check"].startswith(("s3:", "kms:")))]
 
 
-def _refusal(name: str, answer: Mapping[str, Any]) -> Refusal | None:
-    if answer.get("refused_at") is not None:
-        return answer["refused_at"]  # type: ignore[no-any-return]
-    entry = next((e for e in _binding(answer) if e["verdict"] == "denied"), None)
-    return Refusal(table=name, check=entry["check"], resource=entry["resource"]) if entry else None
+def _binding(entry: BaseTableAccess) -> list[Link]:
+    """Its own binding links, then its base tables' (a view's), all the way down."""
+    return [*_own(entry), *(e for b in entry.get("base_tables", []) for e in _binding(b))]
+
+
+def _refusal(entry: BaseTableAccess) -> Refusal | None:
+    """The first refusing link of a base table, or of its own base tables (a view's), and whose it is."""
+    denied = next((e for e in _own(entry) if e["verdict"] == "denied"), None)
+    if denied is not None:
+        return Refusal(table=f"{entry['database']}.{entry['table']}", check=denied["check"],
+                       resource=denied["resource"])
+    return next((r for b in entry.get("base_tables", []) if (r := _refusal(b))), None)
 
 
 def _not_followed(base: BaseTable, checked_as: Checked, why: str) -> BaseTableAccess:
@@ -143,16 +152,9 @@ def _invoker(request: ResourceRequest, tables: Sequence[BaseTable],
     followed, left = _split(tables, depth, "invoker")
     outcomes = yield [Call("glue:GetTable", partial(_access, request, t["database"], t["table"], depth + 1))
                       for t in followed]
-    entries = [_invoker_entry(t, o) for t, o in zip(followed, outcomes, strict=True)]
-    binding = [e for o in outcomes if o.value is not None for e in _binding(o.value)]
-    binding += [e for entry, o in zip(entries, outcomes, strict=True) if o.value is None for e in entry["links"]]
-    refused = next((r for t, o in zip(followed, outcomes, strict=True) if o.value is not None
-                    and (r := _refusal(f"{t['database']}.{t['table']}", o.value))), None)
-    if refused is None:
-        refused = next((Refusal(table=f"{e['database']}.{e['table']}", check=e["links"][0]["check"],
-                                resource=e["links"][0]["resource"]) for e in entries if e["query"] == "denied"),
-                       None)
-    return [*entries, *left], binding + [e for entry in left for e in entry["links"]], refused
+    entries = [*(_invoker_entry(t, o) for t, o in zip(followed, outcomes, strict=True)), *left]
+    refused = next((r for entry in entries if (r := _refusal(entry))), None)
+    return entries, [e for entry in entries for e in _binding(entry)], refused
 
 
 # --------------------------------------------------------------------------- a Data Catalog view (definer)
@@ -232,9 +234,10 @@ def _view_answer(request: ResourceRequest, name: str, answer: TableAccess, facts
     workgroup = answer["workgroups"].get(chosen or "", [])
     every = [*own, *beneath, *workgroup]
     verdict = overall(every) if chosen else "denied"
-    if refused is None and verdict == "denied":
-        entry = next((e for e in [*own, *workgroup] if e["verdict"] == "denied"), None)
-        refused = Refusal(table=name, check=entry["check"], resource=entry["resource"]) if entry else None
+    mine = next((e for e in own if e["verdict"] == "denied"), None)
+    entry = mine or (None if refused else next((e for e in workgroup if e["verdict"] == "denied"), None))
+    if entry is not None:  # the view's own refusal first, then its base tables', then its workgroup's
+        refused = Refusal(table=name, check=entry["check"], resource=entry["resource"])
     line = summary(verdict, every, f"SELECT on {name} runs in workgroup {chosen} (its base tables read as "
                    f"{facts['runs_as']})", request.settings.summary_resource_chars) if chosen else answer["summary"]
     found = ViewAccess(**{**answer, "links": own, "query": verdict, "decided_by": decided_by, "summary": line,
@@ -271,11 +274,8 @@ def _access(request: ResourceRequest, database: str, table: str, depth: int = 0)
     select["evidence"]["registered_location"] = None
     own.append(select)
     # The definer's links are not the caller's: a known refusal binds, an unknown one is said apart.
-    beneath = [e for b in bases for e in b["links"] if e["verdict"] == "denied"]
-    refused = next((Refusal(table=f"{b['database']}.{b['table']}", check=b["links"][0]["check"],
-                            resource=b["links"][0]["resource"]) for b in bases if b["query"] == "denied"), None)
-    if select["verdict"] == "denied":
-        refused = Refusal(table=name, check=select["check"], resource=select["resource"])
+    beneath = [e for b in bases for e in _binding(b)]
+    refused = next((r for b in bases if (r := _refusal(b))), None)
     found = _view_answer(request, name, answer, facts, own, bases, beneath, refused, "lake_formation")
     found["definer_reads"] = overall([e for b in bases for e in b["links"]])
     if found["query"] == "allowed" and found["definer_reads"] != "allowed":
