@@ -10,20 +10,24 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import boto3
 import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from moto import settings
 
 from aws_data_mcp.config import Settings
+from aws_data_mcp.identity.caller import Caller
 from aws_data_mcp_demo.account.emulated import DemoAccount
-from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
+from aws_data_mcp_demo.account.seed_data import BUCKET_RESULTS, QUERY_WORKGROUPS
 from aws_data_mcp_demo.account.table_facts import VIEW_DEFINER_ROLE
 from support.events import load_event
-from support.reading import read_everywhere
+from support.reading import direct_read, read_everywhere
 from support.servers import ServerThread, free_port, lambda_container, start_demo
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
@@ -134,3 +138,57 @@ async def test_each_hosted_caller(hosted: tuple[str, dict[str, str]], caller: st
     if caller != "bob":  # the definer's grant on sales.orders is not listed to a caller who holds none there
         assert catalog["definer_reads"] == "unknown" and "definer" in catalog["summary"]
         assert "list-permissions" in catalog["base_tables"][0]["links"][0]["settle"]
+
+
+@pytest.fixture(scope="module")
+def outsider(demo: DemoAccount) -> boto3.Session:
+    """A user who may query (Glue, Athena, the results bucket) but read no data bucket: granted SELECT on the Data
+    Catalog view alone. Created while moto does not enforce IAM, as an administrator would."""
+    saved = settings.INITIAL_NO_AUTH_ACTION_COUNT
+    settings.INITIAL_NO_AUTH_ACTION_COUNT = float("inf")
+    try:
+        iam = demo.caller_client("iam")
+        iam.create_user(UserName="view-reader")
+        iam.put_user_policy(UserName="view-reader", PolicyName="query", PolicyDocument=json.dumps({
+            "Version": "2012-10-17", "Statement": [
+                {"Effect": "Allow", "Resource": "*", "Action": [
+                    "glue:Get*", "athena:*", "lakeformation:List*", "lakeformation:Get*", "s3:ListAllMyBuckets",
+                    "iam:SimulatePrincipalPolicy", "kms:GetKeyPolicy", "kms:ListAliases"]},
+                {"Effect": "Allow", "Action": "s3:*", "Resource": [
+                    f"arn:aws:s3:::{BUCKET_RESULTS}", f"arn:aws:s3:::{BUCKET_RESULTS}/*"]}]}))
+        key = iam.create_access_key(UserName="view-reader")["AccessKey"]
+        demo.caller_client("lakeformation").grant_permissions(
+            Principal={"DataLakePrincipalIdentifier": f"arn:aws:iam::{demo.account_id}:user/view-reader"},
+            Resource={"Table": {"DatabaseName": "sales", "Name": "returns_summary"}}, Permissions=["SELECT"])
+    finally:
+        settings.INITIAL_NO_AUTH_ACTION_COUNT = saved
+    return boto3.Session(aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"],
+                         region_name=demo.region)
+
+
+def _athena_runs(session: boto3.Session, endpoint: str, sql: str, workgroup: str) -> tuple[bool, str]:
+    """Whether the query succeeds in the demo's Athena as `session`, and why not."""
+    athena = session.client("athena", endpoint_url=endpoint)
+    started = athena.start_query_execution(QueryString=sql, WorkGroup=workgroup,
+                                           QueryExecutionContext={"Database": "sales"})["QueryExecutionId"]
+    while True:
+        status = athena.get_query_execution(QueryExecutionId=started)["QueryExecution"]["Status"]
+        if status["State"] in ("SUCCEEDED", "FAILED", "CANCELLED"):
+            return status["State"] == "SUCCEEDED", status.get("StateChangeReason", "")
+        time.sleep(0.05)
+
+
+def test_a_caller_who_reads_no_base_table_reads_the_data_catalog_view_as_its_definer(
+        demo: DemoAccount, outsider: boto3.Session) -> None:
+    """Athena's view is refused at sales.orders; the Data Catalog view runs, read with its definer's grants."""
+    arn = f"arn:aws:iam::{demo.account_id}:user/view-reader"
+    who = Caller("local", outsider, demo.region, principal_arn=arn, account=demo.account_id)
+    settings_ = Settings(mode="demo", query_workgroups=QUERY_WORKGROUPS, request_timeout_seconds=300)
+    athena = direct_read("permissions://tables/sales/orders_by_channel", settings_, lambda: who)
+    catalog = direct_read("permissions://tables/sales/returns_summary", settings_, lambda: who)
+    assert athena["query"] == "denied" and athena["refused_at"]["table"] == "sales.orders", athena["summary"]
+    assert catalog["query"] == "allowed", catalog["summary"]
+    for view, explained in (("orders_by_channel", athena), ("returns_summary", catalog)):
+        ran, why = _athena_runs(outsider, demo.endpoint_url, f"SELECT count(*) FROM sales.{view}",
+                                explained["workgroup"])
+        assert ran == (explained["query"] == "allowed"), (view, why)
