@@ -4,6 +4,7 @@ The two demo views over sales.orders: the Athena view `orders_by_channel` (read 
 Catalog view `returns_summary` (read as its definer; SELECT on it granted to the analysts and the contractors, not
 the admins). Each explainer is read through every path (both revisions, get_resource, the Lambda handler for the
 plain demo); its `query` verdict is what `SELECT count(*) FROM sales.<view>` does in the workgroup it names.
+Every demo caller may read sales.orders, so one more user, who reads no data bucket, shows both semantics apart.
 """
 
 from __future__ import annotations

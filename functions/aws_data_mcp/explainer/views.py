@@ -212,8 +212,9 @@ def _definer(request: ResourceRequest, subject: Subject, database: str, view: st
         table_permissions, lakeformation, {"Table": {"DatabaseName": t["database"], "Name": t["table"]}}))
         for t in followed)]
     lake = replace(lake, filter_grants=tuple(answers[:len(filtered)]))
-    governed = f"the Data Catalog view {database}.{view}: Lake Formation alone decides"
-    select, readable, _ = permissions_link(subject, database, view, columns, governed, False, True, lake)
+    # A Data Catalog view is governed as a registered location's table is, whatever its database's location.
+    select, readable, _ = permissions_link(subject, database, view, columns, "a Data Catalog view", False, True,
+                                           lake)
     admin = bool(_admins(lake.settings) & set(subject.identities))
     entries = []
     for base, grants in zip(followed, answers[len(filtered):], strict=True):
@@ -272,6 +273,7 @@ def _access(request: ResourceRequest, database: str, table: str, depth: int = 0)
                                                   view["base_tables"])
     select["evidence"].pop("hybrid_access", None)
     select["evidence"]["registered_location"] = None
+    select["evidence"]["governed"] = "a Data Catalog view: Lake Formation alone decides who selects it"
     own.append(select)
     # The definer's links are not the caller's: a known refusal binds, an unknown one is said apart.
     beneath = [e for b in bases for e in _binding(b)]
