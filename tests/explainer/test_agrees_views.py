@@ -172,11 +172,12 @@ def _athena_runs(session: boto3.Session, endpoint: str, sql: str, workgroup: str
     athena = session.client("athena", endpoint_url=endpoint)
     started = athena.start_query_execution(QueryString=sql, WorkGroup=workgroup,
                                            QueryExecutionContext={"Database": "sales"})["QueryExecutionId"]
-    while True:
+    for _ in range(6000):  # a guard against a query that never ends, not a budget
         status = athena.get_query_execution(QueryExecutionId=started)["QueryExecution"]["Status"]
         if status["State"] in ("SUCCEEDED", "FAILED", "CANCELLED"):
             return status["State"] == "SUCCEEDED", status.get("StateChangeReason", "")
         time.sleep(0.05)
+    raise AssertionError(f"{sql}: still {status['State']}")
 
 
 def test_a_caller_who_reads_no_base_table_reads_the_data_catalog_view_as_its_definer(
