@@ -114,17 +114,23 @@ def _refusal(entry: BaseTableAccess) -> Refusal | None:
     return next((r for b in entry.get("base_tables", []) if (r := _refusal(b))), None)
 
 
-def _not_followed(base: BaseTable, checked_as: Checked, why: str) -> BaseTableAccess:
-    arn = f"{base.get('catalog', 'awsdatacatalog')}:{base['database']}.{base['table']}"
+def _one_link(base: BaseTable, checked_as: Checked, found: Link) -> BaseTableAccess:
+    """A base table known by one link: not followed, its explainer's error, or the definer's."""
     return BaseTableAccess(
         database=base["database"],
         table=base["table"],
         explain=base["explain"],
         checked_as=checked_as,
-        query="unknown",
-        decided_by="iam",
-        links=[link("glue:GetTable", arn, "unknown", {"followed": False}, settle=why)],
+        query=found["verdict"],
+        decided_by=found["governed_by"],
+        links=[found],
     )
+
+
+def _not_followed(base: BaseTable, checked_as: Checked, why: str) -> BaseTableAccess:
+    arn = f"{base.get('catalog', 'awsdatacatalog')}:{base['database']}.{base['table']}"
+    return _one_link(base, checked_as, link("glue:GetTable", arn, "unknown", {"followed": False},
+                                            settle=why))
 
 
 def _invoker_entry(base: BaseTable, outcome: Outcome[Any, Any]) -> BaseTableAccess:
@@ -139,15 +145,7 @@ def _invoker_entry(base: BaseTable, outcome: Outcome[Any, Any]) -> BaseTableAcce
             {"error": outcome.error.brief()},
             settle=unsettled(outcome),
         )
-        return BaseTableAccess(
-            database=base["database"],
-            table=base["table"],
-            explain=base["explain"],
-            checked_as="invoker",
-            query=found["verdict"],
-            decided_by="iam",
-            links=[found],
-        )
+        return _one_link(base, "invoker", found)
     answer = outcome.value
     entry = BaseTableAccess(
         database=base["database"],
@@ -311,20 +309,8 @@ def _definer(
         subject, database, view, columns, "a Data Catalog view", False, True, lake
     )
     admin = bool(_admins(lake.settings) & set(subject.identities))
-    entries = []
-    for base, grants in zip(followed, answers[len(filtered) :], strict=True):
-        found = _definer_link(subject, definer, base, grants, admin)
-        entries.append(
-            BaseTableAccess(
-                database=base["database"],
-                table=base["table"],
-                explain=base["explain"],
-                checked_as="definer",
-                query=found["verdict"],
-                decided_by="lake_formation",
-                links=[found],
-            )
-        )
+    entries = [_one_link(base, "definer", _definer_link(subject, definer, base, grants, admin))
+               for base, grants in zip(followed, answers[len(filtered) :], strict=True)]
     return select, readable, [*entries, *left]
 
 
