@@ -7,4 +7,5 @@
 `direct_reads` names, for the data owner, S3 reads past Lake Formation's grants; `policy_grammar` reads IAM's
 wildcards; `summary` writes the opening line; `uris` names the explainer of a refusal. The `permissions://`
 resources register and shape these.
+`views` follows a view's base tables as Athena reads them: as the caller, or as the view's definer.
 """

@@ -338,6 +338,11 @@ def _answer(request: ResourceRequest, subject: Subject, database: str, table: st
         workgroups=workgroups, unseen=unseen_from_the_callers_seat())
 
 
+def table_access(request: ResourceRequest, database: str, table: str) -> Chain[TableAccess]:
+    """One table's chain, for a chain that follows tables (a view's base tables: `views`)."""
+    return _explain(request, database, table)
+
+
 def explain_table(request: ResourceRequest) -> TableAccess:
     database, table = request.args["database"], request.args["table"]
     outcome = request.fan_out(Call.run, [Call("glue:GetTable", partial(_explain, request, database, table))],

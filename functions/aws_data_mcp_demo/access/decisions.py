@@ -28,6 +28,7 @@ from moto.lakeformation.models import lakeformation_backends
 from moto.s3.models import s3_backends
 
 from aws_data_mcp_demo.access.conditions import UNDECIDED, Context, conditions_hold, names_caller, principal_applies
+from aws_data_mcp_demo.access.definer import lake_select
 from aws_data_mcp_demo.access.lake_formation import governance, opted_in, readable
 from aws_data_mcp_demo.access.request_context import athena_context, direct_context, via_s3
 from aws_data_mcp_demo.access.s3_tables import refusal as s3_tables_refusal
@@ -282,6 +283,10 @@ class CallerAccess:
                         "Insufficient permissions to execute the query. "
                         f"{not_authorized(self._caller, action, arn, verdict)} (Service: AWSGlue; Status Code: "
                         "400; Error Code: AccessDeniedException)", error_type=PERMISSION_ERROR)
+
+    def data_catalog_view(self, database: str, view: str, definition: Mapping[str, Any]) -> None:
+        """A Data Catalog view: the caller's own Lake Formation SELECT on it (``access.definer``)."""
+        lake_select(self._account, self._region, self._caller.names, database, view, definition)
 
     def columns(self, database: str, table: str, definition: Mapping[str, Any]) -> frozenset[str] | None:
         """The columns Lake Formation lets the caller read (None: LF does not decide the caller's reads of this

@@ -58,7 +58,12 @@ from aws_data_mcp_demo.account.seed_data import (
     policy,
     roles,
 )
-from aws_data_mcp_demo.account.table_facts import seed_column_statistics, seed_data_quality, seed_views
+from aws_data_mcp_demo.account.table_facts import (
+    seed_column_statistics,
+    seed_data_quality,
+    seed_view_grants,
+    seed_views,
+)
 
 BotoClient = Any  # boto3 clients are generated at runtime; no stubs in the runtime set.
 
@@ -327,6 +332,7 @@ def seed_data_lake(session: boto3.Session, endpoint_url: str | None, *,
         glue_done.result()
         seed_column_statistics(clients["glue"], tables, now)
         views = seed_views(clients["glue"], account_id, region)
+        seed_view_grants(clients["lakeformation"], account_id)
         if endpoint_url is None:  # a Data Quality result is put on moto's backend: in this process only
             seed_data_quality(account_id, region, now)
         if lakehouse is not None:

@@ -25,6 +25,7 @@ from sqlglot.dialects import DuckDB, Hive
 
 from aws_data_mcp.resources.athena.column_stats import statistics_type
 from aws_data_mcp_demo.account.lake_tables import TableFiles, lake_files
+from aws_data_mcp_demo.account.seed_data import ANALYST_ROLE, CONTRACTOR_ROLE, DEMO_CALLER_USER
 
 BotoClient = Any  # boto3 clients are generated at runtime; no stubs in the runtime set.
 
@@ -183,6 +184,23 @@ def seed_views(glue: BotoClient, account_id: str, region: str) -> tuple[str, ...
             "Representations": [{"Dialect": "ATHENA", "DialectVersion": "3", "ViewOriginalText": RETURNS_SUMMARY_SQL,
                                  "ViewExpandedText": RETURNS_SUMMARY_SQL}]}})
     return "orders_by_channel", "returns_summary"
+
+
+VIEW_READERS = (f"user/{DEMO_CALLER_USER}", f"role/{ANALYST_ROLE}", f"role/{CONTRACTOR_ROLE}")
+"""Granted SELECT on the Data Catalog view: the analysts, and the contractors (who cannot read sales.orders)."""
+
+
+def seed_view_grants(lakeformation: BotoClient, account_id: str) -> None:
+    """Lake Formation's side of returns_summary: its definer's grantable SELECT on sales.orders (Glue requires it of
+    a definer), and SELECT on the view to its readers (not the admins)."""
+    lakeformation.grant_permissions(
+        Principal={"DataLakePrincipalIdentifier": f"arn:aws:iam::{account_id}:role/{VIEW_DEFINER_ROLE}"},
+        Resource={"Table": {"DatabaseName": "sales", "Name": "orders"}}, Permissions=["SELECT"],
+        PermissionsWithGrantOption=["SELECT"])
+    for reader in VIEW_READERS:
+        lakeformation.grant_permissions(
+            Principal={"DataLakePrincipalIdentifier": f"arn:aws:iam::{account_id}:{reader}"},
+            Resource={"Table": {"DatabaseName": "sales", "Name": "returns_summary"}}, Permissions=["SELECT"])
 
 
 # --------------------------------------------------------------------------- Data Quality on the orders

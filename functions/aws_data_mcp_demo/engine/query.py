@@ -39,7 +39,7 @@ from aws_data_mcp_demo.engine.trino_semantics import (
     syntax_refusal,
     unknown_function,
 )
-from aws_data_mcp_demo.engine.views import expand_views
+from aws_data_mcp_demo.engine.views import expand_views, reader
 
 _CATALOG = "awsdatacatalog"
 _EXPLAIN_IO = re.compile(r"^\s*EXPLAIN\s*\((?P<options>[^()]*)\)(?P<query>.*)$", re.IGNORECASE | re.DOTALL)
@@ -63,6 +63,9 @@ class Access(Protocol):
 
     def catalog(self, database: str, table: str, partitioned: bool) -> None:
         """Glue's reads of the table's definition (and partitions)."""
+
+    def data_catalog_view(self, database: str, view: str, definition: dict[str, Any]) -> None:
+        """A Data Catalog view's own check: the caller's Lake Formation SELECT on it."""
 
     def columns(self, database: str, table: str, definition: dict[str, Any]) -> frozenset[str] | None:
         """The columns Lake Formation lets the caller read; None where it does not govern the table's location."""
@@ -348,9 +351,10 @@ def _explain_io(sql: str, *, database: str | None, account_id: str, region: str,
                 access: Access | None) -> QueryResult:
     """EXPLAIN (TYPE IO, FORMAT JSON) of ``sql`` as Athena answers it from the statistics of what it reads (the
     catalog's checks apply, no data is read)."""
-    tree = expand_views(_parsed_query(sql), database, account_id, region, access and access.catalog)
+    tree = expand_views(_parsed_query(sql), database, account_id, region, access)
     tables = _lake_tables(tree)
-    sources = [_resolve(table, sql, database, account_id, region, access) for table in tables]
+    sources = [_resolve(table, sql, database, account_id, region, reader(table, access, account_id, region))
+               for table in tables]
     needed = _needed(tree, tables, sources, database)
     reads: dict[tuple[str, str], list[tuple[Source, int]]] = {}
     for source, columns in zip(sources, needed, strict=True):
@@ -411,14 +415,15 @@ def run_query(sql: str, *, database: str | None, account_id: str, region: str, w
         query = re.sub(r"\S", " ", sql[:explained.start("query")]) + explained.group("query")
         return _explain_io(query, database=database, account_id=account_id, region=region,
                            output=workdir / f"{result_name}.duckdb", access=access)
-    tree = expand_views(_parsed_query(sql), database, account_id, region, access and access.catalog)
+    tree = expand_views(_parsed_query(sql), database, account_id, region, access)
     original = tree.copy()
     tables = _lake_tables(tree)
     sources: list[Source] = []
     for table in tables:
-        source = _resolve(table, sql, database, account_id, region, access, catalog)
-        if access is not None and source.readable is None and not is_s3_table(source.definition):
-            access.read(source)  # an S3 table's data: S3 Tables authorised it (GetTableData)
+        checks = reader(table, access, account_id, region)
+        source = _resolve(table, sql, database, account_id, region, checks, catalog)
+        if checks is not None and source.readable is None and not is_s3_table(source.definition):
+            checks.read(source)  # an S3 table's data: S3 Tables authorised it (GetTableData)
         sources.append(source)
     try:  # Trino's analysis: types from the tables read, its refusals, its computations in DuckDB's means
         annotate(tree, tables, [source.definition for source in sources])

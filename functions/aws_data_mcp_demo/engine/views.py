@@ -2,8 +2,8 @@
 
 An Athena view's SQL is the `originalSql` of its `/* Presto View: ... */` text. A Glue Data Catalog
 view's is its ATHENA representation. The view's unqualified names are its schema's. The view is
-checked as any table (GetTable as the caller). Its base tables are then read as the invoker's. The
-demo does not switch to a Data Catalog view's definer.
+checked as any table (GetTable as the caller). An Athena view's base tables are read as the
+invoker. A Data Catalog view needs the caller's SELECT on it; its tables are read as its definer.
 """
 
 from __future__ import annotations
@@ -16,10 +16,13 @@ from sqlglot import exp
 from sqlglot.dialects import Athena
 
 from aws_data_mcp.resources.athena.views import presto_view
+from aws_data_mcp_demo.access.definer import DefinerAccess
 from aws_data_mcp_demo.engine.failures import QueryFailure
 
 _MAX_DEPTH = 10
 """Views over views: deeper than this is taken for a cycle."""
+DEFINER = "aws_data_mcp_definer"
+"""The meta key of a table read inside a Data Catalog view: the view's definer."""
 
 
 def view_sql(definition: dict[str, Any]) -> str | None:
@@ -44,9 +47,9 @@ def _qualified(tree: exp.Expression, schema: str) -> exp.Expression:
 
 
 def expand_views(tree: exp.Expression, database: str | None, account_id: str, region: str,
-                 check: Any = None, depth: int = 0) -> exp.Expression:
-    """`tree` with each Glue view it names replaced by the view's SQL, aliased as the view was named; `check`
-    (the caller's Glue check, `Access.catalog`) runs on each view first."""
+                 access: Any = None, depth: int = 0) -> exp.Expression:
+    """`tree` with each Glue view it names replaced by the view's SQL, aliased as the view was named; `access`
+    (the caller's checks, `query.Access`) checks each view first."""
     glue = glue_backends[account_id][region]
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     for table in list(tree.find_all(exp.Table)):
@@ -63,10 +66,24 @@ def expand_views(tree: exp.Expression, database: str | None, account_id: str, re
         if depth >= _MAX_DEPTH:
             raise QueryFailure(f"VIEW_IS_RECURSIVE: View '{schema}.{table.name.lower()}' is recursive",
                                error_type=1000)
-        if check is not None:
-            check(schema, table.name.lower(), partitioned=False)
-        inner = expand_views(_qualified(sqlglot.parse_one(sql, read=Athena), schema), schema, account_id, region,
-                             check, depth + 1)
+        if access is not None:
+            access.catalog(schema, table.name.lower(), partitioned=False)
+        parsed = _qualified(sqlglot.parse_one(sql, read=Athena), schema)
+        definer = (definition.get("ViewDefinition") or {}).get("Definer")
+        if definer:  # a Data Catalog view: the caller's SELECT on it, then its tables read as its definer
+            if access is not None:
+                access.data_catalog_view(schema, table.name.lower(), definition)
+            for inside in parsed.find_all(exp.Table):
+                inside.meta[DEFINER] = definer
+        inner = expand_views(parsed, schema, account_id, region, access, depth + 1)
         alias = table.alias or table.name
         table.replace(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(alias))))
     return tree
+
+
+def reader(table: exp.Table, access: Any, account_id: str, region: str) -> Any:
+    """Whose checks a table of the query is read with: the caller's, or a Data Catalog view's definer's."""
+    definer = table.meta.get(DEFINER)
+    if access is None or not definer:
+        return access
+    return DefinerAccess(definer, account_id, region)

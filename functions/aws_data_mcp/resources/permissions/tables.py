@@ -1,5 +1,5 @@
-"""`permissions://tables/{database}/{table}`: registered here; the chain of checks lives in `table_chain`,
-imported on the first read of a table's explainer rather than on every cold start that never reads one."""
+"""`permissions://tables/{database}/{table}`: registered here; the chain of checks lives in `table_chain` (a view's
+in `views`), imported on the first read of a table's explainer rather than on every cold start that never reads one."""
 
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ def checked_name(value: str) -> None:
     "workgroups (describable, cutoff enforced, results writable), Glue (database, table, a Hive table's "
     "partitions), Lake Formation (registration, grants, readable columns), S3 (list, read, bucket policy, where "
     "Athena reads: an Iceberg table's metadata file, manifests and data files, a projected table's locations) and "
-    "KMS (decrypt); each link with its verdict, evidence and, for a denial, the fix to copy and who applies it.",
+    "KMS (decrypt); each link with its verdict, evidence and, for a denial, the fix to copy and who applies it. A "
+    "view's base tables are followed as Athena reads them: as the caller for an Athena view, as its definer for a "
+    "Data Catalog view (the caller's Lake Formation SELECT on the view).",
     requires="auth",
     aws_calls=["glue:GetDatabase", "glue:GetTable", "glue:GetPartitions", "lakeformation:ListResources",
                "lakeformation:ListPermissions", "lakeformation:GetDataLakeSettings", "athena:GetWorkGroup",
@@ -41,6 +43,6 @@ def checked_name(value: str) -> None:
     example="permissions://tables/sales/orders",
 )
 def explain_table(request: ResourceRequest) -> Mapping[str, Any]:
-    from aws_data_mcp.explainer import table_chain
+    from aws_data_mcp.explainer import views
 
-    return table_chain.explain_table(request)
+    return views.explain_table(request)
