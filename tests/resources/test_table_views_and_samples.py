@@ -6,8 +6,8 @@ from __future__ import annotations
 import base64
 import json
 
+from aws_data_mcp.lakehouse.views import base_tables, describe_view, presto_view
 from aws_data_mcp.resources.athena.first_query import first_query
-from aws_data_mcp.resources.athena.views import base_tables, describe_view, presto_view
 
 SQL = ("WITH recent AS (SELECT * FROM orders WHERE order_date > '2026-04-01')\n"
        "SELECT r.channel, c.segment FROM recent r JOIN crm.customers c ON c.customer_id = r.customer_id")

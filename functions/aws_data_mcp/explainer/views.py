@@ -32,9 +32,9 @@ from aws_data_mcp.explainer.model import Governor, Link, Verdict, link, overall,
 from aws_data_mcp.explainer.storage_links import Subject
 from aws_data_mcp.explainer.summary import summary
 from aws_data_mcp.explainer.table_chain import TableAccess
+from aws_data_mcp.lakehouse.views import BaseTable, describe_view, is_view
 from aws_data_mcp.reading.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
-from aws_data_mcp.resources.athena.views import BaseTable, describe_view, is_view
 
 DEPTH = 3
 """Views over views followed this deep at most; a view deeper down is `unknown`."""

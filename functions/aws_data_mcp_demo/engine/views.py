@@ -15,7 +15,7 @@ from moto.glue.models import glue_backends
 from sqlglot import exp
 from sqlglot.dialects import Athena
 
-from aws_data_mcp.resources.athena.views import presto_view
+from aws_data_mcp.lakehouse.views import presto_view
 from aws_data_mcp_demo.access.definer import DefinerAccess
 from aws_data_mcp_demo.engine.failures import QueryFailure
 

@@ -24,10 +24,10 @@ from aws_data_mcp.registry import ResourceRequest, registry
 if TYPE_CHECKING:
     from aws_data_mcp.lakehouse.formats import DeltaTable, HudiTable
     from aws_data_mcp.lakehouse.iceberg import IcebergTable
+    from aws_data_mcp.lakehouse.views import View
     from aws_data_mcp.resources.athena.column_stats import ColumnStatistics
     from aws_data_mcp.resources.athena.first_query import FirstQuery
     from aws_data_mcp.resources.athena.freshness import Freshness
-    from aws_data_mcp.resources.athena.views import View
 
 T = TypeVar("T")
 
@@ -337,7 +337,8 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
                     catalog_id: str | None = None) -> Table:
     """The table resource's answer, in the default catalog or in `catalog` (Glue's id: `catalog_id`). Column access
     is read from Lake Formation for the default catalog; in another it is said to be unknown, never guessed."""
-    from aws_data_mcp.resources.athena import column_stats, first_query, freshness, open_tables, views
+    from aws_data_mcp.lakehouse import views
+    from aws_data_mcp.resources.athena import column_stats, first_query, freshness, open_tables
 
     where = f"Glue database {database!r}" + (f" of catalog {catalog!r}" if catalog else "")
     found = glue_call(lambda: open_tables.get_table(request.client("glue"), database, name, **in_catalog(catalog_id)),
