@@ -11,6 +11,8 @@ import json
 import re
 from urllib.parse import quote
 
+from aws_data_mcp.explainer.uris import catalog_table_uri
+
 _DENIED = (r"is not authorized to perform: (s3tables:[A-Za-z]+) on resource: "
            r"(arn:aws[a-z\-]*:s3tables:[^:\s]*:\d*:bucket/([a-z0-9\-]+)(?:/table/([\w\-]+))?)")
 
@@ -30,5 +32,5 @@ def s3_tables_fix(reason: str, database: str | None, sql: str | None) -> list[st
     owner = qualified.group(1) if qualified else database
     if table and owner:
         details.append(f"athena://catalogs/{quote(catalog, safe='')}/databases/{owner}/tables/{table} describes the "
-                       "table.")
+                       f"table; {catalog_table_uri(catalog, owner, table)} explains each link of your access.")
     return details
