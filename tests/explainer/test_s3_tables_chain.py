@@ -37,14 +37,16 @@ WORKGROUP_ARN = f"arn:aws:athena:{REGION}:{ACCOUNT}:workgroup/{WORKGROUP}"
 def _reads(*, data: bool = True, policy: bool = True) -> list[dict[str, Any]]:
     """What a query of the table needs, less GetTableData (`data`) or the table's policy (`policy`)."""
     actions = ["s3tables:GetTableBucket", "s3tables:GetNamespace", "s3tables:GetTable",
-               "s3tables:GetTableMetadataLocation", "s3tables:GetTableBucketPolicy", "s3tables:GetTableBucketEncryption",
+               "s3tables:GetTableMetadataLocation", "s3tables:GetTableBucketPolicy",
+               "s3tables:GetTableBucketEncryption",
                *([DATA] if data else []), *(["s3tables:GetTablePolicy"] if policy else [])]
     return [{"Effect": "Allow", "Action": ["glue:GetCatalog", "glue:GetDatabase", "glue:GetTable"], "Resource": "*"},
             {"Effect": "Allow", "Action": actions, "Resource": [TABLE_BUCKET_ARN, f"{TABLE_BUCKET_ARN}/*"]},
             {"Effect": "Allow", "Action": ["athena:GetWorkGroup", "athena:StartQueryExecution",
                                            "athena:GetQueryExecution", "athena:GetQueryResults"],
              "Resource": WORKGROUP_ARN},
-            {"Effect": "Allow", "Action": ["s3:*"], "Resource": [f"arn:aws:s3:::{RESULTS}", f"arn:aws:s3:::{RESULTS}/*"]},
+            {"Effect": "Allow", "Action": ["s3:*"],
+             "Resource": [f"arn:aws:s3:::{RESULTS}", f"arn:aws:s3:::{RESULTS}/*"]},
             {"Effect": "Allow", "Action": ["iam:SimulatePrincipalPolicy", "iam:Get*", "iam:List*", "sts:*",
                                            "s3:ListAllMyBuckets"],
              "Resource": "*"}]
