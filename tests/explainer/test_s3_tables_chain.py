@@ -19,9 +19,8 @@ import pytest
 from mcp import Client
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.identity.resolve import local_chain
 from support.access_gaps import enforced  # noqa: F401  (fixture)
-from support.reading import iam_users
+from support.reading import iam_users, read_as
 from support.s3_tables_lake import ACCOUNT, REGION, TABLE_BUCKET_ARN, s3_tables_lake
 from support.servers import ServerThread, free_port
 
@@ -74,14 +73,8 @@ def keys(s3_tables_lake: None) -> Iterator[dict[str, dict[str, str]]]:
     yield found
 
 
-async def _explain(keys: dict[str, str], monkeypatch: pytest.MonkeyPatch, uri: str = URI) -> Any:
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", keys["aws_access_key_id"])
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", keys["aws_secret_access_key"])
-    local_chain.reset()
-    settings = Settings(mode="local", port=free_port(), query_workgroups=(WORKGROUP,), cache_ttl_seconds=0)
-    with ServerThread(settings) as server:
-        async with Client(server.url, mode="2026-07-28") as client:
-            return json.loads((await client.read_resource(uri)).contents[0].text)
+async def _explain(keys: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Any:
+    return await read_as(keys, monkeypatch, URI, WORKGROUP)
 
 
 def _link(found: dict[str, Any], check: str) -> dict[str, Any]:

@@ -16,15 +16,8 @@ from typing import Any, TypedDict
 from botocore.exceptions import ClientError
 
 from aws_data_mcp.errors import ErrorCode
+from aws_data_mcp.explainer import lake_formation as lf
 from aws_data_mcp.explainer.identity_policies import denial_fixes
-from aws_data_mcp.explainer.lake_formation import (
-    SELECT,
-    filter_calls,
-    grant_fix,
-    lake_answers,
-    lake_calls,
-    permissions_link,
-)
 from aws_data_mcp.explainer.model import (
     Fix,
     Governor,
@@ -290,9 +283,9 @@ def _lake_link(place: Place, found: Outcome[Any, Any]) -> Link:
     """Where Lake Formation does not govern the table (or that is unknown): its link, without its calls."""
     resource = place.glue_arns[4]
     if not found.ok:
-        return link(SELECT, resource, "unknown", answered(found), settle="Whether Lake Formation governs the table "
+        return link(lf.SELECT, resource, "unknown", answered(found), settle="Whether Lake Formation governs the table "
                     "is known once glue:GetTable is allowed: read this again then")
-    return link(SELECT, resource, "allowed", {"answered": "the table is not registered with Lake Formation "
+    return link(lf.SELECT, resource, "allowed", {"answered": "the table is not registered with Lake Formation "
                                                           "(IsRegisteredWithLakeFormation false): IAM decides"})
 
 
@@ -301,15 +294,16 @@ def _lake_formation(request: ResourceRequest, place: Place, columns: Sequence[st
     """The caller's grants on the table in its catalog (and on its data cells filters): the link, the columns
     they let it read, and whether Lake Formation decides."""
     lakeformation, subject = request.client("lakeformation"), place.subject
-    lake = lake_answers((yield lake_calls(lakeformation, subject.principal, place.database, place.table,
+    lake = lf.lake_answers((yield lf.lake_calls(lakeformation, subject.principal, place.database, place.table,
                                           place.catalog_id)))
-    if filtered := filter_calls(lakeformation, lake):
+    if filtered := lf.filter_calls(lakeformation, lake):
         lake = replace(lake, filter_grants=tuple((yield filtered)))
-    found, readable, decides = permissions_link(subject, place.database, place.table, columns, place.catalog_id,
+    found, readable, decides = lf.permissions_link(subject, place.database, place.table, columns, place.catalog_id,
                                                 False, True, lake)
     found["resource"] = place.glue_arns[4]
     if found["verdict"] == "denied":
-        found["fix"] = [grant_fix(subject.principal, place.database, place.table, subject.account, place.catalog_id)]
+        found["fix"] = [lf.grant_fix(subject.principal, place.database, place.table, subject.account,
+                                     place.catalog_id)]
     return found, readable.columns if readable is not None else None, decides
 
 
@@ -378,7 +372,7 @@ def _explain(request: ResourceRequest, catalog: str, database: str, table: str) 
         if decides:
             links.append(checks.data_access_link())
     else:
-        links.append(link(SELECT, place.glue_arns[4], "unknown", answered(lake), governed_by="lake_formation",
+        links.append(link(lf.SELECT, place.glue_arns[4], "unknown", answered(lake), governed_by="lake_formation",
                           settle=unsettled(lake)))
         read_columns = None
     links += [_probe_link(place, policies, action, outcome, own) for action, outcome in zip(PROBED, probes,
