@@ -17,11 +17,12 @@ from typing import Any
 import boto3
 import pytest
 from mcp import Client
+from mcp_types import ResourceTemplateReference
 
 from aws_data_mcp.config import Settings
 from support.access_gaps import enforced  # noqa: F401  (fixture)
 from support.reading import iam_users, read_as
-from support.s3_tables_lake import ACCOUNT, REGION, TABLE_BUCKET_ARN, s3_tables_lake
+from support.s3_tables_lake import ACCOUNT, BUCKET_CATALOG, REGION, TABLE_BUCKET_ARN, s3_tables_lake
 from support.servers import ServerThread, free_port
 
 pytestmark = [pytest.mark.anyio]
@@ -145,3 +146,20 @@ async def test_another_catalog_is_refused_with_no_aws_call(keys: dict[str, dict[
                 with pytest.raises(Exception, match="is not explained here"):
                     await client.read_resource(f"permissions://catalogs/{catalog}/tables/sales/daily_orders")
     assert sum(aws_calls.values()) == 0, aws_calls
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_completion_offers_the_catalogs_it_explains(keys: dict[str, dict[str, str]], mode: str) -> None:
+    """Catalogs (the default and the table bucket's: not the S3 Tables root), databases and tables, as the table's
+    own athena:// URI offers them."""
+    explainer = ResourceTemplateReference(uri="permissions://catalogs/{catalog}/tables/{database}/{table}")
+    settings = Settings(mode="local", port=free_port(), query_workgroups=(WORKGROUP,), cache_ttl_seconds=0)
+    with ServerThread(settings) as server:
+        async with Client(server.url, mode=mode) as client:
+            catalogs = await client.complete(explainer, {"name": "catalog", "value": ""})
+            databases = await client.complete(explainer, {"name": "database", "value": ""},
+                                              {"catalog": BUCKET_CATALOG})
+            tables = await client.complete(explainer, {"name": "table", "value": "d"},
+                                           {"catalog": BUCKET_CATALOG, "database": "sales"})
+    assert catalogs.completion.values == ["AwsDataCatalog", BUCKET_CATALOG]
+    assert (databases.completion.values, tables.completion.values) == (["sales"], ["daily_orders"])
