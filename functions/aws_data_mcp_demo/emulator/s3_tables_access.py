@@ -49,7 +49,9 @@ def _resource(self: BaseResponse) -> str:
     parts = _parts(self)
     if parts[0] == "get-table":
         query = parse_qs(urlparse(self.uri).query)
-        arn, namespace, name = (query.get(k, [""])[0] for k in ("tableBucketARN", "namespace", "name"))
+        arn, namespace, name = (
+            query.get(k, [""])[0] for k in ("tableBucketARN", "namespace", "name")
+        )
         return f"{arn}/table/{name}" if arn and namespace and name else arn or "*"
     if len(parts) < 2:
         return "*"
@@ -69,7 +71,9 @@ def _authorize(self: S3TablesResponse, resource: str = "*") -> None:
     try:
         _moto_authorize(self, _resource(self))
     except AccessDeniedError as error:
-        raise JsonRESTError("AccessDeniedException", f"{error.message} on resource: {_resource(self)}") from error
+        raise JsonRESTError(
+            "AccessDeniedException", f"{error.message} on resource: {_resource(self)}"
+        ) from error
     finally:
         self.data = kept
 
@@ -110,12 +114,20 @@ def _put_encryption(self: S3TablesResponse) -> tuple[int, dict[str, str], str]:
     return 200, {}, ""
 
 
-def stored_policy(account_id: str, region: str, bucket_arn: str, namespace: str | None = None,
-                  table: str | None = None) -> str | None:
+def stored_policy(
+    account_id: str,
+    region: str,
+    bucket_arn: str,
+    namespace: str | None = None,
+    table: str | None = None,
+) -> str | None:
     """The policy kept for a table bucket, or for one of its tables (for the demo's own decisions)."""
     backend = s3tables_backends[account_id][region]
-    record: Any = backend.get_table(bucket_arn, namespace, table) if table and namespace else \
-        backend.get_table_bucket(bucket_arn)
+    record: Any = (
+        backend.get_table(bucket_arn, namespace, table)
+        if table and namespace
+        else backend.get_table_bucket(bucket_arn)
+    )
     return getattr(record, POLICY, None)
 
 
@@ -127,9 +139,17 @@ def add_routes() -> None:
 
 S3_TABLES_ACCESS: tuple[Extension, ...] = (
     Extension(S3TablesResponse, "_authenticate_and_authorize_normal_action", _authorize),
-    Extension(S3TablesResponse, "get_table_bucket_policy", lambda self: _policy_of(_bucket(self), "table bucket")),
-    Extension(S3TablesResponse, "put_table_bucket_policy", lambda self: _put_policy(self, _bucket(self))),
-    Extension(S3TablesResponse, "delete_table_bucket_policy", lambda self: _delete_policy(_bucket(self))),
+    Extension(
+        S3TablesResponse,
+        "get_table_bucket_policy",
+        lambda self: _policy_of(_bucket(self), "table bucket"),
+    ),
+    Extension(
+        S3TablesResponse, "put_table_bucket_policy", lambda self: _put_policy(self, _bucket(self))
+    ),
+    Extension(
+        S3TablesResponse, "delete_table_bucket_policy", lambda self: _delete_policy(_bucket(self))
+    ),
     Extension(S3TablesResponse, "get_table_policy", lambda self: _policy_of(_table(self), "table")),
     Extension(S3TablesResponse, "put_table_policy", lambda self: _put_policy(self, _table(self))),
     Extension(S3TablesResponse, "delete_table_policy", lambda self: _delete_policy(_table(self))),
