@@ -163,3 +163,31 @@ async def test_completion_offers_the_catalogs_it_explains(keys: dict[str, dict[s
                                            {"catalog": BUCKET_CATALOG, "database": "sales"})
     assert catalogs.completion.values == ["AwsDataCatalog", BUCKET_CATALOG]
     assert (databases.completion.values, tables.completion.values) == (["sales"], ["daily_orders"])
+
+
+async def test_the_buckets_kms_key_is_judged_with_its_policy(keys: dict[str, dict[str, str]],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """SSE-KMS: a key whose policy lets IAM grant it, and a reader whose identity does not, is `denied` with the
+    identity statement; a Deny naming the reader in the key's policy is fixed in the key's policy."""
+    session = boto3.Session(region_name=REGION)
+    kms, s3tables = session.client("kms"), session.client("s3tables")
+    enable_iam = {"Sid": "EnableIam", "Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"},
+                  "Action": "kms:*", "Resource": "*"}
+    deny = {"Sid": "NotTheReader", "Effect": "Deny", "Action": "kms:Decrypt", "Resource": "*",
+            "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:user/reader"}}
+    key = kms.create_key(Policy=json.dumps({"Version": "2012-10-17", "Statement": [enable_iam]}))["KeyMetadata"]["Arn"]
+    s3tables.put_table_bucket_encryption(tableBucketARN=TABLE_BUCKET_ARN, encryptionConfiguration={
+        "sseAlgorithm": "aws:kms", "kmsKeyArn": key})
+    try:
+        ungranted = _link(await _explain(keys["reader"], monkeypatch), "kms:Decrypt")
+        kms.put_key_policy(KeyId=key, PolicyName="default", Policy=json.dumps({
+            "Version": "2012-10-17", "Statement": [enable_iam, deny]}))
+        denied = _link(await _explain(keys["reader"], monkeypatch), "kms:Decrypt")
+    finally:
+        s3tables.put_table_bucket_encryption(tableBucketARN=TABLE_BUCKET_ARN, encryptionConfiguration={
+            "sseAlgorithm": "AES256"})
+    assert (ungranted["resource"], ungranted["verdict"]) == (key, "denied"), ungranted
+    assert ungranted["evidence"]["key_policy"] == "read"
+    assert ungranted["fix"][0]["statement"] == {"Effect": "Allow", "Action": ["kms:Decrypt"], "Resource": [key]}
+    assert denied["verdict"] == "denied" and denied["fix"][0]["kind"] == "key_policy", denied
+    assert denied["fix"][0]["removes"][0]["Sid"] == "NotTheReader"

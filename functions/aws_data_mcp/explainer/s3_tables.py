@@ -26,6 +26,7 @@ from aws_data_mcp.explainer.model import (
     Unseen,
     Verdict,
     answered,
+    delegates,
     identity_fix,
     link,
     overall,
@@ -422,6 +423,8 @@ def _decrypt_link(
         if policy
         else []
     )
+    delegated = delegates(policy, DECRYPT, key, subject.account)
+    # the key policy's fix where it denies or does not let IAM grant it; else the identity's
     fix = (
         [
             resource_policy_fix(
@@ -438,7 +441,7 @@ def _decrypt_link(
                 subject.reach,
             )
         ]
-        if policy and subject.principal
+        if policy and subject.principal and (denying or not delegated)
         else [identity_fix(subject.principal, [DECRYPT], [key], subject.reach)]
     )
     if denying:
@@ -453,10 +456,7 @@ def _decrypt_link(
             f"get-key-policy --key-id {key} --policy-name default) and simulates kms:Decrypt for the caller",
         )
     named = statements(policy, "Allow", DECRYPT, key, subject.identities, None)
-    delegated = statements(
-        policy, "Allow", DECRYPT, key, (f"arn:aws:iam::{subject.account}:root",), None
-    )
-    allowed = bool(named) or (bool(delegated) and decision == "allowed")
+    allowed = bool(named) or (delegated and decision == "allowed")
     return link(DECRYPT, key, "allowed" if allowed else "denied", evidence, fix=fix)
 
 
