@@ -16,18 +16,14 @@ from typing import Any
 
 import boto3
 import pytest
-from mcp import Client
 from moto.iam.models import iam_backends
 from moto.s3.models import s3_backends
 
-from aws_data_mcp.config import Settings
 from aws_data_mcp.explainer.model import grant_sid
-from aws_data_mcp.identity.resolve import local_chain
 from support.access_gaps import enforced, lake_formation_gaps  # noqa: F401  (fixtures)
 from support.fixes import apply_fix
 from support.iam_judge import Request, judge, skip_without_judge
-from support.reading import iam_users, reset_moto
-from support.servers import ServerThread, free_port
+from support.reading import iam_users, read_as, reset_moto
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("lake_formation_gaps")]
 ACCOUNT, OWNER, REGION = "123456789012", "222222222222", "us-east-1"
@@ -94,13 +90,7 @@ def lake() -> Iterator[dict[str, dict[str, str]]]:
 async def explain(keys: dict[str, str], monkeypatch: pytest.MonkeyPatch, workgroup: str,
                   uri: str = TABLE) -> dict[str, Any]:
     """`uri` read over MCP by a server whose caller is `keys`' and whose query workgroup is `workgroup`."""
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", keys["aws_access_key_id"])
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", keys["aws_secret_access_key"])
-    local_chain.reset()
-    settings = Settings(mode="local", port=free_port(), query_workgroups=(workgroup,), cache_ttl_seconds=0)
-    with ServerThread(settings) as server:
-        async with Client(server.url, mode="2026-07-28") as client:
-            return json.loads((await client.read_resource(uri)).contents[0].text)
+    return dict(await read_as(keys, monkeypatch, uri, workgroup))
 
 
 def results_links(found: dict[str, Any], workgroup: str) -> dict[str, dict[str, Any]]:

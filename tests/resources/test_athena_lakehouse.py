@@ -477,7 +477,9 @@ async def test_an_s3_table_is_described_in_its_catalog_with_sql_naming_the_catal
     assert iceberg["time_travel"]["by_version"] == (
         f'SELECT * FROM "s3tablescatalog/acme-analytics"."sales"."daily_orders" FOR VERSION AS OF {SECOND_DAY}')
     assert table["partitioning"].startswith("not partitioned")
-    assert table["column_access"]["known"] is False and table["column_access"]["explain"] is None
+    assert table["column_access"]["known"] is False  # its explainer reads Lake Formation's grants
+    assert table["column_access"]["explain"] == (
+        "permissions://catalogs/s3tablescatalog%2Facme-analytics/tables/sales/daily_orders")
 
 
 def test_the_default_catalogs_table_passes_no_catalog_id(lake: None, aws_faults: AwsFaults) -> None:

@@ -14,11 +14,12 @@ import anyio
 from mcp import Client
 
 from aws_data_mcp.config import Settings
-from aws_data_mcp.identity.resolve import Caller, resolve_caller
+from aws_data_mcp.identity.resolve import Caller, local_chain, resolve_caller
 from aws_data_mcp.reading.reader import ResourceReader
 from aws_data_mcp.resources import registry
 from support.events import REVISION_2026, body_json, http_api_event, modern, rpc
 from support.faults import AwsFaults
+from support.servers import ServerThread, free_port
 
 
 def iam_users(iam: Any, users: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, str]]:
@@ -31,6 +32,18 @@ def iam_users(iam: Any, users: dict[str, list[dict[str, Any]]]) -> dict[str, dic
         created = iam.create_access_key(UserName=user)["AccessKey"]
         keys[user] = {"aws_access_key_id": created["AccessKeyId"], "aws_secret_access_key": created["SecretAccessKey"]}
     return keys
+
+
+async def read_as(keys: dict[str, str], monkeypatch: Any, uri: str, workgroup: str) -> Any:
+    """`uri` read over MCP by a server whose caller is `keys`' (iam_users') and whose query workgroup is
+    `workgroup`; parsed."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", keys["aws_access_key_id"])
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", keys["aws_secret_access_key"])
+    local_chain.reset()
+    settings = Settings(mode="local", port=free_port(), query_workgroups=(workgroup,), cache_ttl_seconds=0)
+    with ServerThread(settings) as server:
+        async with Client(server.url, mode="2026-07-28") as client:
+            return json.loads((await client.read_resource(uri)).contents[0].text)
 
 
 def reset_moto() -> None:

@@ -1,6 +1,7 @@
 """The access explainer's engine: would a read work for the caller, link by link, judged by AWS.
 
-`model` holds a link and its verdict; `table_chain`, `bucket_chain` and `workgroup_checks` build the chains from
+`model` holds a link and its verdict; `table_chain`, `bucket_chain` and `workgroup_checks` build the chains (and
+`s3_tables` an S3 table bucket's table's: Glue with the catalog's path, S3 Tables, its policies and key) from
 `storage_links` (S3 and KMS), `iceberg_files` (the files an Iceberg snapshot reads), `lake_formation`,
 `lf_grants`, `registrations`, `identity_policies`, `deny_narrowing`, `athena_context` and `results_path`;
 `resource_narrowing` takes one access out of a bucket or key policy's Deny, `fix_reach` says whom a fix reaches;

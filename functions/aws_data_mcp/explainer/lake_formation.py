@@ -74,9 +74,13 @@ def _reads(grants: Sequence[Mapping[str, Any]]) -> bool:
     return any(reads(g) for g in grants)
 
 
-def grant_fix(principal: str | None, database: str, table: str, account: str | None) -> Fix:
+def grant_fix(principal: str | None, database: str, table: str, account: str | None,
+              catalog_id: str | None = None) -> Fix:
+    """SELECT and DESCRIBE on the table; `catalog_id`: a child catalog's (an S3 table bucket's), named in the
+    table's resource."""
     request = {"Principal": {"DataLakePrincipalIdentifier": principal or "<the caller's role ARN>"},
-               "Resource": {"Table": {"DatabaseName": database, "Name": table}},
+               "Resource": {"Table": {**({"CatalogId": catalog_id} if catalog_id else {}), "DatabaseName": database,
+                                      "Name": table}},
                "Permissions": ["SELECT", "DESCRIBE"]}
     if account:
         request["CatalogId"] = account
@@ -112,9 +116,11 @@ FILTERS = 10
 """Data cells filters of one table whose grants are listed at most (more: `unknown`, never assumed)."""
 
 
-def lake_calls(lakeformation: Any, principal: str | None, database: str, table: str) -> list[Call[Any]]:
-    """The first wave's calls `LakeAnswers` holds, in its order."""
-    resource = {"Table": {"DatabaseName": database, "Name": table}}
+def lake_calls(lakeformation: Any, principal: str | None, database: str, table: str,
+               catalog_id: str | None = None) -> list[Call[Any]]:
+    """The first wave's calls `LakeAnswers` holds, in its order; `catalog_id` names a child catalog's table."""
+    resource = {"Table": {**({"CatalogId": catalog_id} if catalog_id else {}), "DatabaseName": database,
+                          "Name": table}}
     who = {"Principal": {"DataLakePrincipalIdentifier": principal}} if principal else {}
     return [Call("lakeformation:ListPermissions", partial(table_permissions, lakeformation, resource)),
             Call("lakeformation:ListPermissions", partial(_pages, lakeformation.list_permissions,

@@ -22,7 +22,9 @@ from aws_data_mcp.reading.fanout import Outcome
 Verdict = Literal["allowed", "denied", "unknown"]
 ApplyBy = Literal["caller", "administrator"]
 FixKind = Literal["identity_policy", "group_policy", "permissions_boundary", "bucket_policy", "key_policy",
-                  "lake_formation_grant", "lake_formation_registration", "workgroup"]
+                  "table_bucket_policy", "table_policy", "lake_formation_grant", "lake_formation_registration",
+                  "workgroup"]
+PolicyKind = Literal["bucket_policy", "key_policy", "table_bucket_policy", "table_policy"]
 Governor = Literal["iam", "lake_formation"]
 RefusedBy = Literal["aws", "server"]
 BEYOND_THE_CALLER = ("Service control and resource control policies of the organization are not visible from the "
@@ -227,19 +229,21 @@ def grant_sid(principal: str, actions: Sequence[str], resource: str) -> str:
     return f"AwsDataMcpAccess{digest}"
 
 
-def resource_policy_fix(kind: Literal["bucket_policy", "key_policy"], target: str, policy: Mapping[str, Any] | None,
+def resource_policy_fix(kind: PolicyKind, target: str, policy: Mapping[str, Any] | None,
                         principal: str, actions: Sequence[str], resource: str, denying: Sequence[dict[str, Any]],
-                        command: str, identities: Sequence[str] = (), reach: Reach | None = None) -> Fix:
+                        command: str, identities: Sequence[str] = (), reach: Reach | None = None,
+                        whole: str | None = None) -> Fix:
     """A bucket- or key-policy fix that grants exactly the one access: each statement that denies the caller
     narrowed for that access only (`resource_narrowing`: everyone else it names stays denied all of it, the caller
     the rest of it; TLS-only is kept as is: it refuses no TLS request), an Allow for it added (for the one session,
-    where `reach` can name it); the whole policy as it would be, and `command` (formatted with it) to put it."""
+    where `reach` can name it); the whole policy as it would be, and `command` (formatted with it) to put it.
+    `whole`: all the policy speaks of, where it is neither a bucket's objects nor a key (an S3 table's ARN)."""
     statement: dict[str, Any] = {"Sid": grant_sid(principal, actions, resource), "Effect": "Allow",
                                  "Principal": {"AWS": principal}, "Action": list(actions), "Resource": resource}
     if reach is not None and reach.condition:
         statement["Condition"] = reach.condition
     who = [*identities, principal]
-    whole = "*" if kind == "key_policy" else f"arn:aws:s3:::{target}/*"
+    whole = whole or ("*" if kind == "key_policy" else f"arn:aws:s3:::{target}/*")
     person = reach.person if reach is not None else None
     account = principal.split(":")[4] if principal.count(":") >= 5 else None
     removed, narrows, kept, stricter = [], [], [], []

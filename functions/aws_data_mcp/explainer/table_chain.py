@@ -44,7 +44,7 @@ from aws_data_mcp.explainer.model import (
 from aws_data_mcp.explainer.registrations import registered_resources
 from aws_data_mcp.explainer.storage_links import Reads, Subject, read_chain, s3_location
 from aws_data_mcp.explainer.summary import summary
-from aws_data_mcp.explainer.workgroup_checks import WorkgroupChecks, first_usable
+from aws_data_mcp.explainer.workgroup_checks import WorkgroupChecks, first_usable, no_workgroup_link
 from aws_data_mcp.lakehouse.projection import PartitionProjection, describe_projection, projected_locations
 from aws_data_mcp.reading.fanout import Call, Chain, Outcome
 from aws_data_mcp.registry import ResourceRequest
@@ -317,11 +317,7 @@ def _answer(request: ResourceRequest, subject: Subject, database: str, table: st
         ("s3:", "kms:")))]
     chosen = first_usable(workgroups)
     if chosen is None:
-        binding.append(link("athena:workgroup", "none", "denied", {
-            "answered": "this deployment allows no Athena workgroup"}, fix=[Fix(
-                kind="workgroup", apply_by="administrator", target="AWS_DATA_MCP_QUERY_WORKGROUPS",
-                command="Set AWS_DATA_MCP_QUERY_WORKGROUPS (template parameter QueryWorkgroups) to a workgroup "
-                        "whose bytes-scanned cutoff is set and enforced.")]))
+        binding.append(no_workgroup_link())
     verdict = overall([*binding, *(workgroups[chosen] if chosen else [])])
     read_columns = [] if verdict == "denied" else readable.columns if readable is not None else None
     row_filter = " OR ".join(f"({f})" for f in readable.row_filters) if readable and readable.row_filters else None

@@ -1,4 +1,4 @@
-"""Where an access refusal is explained: the `permissions://` explainer URI of a table or a bucket.
+"""Where an access refusal is explained: the `permissions://` explainer URI of a table (in a catalog) or a bucket.
 
 A leaf module (it imports nothing of the package), so any answer that refuses for access (a resource's error, an
 Athena query's failure) can link the explainer without depending on the resources that serve it.
@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from urllib.parse import quote
 
 TABLE_URI = "permissions://tables/{}/{}"
+CATALOG_TABLE_URI = "permissions://catalogs/{}/tables/{}/{}"
 BUCKET_URI = "permissions://buckets/{}"
 # Patterns, not compiled ones: `re` compiles each on its first refusal (and keeps it), not on every cold start.
 _S3_PATH = r"s3://([a-z0-9][a-z0-9.\-]{1,61}[a-z0-9])(?:/|\b)"
@@ -21,6 +22,11 @@ _LF_TABLE = r"(?i)Lake Formation permission\(s\) on (?:table )?[\"'`]?([\w\-]+)(
 
 def table_uri(database: str, table: str) -> str:
     return TABLE_URI.format(quote(database, safe=""), quote(table, safe=""))
+
+
+def catalog_table_uri(catalog: str, database: str, table: str) -> str:
+    """A table's explainer in a catalog named by the URI (the catalog as one segment)."""
+    return CATALOG_TABLE_URI.format(*(quote(part, safe="") for part in (catalog, database, table)))
 
 
 def bucket_uri(bucket: str) -> str:

@@ -153,6 +153,14 @@ def first_usable(workgroups: Mapping[str, Sequence[Link]]) -> str | None:
                 next(iter(workgroups), None))
 
 
+def no_workgroup_link() -> Link:
+    """The link of a deployment that allows no workgroup: no query runs, whatever the table's links say."""
+    return link("athena:workgroup", "none", "denied", {"answered": "this deployment allows no Athena workgroup"},
+                fix=[Fix(kind="workgroup", apply_by="administrator", target="AWS_DATA_MCP_QUERY_WORKGROUPS",
+                         command="Set AWS_DATA_MCP_QUERY_WORKGROUPS (template parameter QueryWorkgroups) to a "
+                                 "workgroup whose bytes-scanned cutoff is set and enforced.")])
+
+
 def why_not(links: Sequence[Link]) -> list[str]:
     """Each link that does not hold, in words: what was checked, on what, and what AWS answered."""
     reasons = []

@@ -39,6 +39,7 @@ READ_ACTIONS = ("s3tables:GetTableBucket", "s3tables:GetNamespace", "s3tables:Ge
 DATA_ACTION = "s3tables:GetTableData"
 LIST_ACTIONS = ["s3tables:ListTableBuckets", "s3tables:ListNamespaces", "s3tables:ListTables"]
 """What search and tabulator://buckets list the table buckets with (Athena's queries need none of them)."""
+POLICY_ACTIONS = ["s3tables:GetTableBucketPolicy", "s3tables:GetTablePolicy", "s3tables:GetTableBucketEncryption"]
 SCHEMA = Schema(
     NestedField(1, "order_date", DateType(), required=True, doc="The day the orders were placed (UTC)"),
     NestedField(2, "orders", LongType(), required=True, doc="The day's orders in USD (sales.orders, currency USD)"),
@@ -85,8 +86,11 @@ def reader_policy(region: str, account_id: str, *, data: bool = True) -> str:
              "Action": [action for action in READ_ACTIONS if action != DATA_ACTION]}
     tables = {"Resource": f"{bucket}/table/*"} if data else {"NotResource": table_arn(region, account_id)}
     listing = {"Sid": "ListS3Tables", "Effect": "Allow", "Resource": "*", "Action": LIST_ACTIONS}
+    # what the access explainer reads to weigh a Deny and the key (as s3:Get* lets it read a bucket's)
+    policies = {"Sid": "ReadS3TablesPolicies", "Effect": "Allow", "Resource": [bucket, f"{bucket}/*"],
+                "Action": POLICY_ACTIONS}
     return json.dumps({"Version": "2012-10-17", "Statement": [
-        reads, listing, {"Sid": "ReadS3TablesData", "Effect": "Allow", "Action": DATA_ACTION, **tables}]})
+        reads, listing, policies, {"Sid": "ReadS3TablesData", "Effect": "Allow", "Action": DATA_ACTION, **tables}]})
 
 
 def seed_s3_table(s3tables: BotoClient, glue: BotoClient, iam: BotoClient, account_id: str, region: str,

@@ -49,6 +49,7 @@ from aws_data_mcp_demo.emulator.lake_formation import list_permissions as every_
 from aws_data_mcp_demo.emulator.paging import BUCKET_REGIONS, GLUE, LISTING_PAGES, PAGE_LIMITS
 from aws_data_mcp_demo.emulator.patch import Extension
 from aws_data_mcp_demo.emulator.s3_tables import S3_TABLES
+from aws_data_mcp_demo.emulator.s3_tables_access import S3_TABLES_ACCESS, add_routes
 from aws_data_mcp_demo.emulator.search import SEARCH
 from aws_data_mcp_demo.emulator.signing import SIGNING
 
@@ -243,8 +244,9 @@ RESOURCE_CHECKS: tuple[Extension, ...] = (
     Extension(LakeFormationResponse, "list_permissions", _lakeformation_list_permissions),
 )
 
-EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *SIGNING, *DYNAMODB, *ATHENA, *GLUE, *S3_TABLES, *IAM,
-                                     *RESOURCE_CHECKS, *SEARCH, *COLUMN_STATISTICS, *DATA_QUALITY)
+EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *SIGNING, *DYNAMODB, *ATHENA, *GLUE, *S3_TABLES,
+                                     *S3_TABLES_ACCESS, *IAM, *RESOURCE_CHECKS, *SEARCH, *COLUMN_STATISTICS,
+                                     *DATA_QUALITY)
 """Installed wherever moto stands in for AWS (the demo account, the test suite's server, the benchmarks)."""
 
 
@@ -258,3 +260,4 @@ def install_moto_extensions(opted_in: tuple[Extension, ...] = ()) -> None:
     """
     for extension in (*EXTENSIONS, *opted_in):
         setattr(extension.owner, extension.name, extension.replacement)
+    add_routes()

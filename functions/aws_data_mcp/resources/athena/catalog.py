@@ -86,7 +86,7 @@ class ColumnAccess(TypedDict):
     note: str
     explain: str | None
     """The table's explainer: every link of the caller's access to it, checked as the caller (null: none yet for a
-    table outside the default catalog)."""
+    table outside the default catalog and S3 Tables' catalogs)."""
 
 
 class TableSummary(TypedDict):
@@ -358,7 +358,8 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
     parameters = found.get("Parameters") or {}
     view_sql = found.get("ViewOriginalText")
     columns, keys = _columns(descriptor.get("Columns") or []), _columns(found.get("PartitionKeys") or [])
-    access = _other_catalog_access(catalog) if catalog else _column_access(request, database, found, wave["lake"])
+    access = _other_catalog_access(catalog, database, found["Name"]) if catalog else _column_access(
+        request, database, found, wave["lake"])
     for column in [*columns, *keys]:
         if column["name"] in access["hidden_columns"]:
             column["readable"] = False
@@ -392,8 +393,11 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
     return answer | open_tables.format_details(found, kind, names, wave["format"])  # type: ignore[return-value]
 
 
-def _other_catalog_access(catalog: str) -> ColumnAccess:
-    return ColumnAccess(known=False, decided_by=None, hidden_columns=[], explain=None,
+def _other_catalog_access(catalog: str, database: str, name: str) -> ColumnAccess:
+    from aws_data_mcp.explainer.uris import catalog_table_uri
+
+    explain = catalog_table_uri(catalog, database, name) if catalog.startswith("s3tablescatalog/") else None
+    return ColumnAccess(known=False, decided_by=None, hidden_columns=[], explain=explain,
                         note=f"Whether every column is readable is not read here for catalog {catalog!r}: the "
                              "caller's Lake Formation grants are read for the default catalog only.")
 
