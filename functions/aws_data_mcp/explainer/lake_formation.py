@@ -74,16 +74,19 @@ def _reads(grants: Sequence[Mapping[str, Any]]) -> bool:
     return any(reads(g) for g in grants)
 
 
-def grant_fix(principal: str | None, database: str, table: str, account: str | None) -> Fix:
+def grant_fix(principal: str | None, database: str, table: str, account: str | None, *,
+              owner: str | None = None, permissions: Sequence[str] = ("SELECT", "DESCRIBE")) -> Fix:
+    """Lake Formation's grant on the table; `owner`: the account that shares it (a resource link's target)."""
+    shared = {"CatalogId": owner} if owner else {}
     request = {"Principal": {"DataLakePrincipalIdentifier": principal or "<the caller's role ARN>"},
-               "Resource": {"Table": {"DatabaseName": database, "Name": table}},
-               "Permissions": ["SELECT", "DESCRIBE"]}
+               "Resource": {"Table": {**shared, "DatabaseName": database, "Name": table}},
+               "Permissions": list(permissions)}
     if account:
         request["CatalogId"] = account
     resource = json.dumps(request["Resource"], separators=(",", ":"))
     command = (f"aws lakeformation grant-permissions --principal "
                f"DataLakePrincipalIdentifier={shlex.quote(str(request['Principal']['DataLakePrincipalIdentifier']))} "
-               f"--permissions SELECT DESCRIBE --resource {shlex.quote(resource)}")
+               f"--permissions {' '.join(permissions)} --resource {shlex.quote(resource)}")
     return Fix(kind="lake_formation_grant", apply_by="administrator", target=f"{database}.{table}", command=command,
                request=request)
 
@@ -112,9 +115,10 @@ FILTERS = 10
 """Data cells filters of one table whose grants are listed at most (more: `unknown`, never assumed)."""
 
 
-def lake_calls(lakeformation: Any, principal: str | None, database: str, table: str) -> list[Call[Any]]:
-    """The first wave's calls `LakeAnswers` holds, in its order."""
-    resource = {"Table": {"DatabaseName": database, "Name": table}}
+def lake_calls(lakeformation: Any, principal: str | None, database: str, table: str,
+               owner: str | None = None) -> list[Call[Any]]:
+    """The first wave's calls `LakeAnswers` holds, in its order; `owner`: the account sharing the table."""
+    resource = {"Table": {**({"CatalogId": owner} if owner else {}), "DatabaseName": database, "Name": table}}
     who = {"Principal": {"DataLakePrincipalIdentifier": principal}} if principal else {}
     return [Call("lakeformation:ListPermissions", partial(table_permissions, lakeformation, resource)),
             Call("lakeformation:ListPermissions", partial(_pages, lakeformation.list_permissions,

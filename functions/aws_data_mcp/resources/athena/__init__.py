@@ -1,6 +1,7 @@
 """athena://: workgroups (`workgroups`), query history (`history`), one query (`execution`), databases and
 tables (`catalog`; in any catalog `catalogs`; a table's format `open_tables`, its column statistics `column_stats`,
-a view's SQL `views`, its freshness `freshness`, a first query ready `first_query`), search (`search`; the S3 Tables
+a view's SQL `views`, its freshness `freshness`, a first query ready `first_query`, a resource link's
+shared table `shared_tables`), search (`search`; the S3 Tables
 catalogs it lists `s3_tables_search`) and saved queries (`named_queries`); the `athena_query` tools register here
 too (their code is `aws_data_mcp.query`).
 """
