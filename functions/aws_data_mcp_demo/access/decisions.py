@@ -28,7 +28,7 @@ from moto.lakeformation.models import lakeformation_backends
 from moto.s3.models import s3_backends
 
 from aws_data_mcp_demo.access.conditions import UNDECIDED, Context, conditions_hold, names_caller, principal_applies
-from aws_data_mcp_demo.access.lake_formation import describes, governance, opted_in, readable, shared_with
+from aws_data_mcp_demo.access.lake_formation import governance, holds, opted_in, readable, shared_with
 from aws_data_mcp_demo.access.request_context import athena_context, direct_context, via_s3
 from aws_data_mcp_demo.access.s3_tables import refusal as s3_tables_refusal
 from aws_data_mcp_demo.access.s3_tables import table_reads
@@ -303,7 +303,7 @@ class CallerAccess:
         the target in its owner's catalog (shared with this account), then SELECT on the target (the grant this
         account's catalog holds). The target's data is then read through Lake Formation, not as the caller."""
         backend = lakeformation_backends[self._account][self._region]
-        if not describes(backend, self._account, self._caller.names, database, link):
+        if not holds(backend, self._account, self._caller.names, database, link, frozenset({"DESCRIBE", "ALL"})):
             raise QueryFailure(f"Insufficient Lake Formation permission(s) on {link} (Service: AWSGlue; Status "
                                "Code: 400; Error Code: AccessDeniedException)", error_type=LAKE_FORMATION_ERROR)
         owner, schema, name = str(target.get("CatalogId") or self._account), target["DatabaseName"], target["Name"]

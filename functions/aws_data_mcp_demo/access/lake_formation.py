@@ -109,15 +109,17 @@ def readable(backend: LakeFormationBackend, account_id: str, names: frozenset[st
     return Readable(frozenset(granted), " OR ".join(f"({f})" for f in filters) if len(filters) > 1 else filters[0])
 
 
-def describes(backend: LakeFormationBackend, account_id: str, names: frozenset[str], database: str,
-              table: str) -> bool:
-    """Whether the caller (or IAM_ALLOWED_PRINCIPALS) holds DESCRIBE on the table: what a resource link needs."""
+def holds(backend: LakeFormationBackend, account_id: str, names: frozenset[str], database: str, table: str,
+          permissions: frozenset[str] | None = None) -> bool:
+    """Whether the caller (or IAM_ALLOWED_PRINCIPALS) holds one of `permissions` (None: any) on the table in
+    `account_id`'s catalog: DESCRIBE for a resource link, any grant for Glue to show a shared table."""
     catalog = backend.grants.get(account_id)
     for grant in catalog.permissions if catalog is not None else ():
-        whole = grant.resource.get("Table") or {}
-        if grant.principal.get("DataLakePrincipalIdentifier") in {*names, EVERYONE_IAM_ALLOWS} and {
-                "DESCRIBE", "ALL"} & {*grant.permissions, *grant.permissions_with_grant_options} and whole.get(
-                "DatabaseName") == database and (whole.get("Name") == table or "TableWildcard" in whole):
+        whole = grant.resource.get("Table") or grant.resource.get("TableWithColumns") or {}
+        held = {*grant.permissions, *grant.permissions_with_grant_options}
+        if grant.principal.get("DataLakePrincipalIdentifier") in {*names, EVERYONE_IAM_ALLOWS} and (
+                permissions is None or permissions & held) and whole.get("DatabaseName") == database and (
+                whole.get("Name") == table or "TableWildcard" in whole):
             return True
     return False
 

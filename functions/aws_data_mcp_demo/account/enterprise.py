@@ -177,11 +177,11 @@ def key_policies(account_id: str) -> dict[str, str]:
 
 def link_grants(account_id: str) -> list[tuple[str, dict[str, Any], str]]:
     """(principal, LF resource, permission) of the resource link: DESCRIBE on the link for the three callers,
-    SELECT on the shared target for all but carol (her query is refused there)."""
+    SELECT on the shared target for all but carol, who may DESCRIBE it only (her query is refused at SELECT)."""
     carol, readers = _role(account_id, CONTRACTOR_ROLE), [*analysts(account_id), _role(account_id, ADMIN_ROLE)]
-    link = {"Table": {"DatabaseName": DATABASE, "Name": LINK}}
+    link, target = {"Table": {"DatabaseName": DATABASE, "Name": LINK}}, {"Table": dict(LINK_TARGET)}
     return [*((who, link, "DESCRIBE") for who in (*readers, carol)),
-            *((who, {"Table": dict(LINK_TARGET)}, "SELECT") for who in readers)]
+            *((who, target, "SELECT") for who in readers), (carol, target, "DESCRIBE")]
 
 
 def _share(account_id: str, region: str) -> None:

@@ -2,7 +2,8 @@
 
 moto ignores `CatalogId` and answers from the caller's own catalog, so a resource link's target is never found.
 Here a `CatalogId` naming another account reads that account's table, where its Lake Formation grants the
-caller's account a permission on the table or its database, as a share does; else Glue's AccessDeniedException.
+caller's account a permission on the table or its database, as a share does, and the caller holds a grant on it
+in its own account's catalog (Glue shows a shared table only so); else Glue's AccessDeniedException.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from moto.core.exceptions import JsonRESTError
 from moto.core.responses import ActionResult
 from moto.glue.models import glue_backends
 from moto.glue.responses import GlueResponse
+from moto.lakeformation.models import lakeformation_backends
 
-from aws_data_mcp_demo.access.lake_formation import shared_with
+from aws_data_mcp_demo.access.decisions import caller_of
+from aws_data_mcp_demo.access.lake_formation import holds, shared_with
 from aws_data_mcp_demo.emulator.patch import Extension
 from aws_data_mcp_demo.emulator.s3_tables import S3_TABLES
 
@@ -28,6 +31,10 @@ def _get_table(self: GlueResponse) -> ActionResult:
     if not {(database, name), (database, "*")} & shared:
         raise JsonRESTError("AccessDeniedException", f"Account {self.current_account} is not authorized to perform "
                             f"glue:GetTable on resource arn:aws:glue:{self.region}:{owner}:table/{database}/{name}")
+    caller = caller_of(self)
+    lake = lakeformation_backends[self.current_account][self.region]
+    if caller is not None and not holds(lake, self.current_account, caller.names, database, name):
+        raise JsonRESTError("AccessDeniedException", f"Insufficient Lake Formation permission(s) on {name}")
     found = glue_backends[str(owner)][self.region].get_table(database, name)
     return ActionResult({"Table": found.as_dict()})
 
