@@ -380,7 +380,7 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
         answer["catalog"] = catalog
     if target is not None:
         answer["resource_link"] = shared_tables.resource_link(request, database, found["Name"], target,
-                                                              wave["link"][0])
+                                                              wave["link"][0], columns_of)
     if data_columns:  # a column the caller may not read shows no statistics either (its range is its data)
         shown = {name: kind for name, kind in data_columns.items() if name not in access["hidden_columns"]}
         answer["column_statistics"] = column_stats.column_statistics(database, found["Name"], shown, wave["stats"])

@@ -6,7 +6,7 @@ GetTable with the owner's `CatalogId` is the caller's own call; a refusal stays 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
@@ -15,7 +15,9 @@ from aws_data_mcp.reading.resolving import ItemError
 
 if TYPE_CHECKING:
     from aws_data_mcp.registry import ResourceRequest
-    from aws_data_mcp.resources.athena.catalog import Column
+
+Column = Mapping[str, Any]
+"""A column as the table resource shows it (catalog.Column: imported from there, it would close a cycle)."""
 
 
 class LinkTarget(TypedDict):
@@ -74,10 +76,11 @@ def _target_uri(request: ResourceRequest, target: LinkTarget) -> str | None:
 
 
 def resource_link(request: ResourceRequest, database: str, name: str, target: LinkTarget,
-                  outcome: Outcome[Call[Any], Any]) -> ResourceLink:
+                  outcome: Outcome[Call[Any], Any],
+                  columns_of: Callable[[Sequence[Mapping[str, Any]]], list[Column]]) -> ResourceLink:
+    """The link's part of its table resource; `columns_of` shapes columns as the table resource does."""
     from aws_data_mcp.explainer.uris import table_uri
     from aws_data_mcp.lakehouse.formats import table_format
-    from aws_data_mcp.resources.athena.catalog import columns_of
 
     where = f"{target['account']}'s {target['database']}.{target['table']}"
     answer = ResourceLink(target=target, explain=table_uri(database, name),
