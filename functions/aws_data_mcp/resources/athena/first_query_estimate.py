@@ -1,0 +1,46 @@
+"""athena://databases/{database}/tables/{table}/first-query: the table's sample query, estimated.
+
+A table read starts no Athena query; this sub-resource starts one, when asked: EXPLAIN (TYPE IO), no data read.
+It takes `athena_query`'s own estimate path (`query.estimate_run`): the same guard, workgroup and cost cap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_data_mcp.errors import ErrorCode, ResourceFailure
+from aws_data_mcp.registry import ResourceRequest, registry
+from aws_data_mcp.resources.athena.catalog import complete_database, complete_table
+
+
+@registry.resource(
+    "athena://databases/{database}/tables/{table}/first-query",
+    name="athena-table-first-query",
+    title="A table's first query, estimated",
+    description="The table resource's sample query (the newest partition, a few columns, LIMIT 10) with Athena's "
+    "estimate of what it would scan and cost (athena_query's estimate_only: EXPLAIN (TYPE IO), no data read; the "
+    "same guard, workgroup choice and cost cap), and the athena_query arguments that run it.",
+    requires="auth",
+    aws_calls=["glue:GetTable", "athena:GetWorkGroup", "athena:StartQueryExecution", "athena:GetQueryExecution",
+               "athena:GetQueryResults"],
+    completions={"database": complete_database, "table": complete_table},
+    example="athena://databases/sales/tables/orders/first-query",
+)
+def first_query_estimate(request: ResourceRequest) -> dict[str, Any]:
+    """The table read first (cached, as the caller: a refusal answers here), then the estimate of its sample."""
+    from aws_data_mcp.query.estimate_run import estimate_sql
+
+    database, name = request.args["database"], request.args["table"]
+    table_uri = f"athena://databases/{database}/tables/{name}"
+    sample = request.read_related(table_uri).get("first_query")
+    if sample is None:
+        raise ResourceFailure(ErrorCode.ACCESS_DENIED, f"No column of {database}.{name} is readable for you: no "
+                              "sample query to estimate", details=[f"{table_uri} marks each column's access."],
+                              valid_uris=[table_uri])
+    estimated = estimate_sql(request, sample["sql"], database)
+    return {"table": table_uri, "sql": sample["sql"], "database": database, "note": sample["note"],
+            "workgroup": estimated["workgroup"], "estimate": estimated.get("estimate"),
+            "estimated_by": {key: estimated.get(key) for key in ("execution_id", "uri", "state", "cutoff_bytes",
+                                                                "workgroup_choice") if estimated.get(key)},
+            "run": {"tool": "athena_query", "arguments": {"sql": sample["sql"], "database": database,
+                                                          "workgroup": estimated["workgroup"]}}}
