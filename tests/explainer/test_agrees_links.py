@@ -17,6 +17,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from aws_data_mcp.config import Settings
 from aws_data_mcp_demo.account import enterprise
@@ -99,6 +100,21 @@ async def test_each_hosted_callers_link_verdict_is_what_athena_query_does(
     assert shared["uri"] == "athena://databases/finance/tables/invoices?account=lake", shared  # a listed account
     assert failed is not READS[caller], (caller, got)
     _agrees(explained, failed, got)
+
+
+async def test_carols_first_query_of_the_link_is_refused_as_a_structured_error(
+        hosted: tuple[str, dict[str, str]]) -> None:
+    """Her estimate meets Lake Formation's SELECT refusal: an access_denied read, on every path, not `internal`."""
+    url, tokens = hosted
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {tokens['carol']}"}, timeout=60) as http, \
+            Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client:
+        with pytest.raises(MCPError) as failed:
+            await client.read_resource(f"{LINK}/first-query")
+        tool = await client.call_tool("get_resource", {"uri": f"{LINK}/first-query"})
+    for data in (failed.value.error.data, tool.structured_content):  # each read asks Athena again: its own id
+        assert data["error"] == "access_denied" and "Lake Formation permission(s) on invoices" in data["message"]
+        assert f"{EXPLAIN} says which check refuses, with its fix." in data["details"], data
+    assert tool.is_error
 
 
 @pytest.fixture(scope="module")

@@ -28,6 +28,7 @@ from aws_data_mcp.resources.athena.catalog import complete_database, complete_ta
 )
 def first_query_estimate(request: ResourceRequest) -> dict[str, Any]:
     """The table read first (cached, as the caller: a refusal answers here), then the estimate of its sample."""
+    from aws_data_mcp.explainer.uris import table_uri as table_explainer
     from aws_data_mcp.query.estimate_run import estimate_sql
 
     database, name = request.args["database"], request.args["table"]
@@ -37,10 +38,15 @@ def first_query_estimate(request: ResourceRequest) -> dict[str, Any]:
         raise ResourceFailure(ErrorCode.ACCESS_DENIED, f"No column of {database}.{name} is readable for you: no "
                               "sample query to estimate", details=[f"{table_uri} marks each column's access."],
                               valid_uris=[table_uri])
-    estimated = estimate_sql(request, sample["sql"], database)
+    try:
+        estimated = estimate_sql(request, sample["sql"], database)
+    except ResourceFailure as failure:
+        if failure.code is ErrorCode.ACCESS_DENIED:  # the table's explainer names the check that refuses
+            failure.details.append(f"{table_explainer(database, name)} says which check refuses, with its fix.")
+        raise
     return {"table": table_uri, "sql": sample["sql"], "database": database, "note": sample["note"],
             "workgroup": estimated["workgroup"], "estimate": estimated.get("estimate"),
-            "estimated_by": {key: estimated.get(key) for key in ("execution_id", "uri", "state", "cutoff_bytes",
-                                                                "workgroup_choice") if estimated.get(key)},
+            # the workgroup's cap and why it was chosen; not the EXPLAIN's id: a cached read answers alike
+            "cutoff_bytes": estimated["cutoff_bytes"], "workgroup_choice": estimated.get("workgroup_choice"),
             "run": {"tool": "athena_query", "arguments": {"sql": sample["sql"], "database": database,
                                                           "workgroup": estimated["workgroup"]}}}
