@@ -1,8 +1,8 @@
 """athena_query's estimate path for a resource read: one SELECT's EXPLAIN (TYPE IO), no data read.
 
-A resolver runs in a worker thread, without the tool's MCP context, so it cannot await the tool itself.
-It takes the tool's own steps in the tool's order: the guard's verdict, the workgroup choice (athena://workgroups),
-the cost guard, StartQueryExecution, then the estimate read from Athena's plan.
+A resolver runs in a worker thread without the tool's MCP context: it cannot await the tool.
+So it takes the tool's own steps, in the tool's order: the guard's verdict, the workgroup choice
+(athena://workgroups), the cost guard, StartQueryExecution, then the estimate read from the plan.
 """
 
 from __future__ import annotations
@@ -26,22 +26,24 @@ from aws_data_mcp.query.tool import (
 )
 from aws_data_mcp.registry import ResourceRequest
 
+_CODES = {code.value: code for code in ErrorCode}
+
 
 def _query_workgroups(request: ResourceRequest) -> list[dict[str, Any]] | None:
-    """athena://workgroups' query_workgroups for the caller (the tool's choice reads the same); None unreadable."""
+    """athena://workgroups' query_workgroups for the caller, as the tool's choice reads them."""
     try:
         return list(request.read_related("athena://workgroups").get("query_workgroups") or [])
     except ResourceFailure:
-        return None
+        return None  # unreadable: the tool then runs in the default workgroup too
 
 
 def _waited(athena: Any, query_id: str) -> dict[str, Any]:
-    """GetQueryExecution until the EXPLAIN ends or the request's time does (then it is answered as running)."""
-    deadline = current_deadline() or time.monotonic() + 10
+    """GetQueryExecution until the EXPLAIN ends, or the request's time does (answered as running)."""
+    until = (current_deadline() or time.monotonic() + 10) - ANSWER_MARGIN_SECONDS
     pause = POLL_FIRST_SECONDS
     while True:
         execution = dict(athena.get_query_execution(QueryExecutionId=query_id)["QueryExecution"])
-        if execution["Status"]["State"] in FINISHED or time.monotonic() + pause > deadline - ANSWER_MARGIN_SECONDS:
+        if execution["Status"]["State"] in FINISHED or time.monotonic() + pause > until:
             return execution
         time.sleep(pause)  # a resolver's worker thread: no event loop to give back
         pause = min(pause * 1.5, POLL_MAX_SECONDS)
@@ -54,7 +56,8 @@ def estimate_sql(request: ResourceRequest, sql: str, database: str) -> dict[str,
     settings = request.settings
     statement = estimate_statement(read_only_statement(sql, settings.query_catalogs))
     context = query_context(statement, database, None, settings.query_catalogs)
-    choice = choice_of(_query_workgroups(request), chosen_workgroup(None, settings.query_workgroups))
+    default = chosen_workgroup(None, settings.query_workgroups)
+    choice = choice_of(_query_workgroups(request), default)
     athena = request.client("athena")
     guard = guarded(choice.name, athena.get_work_group(WorkGroup=choice.name)["WorkGroup"])
     started = athena.start_query_execution(QueryString=statement.sql, QueryExecutionContext=context,
@@ -67,9 +70,10 @@ def estimate_sql(request: ResourceRequest, sql: str, database: str) -> dict[str,
         found = answer(execution, price, cutoff_bytes=guard.cutoff_bytes)
         error = found.get("error")
         if error is not None:  # Athena's refusal, in the error vocabulary a read answers with
-            codes = {code.value: code for code in ErrorCode}
-            raise ResourceFailure(codes.get(str(error.get("error")), ErrorCode.UPSTREAM_UNAVAILABLE),
-                                  str(error.get("message")), details=[f"Athena failed the estimate: {found['uri']}."])
+            code = _CODES.get(str(error.get("error")), ErrorCode.UPSTREAM_UNAVAILABLE)
+            raise ResourceFailure(code, str(error.get("message")),
+                                  details=[f"Athena failed the estimate: {found['uri']}."])
         return dict(found) | extras
     plan = plan_text(athena, started["QueryExecutionId"], execution, settings)
-    return dict(answer(execution, price)) | extras | {"estimate": estimate(plan, price, guard.cutoff_bytes)}
+    estimated = estimate(plan, price, guard.cutoff_bytes)
+    return dict(answer(execution, price)) | extras | {"estimate": estimated}

@@ -1,9 +1,9 @@
 """Glue's cross-account GetTable: a table another account shares through Lake Formation (RAM).
 
-moto ignores `CatalogId` and answers from the caller's own catalog, so a resource link's target is never found.
-Here a `CatalogId` naming another account reads that account's table, where its Lake Formation grants the
-caller's account a permission on the table or its database, as a share does, and the caller holds a grant on it
-in its own account's catalog (Glue shows a shared table only so); else Glue's AccessDeniedException.
+moto ignores `CatalogId` and answers from the caller's own catalog: a link's target is never found.
+Here a `CatalogId` naming another account reads that account's table where it is shared: its Lake
+Formation grants the caller's account a permission on it, and the caller holds a grant on it in its
+own catalog (Glue shows a shared table only then). Else Glue's AccessDeniedException.
 """
 
 from __future__ import annotations
@@ -24,18 +24,20 @@ from aws_data_mcp_demo.emulator.s3_tables import S3_TABLES
 
 def _get_table(self: GlueResponse) -> ActionResult:
     owner = self.parameters.get("CatalogId")
-    if not str(owner or "").isdigit() or owner == self.current_account:  # its own, or a table bucket's catalog
+    account, region = self.current_account, self.region
+    if not str(owner or "").isdigit() or owner == account:  # its own, or a table bucket's catalog
         return _OWN_GET_TABLE(self)
     database, name = str(self.parameters.get("DatabaseName")), str(self.parameters.get("Name"))
-    shared = shared_with(self.current_account, str(owner), self.region)
-    if not {(database, name), (database, "*")} & shared:
-        raise JsonRESTError("AccessDeniedException", f"Account {self.current_account} is not authorized to perform "
-                            f"glue:GetTable on resource arn:aws:glue:{self.region}:{owner}:table/{database}/{name}")
+    if not {(database, name), (database, "*")} & shared_with(account, str(owner), region):
+        arn = f"arn:aws:glue:{region}:{owner}:table/{database}/{name}"
+        raise JsonRESTError("AccessDeniedException",
+                            f"Account {account} is not authorized to perform glue:GetTable on {arn}")
     caller = caller_of(self)
-    lake = lakeformation_backends[self.current_account][self.region]
-    if caller is not None and not holds(lake, self.current_account, caller.names, database, name):
-        raise JsonRESTError("AccessDeniedException", f"Insufficient Lake Formation permission(s) on {name}")
-    found = glue_backends[str(owner)][self.region].get_table(database, name)
+    lake = lakeformation_backends[account][region]
+    if caller is not None and not holds(lake, account, caller.names, database, name):
+        raise JsonRESTError("AccessDeniedException",
+                            f"Insufficient Lake Formation permission(s) on {name}")
+    found = glue_backends[str(owner)][region].get_table(database, name)
     return ActionResult({"Table": found.as_dict()})
 
 

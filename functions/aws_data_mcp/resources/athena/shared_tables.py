@@ -1,7 +1,8 @@
-"""A Glue resource link on the table resource: the shared table it names, read in its owner's catalog.
+"""A Glue resource link on the table resource: the shared table it names, from its owner's catalog.
 
 A link holds no columns or location: Athena reads its `TargetTable`, so a reader needs the target's.
-GetTable with the owner's `CatalogId` is the caller's own call; a refusal stays beside the link's fields.
+GetTable with the owner's `CatalogId` is the caller's own call.
+A refusal stays beside the link's own fields.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from aws_data_mcp.registry import ResourceRequest
 
 Column = Mapping[str, Any]
-"""A column as the table resource shows it (catalog.Column: imported from there, it would close a cycle)."""
+"""A column as the table resource shows it (catalog.Column, whose import would close a cycle)."""
 
 
 class LinkTarget(TypedDict):
@@ -37,11 +38,11 @@ class ResourceLink(TypedDict):
     location: NotRequired[str | None]
     format: NotRequired[str | None]
     error: NotRequired[ItemError]
-    """The caller may not read the target's definition (glue:GetTable in its owner's catalog), or it is gone."""
+    """The caller may not read the target's definition (glue:GetTable there), or it is gone."""
     uri: NotRequired[str]
-    """The target's own table resource, where its account is one this deployment reads (`?account=`)."""
+    """The target's own table resource, where this deployment reads its account (`?account=`)."""
     explain: str
-    """The link's explainer: DESCRIBE on the link, SELECT on the target, as Lake Formation checks them."""
+    """The link's explainer: DESCRIBE on the link, SELECT on the target, as Lake Formation checks."""
     note: str
 
 
@@ -51,14 +52,15 @@ def link_target(found: Mapping[str, Any]) -> LinkTarget | None:
     if not target:
         return None
     named = LinkTarget(account=str(target.get("CatalogId") or found.get("CatalogId") or ""),
-                       database=str(target.get("DatabaseName") or ""), table=str(target.get("Name") or ""))
+                       database=str(target.get("DatabaseName") or ""),
+                       table=str(target.get("Name") or ""))
     if target.get("Region"):
         named["region"] = str(target["Region"])
     return named
 
 
 def target_calls(request: ResourceRequest, target: LinkTarget | None) -> list[Call[Any]]:
-    """GetTable of the target in its owner's catalog (and region), as the caller; none for a plain table."""
+    """GetTable of the target in its owner's catalog (and region), as the caller; none for a table."""
     if target is None:
         return []
     glue = request.client("glue", target.get("region"))
@@ -67,7 +69,7 @@ def target_calls(request: ResourceRequest, target: LinkTarget | None) -> list[Ca
 
 
 def _target_uri(request: ResourceRequest, target: LinkTarget) -> str | None:
-    """The target's table resource: at home without `?account=`, in a listed account with its name."""
+    """The target's table resource: at home without `?account=`, in a listed account by its name."""
     uri = f"athena://databases/{target['database']}/tables/{target['table']}"
     if target["account"] == request.caller.account:
         return uri
@@ -78,14 +80,14 @@ def _target_uri(request: ResourceRequest, target: LinkTarget) -> str | None:
 def resource_link(request: ResourceRequest, database: str, name: str, target: LinkTarget,
                   outcome: Outcome[Call[Any], Any],
                   columns_of: Callable[[Sequence[Mapping[str, Any]]], list[Column]]) -> ResourceLink:
-    """The link's part of its table resource; `columns_of` shapes columns as the table resource does."""
+    """The link's part of its table resource; `columns_of` shapes columns as that resource does."""
     from aws_data_mcp.explainer.uris import table_uri
     from aws_data_mcp.lakehouse.formats import table_format
 
     where = f"{target['account']}'s {target['database']}.{target['table']}"
     answer = ResourceLink(target=target, explain=table_uri(database, name),
-                          note=f"A resource link: a query of {database}.{name} reads {where}, if Lake Formation "
-                               "lets the caller DESCRIBE the link and SELECT the target.")
+                          note=f"A resource link: a query of {database}.{name} reads {where}, if Lake "
+                               "Formation lets the caller DESCRIBE the link and SELECT the target.")
     if uri := _target_uri(request, target):
         answer["uri"] = uri
     if outcome.error is not None:
@@ -96,4 +98,3 @@ def resource_link(request: ResourceRequest, database: str, name: str, target: Li
         columns=columns_of(descriptor.get("Columns") or []),
         partition_keys=columns_of(found.get("PartitionKeys") or []),
         location=descriptor.get("Location"), format=table_format(found))
-
