@@ -74,20 +74,20 @@ def _reads(grants: Sequence[Mapping[str, Any]]) -> bool:
     return any(reads(g) for g in grants)
 
 
-def grant_fix(principal: str | None, database: str, table: str, account: str | None,
-              catalog_id: str | None = None) -> Fix:
-    """SELECT and DESCRIBE on the table; `catalog_id`: a child catalog's (an S3 table bucket's), named in the
-    table's resource."""
+def grant_fix(principal: str | None, database: str, table: str, account: str | None, *,
+              catalog_id: str | None = None, permissions: Sequence[str] = ("SELECT", "DESCRIBE")) -> Fix:
+    """Lake Formation's grant on the table; `catalog_id`: the catalog holding it where not the caller's own (an S3
+    table bucket's child catalog, or the account sharing a resource link's target)."""
     request = {"Principal": {"DataLakePrincipalIdentifier": principal or "<the caller's role ARN>"},
                "Resource": {"Table": {**({"CatalogId": catalog_id} if catalog_id else {}), "DatabaseName": database,
                                       "Name": table}},
-               "Permissions": ["SELECT", "DESCRIBE"]}
+               "Permissions": list(permissions)}
     if account:
         request["CatalogId"] = account
     resource = json.dumps(request["Resource"], separators=(",", ":"))
     command = (f"aws lakeformation grant-permissions --principal "
                f"DataLakePrincipalIdentifier={shlex.quote(str(request['Principal']['DataLakePrincipalIdentifier']))} "
-               f"--permissions SELECT DESCRIBE --resource {shlex.quote(resource)}")
+               f"--permissions {' '.join(permissions)} --resource {shlex.quote(resource)}")
     return Fix(kind="lake_formation_grant", apply_by="administrator", target=f"{database}.{table}", command=command,
                request=request)
 
@@ -118,7 +118,8 @@ FILTERS = 10
 
 def lake_calls(lakeformation: Any, principal: str | None, database: str, table: str,
                catalog_id: str | None = None) -> list[Call[Any]]:
-    """The first wave's calls `LakeAnswers` holds, in its order; `catalog_id` names a child catalog's table."""
+    """The first wave's calls `LakeAnswers` holds, in its order; `catalog_id` names another catalog's table (a child
+    catalog's, or the sharing account's)."""
     resource = {"Table": {**({"CatalogId": catalog_id} if catalog_id else {}), "DatabaseName": database,
                           "Name": table}}
     who = {"Principal": {"DataLakePrincipalIdentifier": principal}} if principal else {}

@@ -505,7 +505,8 @@ def _lake_formation(
     if found["verdict"] == "denied":
         found["fix"] = [
             lf.grant_fix(
-                subject.principal, place.database, place.table, subject.account, place.catalog_id
+                subject.principal, place.database, place.table, subject.account,
+                catalog_id=place.catalog_id,
             )
         ]
     return found, readable.columns if readable is not None else None, decides

@@ -19,6 +19,7 @@ from aws_data_mcp.explainer.direct_reads import OwnerFinding, direct_read_findin
 from aws_data_mcp.explainer.iceberg_files import Found, IcebergReads, iceberg_files, placed
 from aws_data_mcp.explainer.lake_formation import (
     SELECT,
+    LakeAnswers,
     filter_calls,
     grant_fix,
     lake_answers,
@@ -80,6 +81,9 @@ class TableAccess(TypedDict):
     """Where the data links read: an Iceberg table's files found from its metadata file and manifests (`iceberg`),
     the newest locations a projection makes (`projected`), or a Hive table's root and partitions (`hive`); and
     what stays unknown there, and why."""
+    resource_link: NotRequired[dict[str, Any]]
+    """A resource link: its target (account, database, table), the target's location and columns, and the first
+    check that refuses (`refused_at`: DESCRIBE on the link, glue:GetTable or SELECT on the target), or null."""
 
 
 
@@ -259,6 +263,8 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
     links = [_glue_link(subject, action, outcome, arns, database, table)
              for action, outcome in zip(GLUE_ACTIONS, glue_found, strict=False)]
     detail = (glue_found[1].value or {}).get("Table") or {}
+    if detail.get("TargetTable"):  # a resource link: Lake Formation checks the link, then its target
+        return (yield from _linked(request, subject, database, table, detail, links, lake, checks, workgroup_calls))
     descriptor = detail.get("StorageDescriptor") or {}
     columns = [c["Name"] for c in [*(descriptor.get("Columns") or []), *(detail.get("PartitionKeys") or [])]]
     location = s3_location(descriptor.get("Location"))
@@ -302,9 +308,29 @@ def _explain(request: ResourceRequest, database: str, table: str) -> Chain[Table
                      readable)
     if read_from is not None:
         answer["read_from"] = read_from
-    answer["hidden_columns"] = [c for c in columns if c not in answer["read_columns"]] if answer[
-        "read_columns"] and answer["query"] != "denied" else []
+    answer["hidden_columns"] = _hidden(columns, answer)
     answer["owner_findings"] = direct_read_findings(request.client("s3"), subject.principal, answer)
+    return answer
+
+
+def _hidden(columns: Sequence[str], answer: TableAccess) -> list[str]:
+    """The table's columns the caller may not read, where its query runs."""
+    read = answer["read_columns"]
+    return [c for c in columns if c not in read] if read and answer["query"] != "denied" else []
+
+
+def _linked(request: ResourceRequest, subject: Subject, database: str, table: str, detail: Mapping[str, Any],
+            links: list[Link], lake: LakeAnswers, checks: WorkgroupChecks,
+            workgroup_calls: list[Call[Any]]) -> Chain[TableAccess]:
+    """A resource link's answer: its chain (`resource_links`), judged as any table's, Lake Formation deciding."""
+    from aws_data_mcp.explainer.resource_links import explain_link
+
+    every, workgroups, readable, part = yield from explain_link(request, subject, database, table, detail, links,
+                                                                lake, checks, workgroup_calls)
+    answer = _answer(request, subject, database, table, part["location"], every, workgroups, "lake_formation",
+                     readable)
+    answer["resource_link"] = part
+    answer["hidden_columns"] = _hidden(part["columns"], answer)
     return answer
 
 

@@ -134,7 +134,7 @@ def _catalog(name: str, patterns: tuple[str, ...]) -> str:
     return name
 
 
-def _query_context(statement: ReadOnlyStatement, database: str | None, catalog: str | None,
+def query_context(statement: ReadOnlyStatement, database: str | None, catalog: str | None,
                    patterns: tuple[str, ...]) -> dict[str, str]:
     """Athena's QueryExecutionContext. The catalog, where it is given or a name is read in it (not qualified by its
     catalog), must be one the deployment allows. Without a database, Athena would read unqualified names in
@@ -173,11 +173,11 @@ async def athena_query(ctx: Context, sql: Sql = None, database: Database = None,
         sql, database = await _statement_of(ctx, sql, database, named_query_id)
         statement = await _read_only(sql, settings.query_catalogs, _budget(ctx))
         name = chosen_workgroup(workgroup, settings.query_workgroups)
-        context = _query_context(statement, database, catalog, settings.query_catalogs)
+        context = query_context(statement, database, catalog, settings.query_catalogs)
         note_statement(statement.sql, statement.kind, statement.relations, context.get("Database"),
                        context["Catalog"])
         if estimate_only:
-            statement = _estimate_of(statement)
+            statement = estimate_statement(statement)
         choice = await _choose_workgroup(ctx, name) if not workgroup else Choice(name, None, None)
         budget = _budget(ctx)
         bounds = limits(settings, max_rows, wait_seconds, budget)
@@ -234,7 +234,11 @@ async def _query_workgroups(ctx: Context) -> list[dict[str, Any]] | None:
 async def _choose_workgroup(ctx: Context, default: str) -> Choice:
     """A query that names no workgroup runs in the first of the deployment's query workgroups usable for the
     caller: the one the table explainer picks, from the same checks (athena://workgroups)."""
-    found = await _query_workgroups(ctx)
+    return choice_of(await _query_workgroups(ctx), default)
+
+
+def choice_of(found: list[dict[str, Any]] | None, default: str) -> Choice:
+    """The choice, from athena://workgroups' query_workgroups (None: they could not be read)."""
     name = first_usable(found or [])
     if found is None or name is None:
         return Choice(default, None if found is None else f"You named no workgroup and none of this deployment's is "
@@ -304,7 +308,7 @@ async def _read_only(sql: object, catalogs: tuple[str, ...], seconds: float) -> 
                           details=[TOO_LONG_ADVICE])
 
 
-def _estimate_of(statement: ReadOnlyStatement) -> ReadOnlyStatement:
+def estimate_statement(statement: ReadOnlyStatement) -> ReadOnlyStatement:
     """EXPLAIN (TYPE IO) of the accepted SELECT: the guard's verdict on it stands (the text is not read twice)."""
     from aws_data_mcp.guard.read_only import estimate_of
 
@@ -436,9 +440,14 @@ def _first_page(ctx: Context, athena: Any, query_id: str, execution: Mapping[str
 def _plan(ctx: Context, athena: Any, query_id: str, execution: Mapping[str, Any], deadline: float) -> str:
     """EXPLAIN's output as one text: Athena answers it in one row, or a row a line (reported DML or UTILITY)."""
     with deadline_scope(deadline):
-        page = read_page(_results_of(athena, query_id), FIRST_PAGE, max_rows=ATHENA_PAGE_ROWS,
-                         char_budget=host_of(ctx).config.response_char_budget * 3 // 4,
-                         header_row=execution.get("StatementType") == "DML")
+        return plan_text(athena, query_id, execution, host_of(ctx).config)
+
+
+def plan_text(athena: Any, query_id: str, execution: Mapping[str, Any], settings: Settings) -> str:
+    """The finished EXPLAIN's rows as one text (GetQueryResults, within the answer's budget)."""
+    page = read_page(_results_of(athena, query_id), FIRST_PAGE, max_rows=ATHENA_PAGE_ROWS,
+                     char_budget=settings.response_char_budget * 3 // 4,
+                     header_row=execution.get("StatementType") == "DML")
     return "\n".join(str(row[0]) for row in page.rows if row and row[0] is not None)
 
 

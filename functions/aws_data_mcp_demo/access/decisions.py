@@ -29,7 +29,7 @@ from moto.s3.models import s3_backends
 
 from aws_data_mcp_demo.access.conditions import UNDECIDED, Context, conditions_hold, names_caller, principal_applies
 from aws_data_mcp_demo.access.definer import lake_select
-from aws_data_mcp_demo.access.lake_formation import governance, opted_in, readable
+from aws_data_mcp_demo.access.lake_formation import governance, holds, opted_in, readable, shared_with
 from aws_data_mcp_demo.access.request_context import athena_context, direct_context, via_s3
 from aws_data_mcp_demo.access.s3_tables import refusal as s3_tables_refusal
 from aws_data_mcp_demo.access.s3_tables import table_reads
@@ -300,6 +300,33 @@ class CallerAccess:
         opted = found.hybrid and opted_in(backend, self._caller.names, database, table)
         if found.hybrid and not opted:
             return None
+        return self._granted(database, table, definition, opted)
+
+    def shared(self, database: str, link: str, target: Mapping[str, Any],
+               definition: Mapping[str, Any]) -> frozenset[str]:
+        """A resource link's checks, as Lake Formation makes them: DESCRIBE on the link, then ``glue:GetTable`` on
+        the target in its owner's catalog (shared with this account), then SELECT on the target (the grant this
+        account's catalog holds). The target's data is then read through Lake Formation, not as the caller."""
+        backend = lakeformation_backends[self._account][self._region]
+        if not holds(backend, self._account, self._caller.names, database, link, frozenset({"DESCRIBE", "ALL"})):
+            raise QueryFailure(f"Insufficient Lake Formation permission(s) on {link} (Service: AWSGlue; Status "
+                               "Code: 400; Error Code: AccessDeniedException)", error_type=LAKE_FORMATION_ERROR)
+        owner, schema, name = str(target.get("CatalogId") or self._account), target["DatabaseName"], target["Name"]
+        arn = f"arn:aws:glue:{self._region}:{owner}:table/{schema}/{name}"
+        verdict = decide(self._caller, "glue:GetTable", arn, context=self._caller.through_athena())
+        if verdict.allowed and owner != self._account and not {(schema, name), (schema, "*")} & shared_with(
+                self._account, owner, self._region):
+            verdict = Verdict(False, "because no resource-based policy allows the glue:GetTable action")
+        if not verdict.allowed:
+            raise QueryFailure(
+                "Insufficient permissions to execute the query. "
+                f"{not_authorized(self._caller, 'glue:GetTable', arn, verdict)} (Service: AWSGlue; Status Code: "
+                "400; Error Code: AccessDeniedException)", error_type=PERMISSION_ERROR)
+        return self._granted(schema, name, definition, False)
+
+    def _granted(self, database: str, table: str, definition: Mapping[str, Any], opted: bool) -> frozenset[str]:
+        """The columns the caller's grants in its own catalog let it read, and Lake Formation's GetDataAccess."""
+        backend = lakeformation_backends[self._account][self._region]
         names = [c["Name"] for c in definition["StorageDescriptor"]["Columns"]]
         names += [k["Name"] for k in definition.get("PartitionKeys") or []]
         granted = readable(backend, self._account, self._caller.names, database, table, names, opted)

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from moto.lakeformation.models import LakeFormationBackend
+from moto.lakeformation.models import LakeFormationBackend, lakeformation_backends
 
 EVERYONE_IAM_ALLOWS = "IAM_ALLOWED_PRINCIPALS"
 _READS = frozenset({"SELECT", "ALL"})
@@ -109,6 +109,21 @@ def readable(backend: LakeFormationBackend, account_id: str, names: frozenset[st
     return Readable(frozenset(granted), " OR ".join(f"({f})" for f in filters) if len(filters) > 1 else filters[0])
 
 
+def holds(backend: LakeFormationBackend, account_id: str, names: frozenset[str], database: str, table: str,
+          permissions: frozenset[str] | None = None) -> bool:
+    """Whether the caller (or IAM_ALLOWED_PRINCIPALS) holds one of `permissions` (None: any) on the table in
+    `account_id`'s catalog: DESCRIBE for a resource link, any grant for Glue to show a shared table."""
+    catalog = backend.grants.get(account_id)
+    for grant in catalog.permissions if catalog is not None else ():
+        whole = grant.resource.get("Table") or grant.resource.get("TableWithColumns") or {}
+        held = {*grant.permissions, *grant.permissions_with_grant_options}
+        if grant.principal.get("DataLakePrincipalIdentifier") in {*names, EVERYONE_IAM_ALLOWS} and (
+                permissions is None or permissions & held) and whole.get("DatabaseName") == database and (
+                whole.get("Name") == table or "TableWildcard" in whole):
+            return True
+    return False
+
+
 def _covered(backend: LakeFormationBackend, account_id: str, resource: Mapping[str, Any], database: str, table: str,
              columns: list[str]) -> tuple[set[str], str | None]:
     """The columns of `database.table` one grant's resource covers, and its row filter (None: every row)."""
@@ -155,3 +170,19 @@ def _tagged(backend: LakeFormationBackend, account_id: str, expression: list[Map
 
     return {name for name in columns
             if satisfied({**on_table, **_tags(backend.lf_columns_tags.get((account_id, database, table, name)))})}
+
+
+
+def shared_with(account: str, owner: str, region: str) -> set[tuple[str, str]]:
+    """(database, table) of `owner` that `owner` granted to `account` through Lake Formation (a table, or every
+    table of a database: "*"), as a cross-account share (RAM) carries them."""
+    backend = lakeformation_backends[owner][region]
+    catalog = backend.grants.get(owner)
+    shared: set[tuple[str, str]] = set()
+    for permission in catalog.permissions if catalog is not None else ():
+        if (permission.principal or {}).get("DataLakePrincipalIdentifier") != account:
+            continue
+        table = permission.resource.get("Table") or permission.resource.get("TableWithColumns") or {}
+        if table.get("DatabaseName"):
+            shared.add((table["DatabaseName"], table.get("Name") or "*"))
+    return shared

@@ -12,6 +12,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
+from moto.lakeformation.models import lakeformation_backends
 from moto.s3.models import s3_backends
 
 from aws_data_mcp.resources.permissions.recommendations import FIXTURE_PARAMETER
@@ -51,6 +52,9 @@ HYBRID_COLUMNS = ("order_id", "amount_usd")
 FILTER_NAME = "de_rows_without_iban"
 FILTER_EXPRESSION = "country = 'DE'"
 TAG = {"TagKey": "domain", "TagValues": ["customers"]}
+LINK = "shared_invoices"
+"""A resource link: the lake account shares finance.invoices through Lake Formation, and this table names it."""
+LINK_TARGET = {"CatalogId": LAKE_ACCOUNT, "DatabaseName": "finance", "Name": "invoices"}
 
 
 def _rows(count: int, make: Any) -> tuple[tuple[Any, ...], ...]:
@@ -171,6 +175,24 @@ def key_policies(account_id: str) -> dict[str, str]:
     }
 
 
+def link_grants(account_id: str) -> list[tuple[str, dict[str, Any], str]]:
+    """(principal, LF resource, permission) of the resource link: DESCRIBE on the link for the three callers,
+    SELECT on the shared target for all but carol, who may DESCRIBE it only (her query is refused at SELECT)."""
+    carol, readers = _role(account_id, CONTRACTOR_ROLE), [*analysts(account_id), _role(account_id, ADMIN_ROLE)]
+    link, target = {"Table": {"DatabaseName": DATABASE, "Name": LINK}}, {"Table": dict(LINK_TARGET)}
+    return [*((who, link, "DESCRIBE") for who in (*readers, carol)),
+            *((who, target, "SELECT") for who in readers), (carol, target, "DESCRIBE")]
+
+
+def _share(account_id: str, region: str) -> None:
+    """The lake account's share: its Lake Formation grants the home account SELECT and DESCRIBE on the target
+    (what RAM carries), grantable, so the home account's administrator grants it on."""
+    lake = lakeformation_backends[LAKE_ACCOUNT][region]
+    table = {"Table": {"DatabaseName": LINK_TARGET["DatabaseName"], "Name": LINK_TARGET["Name"]}}
+    lake.grant_permissions(LAKE_ACCOUNT, {"DataLakePrincipalIdentifier": account_id}, table,
+                           ["SELECT", "DESCRIBE"], ["SELECT", "DESCRIBE"])
+
+
 def lake_formation_grants(account_id: str) -> list[tuple[str, dict[str, Any]]]:
     """(principal, LF resource) granted SELECT."""
     def table(name: str) -> dict[str, Any]:
@@ -237,6 +259,9 @@ def _put_tables(s3: BotoClient, glue: BotoClient, account_id: str, keys: dict[st
     moved["StorageDescriptor"]["Location"] = f"s3://{ARCHIVE_BUCKET}/far_partition_sales/region=us/"
     glue.update_partition(DatabaseName=DATABASE, TableName="far_partition_sales", PartitionValueList=["us"],
                           PartitionInput=moved)
+    glue.create_table(DatabaseName=DATABASE, TableInput={  # a resource link holds no columns or location
+        "Name": LINK, "Description": "The lake account's invoices, shared through Lake Formation.",
+        "TargetTable": dict(LINK_TARGET)})
 
 
 def _lake_formation(lakeformation: BotoClient, account_id: str) -> None:
@@ -254,6 +279,9 @@ def _lake_formation(lakeformation: BotoClient, account_id: str) -> None:
     for principal, resource in lake_formation_grants(account_id):
         lakeformation.grant_permissions(Principal={"DataLakePrincipalIdentifier": principal}, Resource=resource,
                                         Permissions=["SELECT"])
+    for principal, resource, permission in link_grants(account_id):
+        lakeformation.grant_permissions(Principal={"DataLakePrincipalIdentifier": principal}, Resource=resource,
+                                        Permissions=[permission])
     for principal in analysts(account_id):
         lakeformation.create_lake_formation_opt_in(
             Principal={"DataLakePrincipalIdentifier": principal},
@@ -279,11 +307,12 @@ def seed_enterprise(session: Any, inventory: DemoInventory, region: str) -> Demo
     _create_buckets(clients["s3"], account_id, region)
     keys = _create_keys(clients["kms"], account_id)
     _put_tables(clients["s3"], clients["glue"], account_id, keys)
+    _share(account_id, region)
     _lake_formation(clients["lakeformation"], account_id)
     _workgroup(clients["athena"], keys["alias/acme-athena-encrypted-results"])
     return replace(inventory, buckets=(*inventory.buckets, *HOME_BUCKETS),
                    workgroups=(*inventory.workgroups, WORKGROUP),
-                   databases={**inventory.databases, DATABASE: tuple(TABLES)})
+                   databases={**inventory.databases, DATABASE: (*TABLES, LINK)})
 
 
 def table_names() -> tuple[str, ...]:

@@ -51,6 +51,7 @@ from aws_data_mcp_demo.emulator.patch import Extension
 from aws_data_mcp_demo.emulator.s3_tables import S3_TABLES
 from aws_data_mcp_demo.emulator.s3_tables_access import S3_TABLES_ACCESS, add_routes
 from aws_data_mcp_demo.emulator.search import SEARCH
+from aws_data_mcp_demo.emulator.shared_tables import SHARED_TABLES
 from aws_data_mcp_demo.emulator.signing import SIGNING
 
 __all__ = ["ATHENA", "AUTHORISATION", "BUCKET_REGIONS", "DYNAMODB", "EXECUTION_DETAILS_ATTR", "EXTENSIONS", "GLUE",
@@ -160,7 +161,8 @@ def _glue_determine_resource(self: GlueResponse) -> str:
         return "*"
     if not isinstance(database, str):
         return "*"
-    head = f"arn:{self.partition}:glue:{self.region}:{self.current_account}"
+    owner = self._get_param("CatalogId") or self.current_account  # another account's: a shared table's ARN
+    head = f"arn:{self.partition}:glue:{self.region}:{owner}"
     return f"{head}:table/{database}/{table}" if isinstance(table, str) else f"{head}:database/{database}"
 
 
@@ -246,7 +248,7 @@ RESOURCE_CHECKS: tuple[Extension, ...] = (
 
 EXTENSIONS: tuple[Extension, ...] = (*AUTHORISATION, *SIGNING, *DYNAMODB, *ATHENA, *GLUE, *S3_TABLES,
                                      *S3_TABLES_ACCESS, *IAM, *RESOURCE_CHECKS, *SEARCH, *COLUMN_STATISTICS,
-                                     *DATA_QUALITY)
+                                     *DATA_QUALITY, *SHARED_TABLES)
 """Installed wherever moto stands in for AWS (the demo account, the test suite's server, the benchmarks)."""
 
 

@@ -16,9 +16,9 @@ from moto.athena.responses import AthenaResponse
 from moto.core.exceptions import JsonRESTError
 from moto.glue.models import glue_backends
 from moto.glue.responses import GlueResponse
-from moto.lakeformation.models import lakeformation_backends
 
 from aws_data_mcp_demo.access.decisions import Caller, CallerAccess, caller_of, decide
+from aws_data_mcp_demo.access.lake_formation import shared_with
 from aws_data_mcp_demo.emulator.patch import Extension
 from aws_data_mcp_demo.engine.query import QueryFailure
 
@@ -43,21 +43,6 @@ def _searchable(table: Mapping[str, Any]) -> str:
     return "\n".join(str(part) for part in parts if part).lower()
 
 
-def _shared_with(account: str, owner: str, region: str) -> set[tuple[str, str]]:
-    """(database, table) of `owner` that `owner` granted to `account` through Lake Formation (a table, or every
-    table of a database)."""
-    backend = lakeformation_backends[owner][region]
-    catalog = backend.grants.get(owner)
-    shared: set[tuple[str, str]] = set()
-    for permission in catalog.permissions if catalog is not None else ():
-        if (permission.principal or {}).get("DataLakePrincipalIdentifier") != account:
-            continue
-        table = permission.resource.get("Table") or permission.resource.get("TableWithColumns") or {}
-        if table.get("DatabaseName"):
-            shared.add((table["DatabaseName"], table.get("Name") or "*"))
-    return shared
-
-
 def _tables(account: str, region: str, share: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """(owner, table) of what a search of `account` covers: its own tables, and/or those shared with it."""
     if share in ("LOCAL", "ALL"):
@@ -69,7 +54,7 @@ def _tables(account: str, region: str, share: str) -> Iterator[tuple[str, dict[s
     for owner in list(glue_backends):
         if owner == account or region not in glue_backends[owner]:
             continue
-        shared = _shared_with(account, owner, region)
+        shared = shared_with(account, owner, region)
         for database in glue_backends[owner][region].databases.values() if shared else ():
             for table in database.tables.values():
                 if (database.name, table.name) in shared or (database.name, "*") in shared:

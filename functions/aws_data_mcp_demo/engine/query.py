@@ -28,6 +28,7 @@ from aws_data_mcp_demo.engine.files import Source, create_view, local_path, obje
 from aws_data_mcp_demo.engine.iceberg import glue_name, needs_iceberg, read_iceberg
 from aws_data_mcp_demo.engine.partition_pruning import partition_filter
 from aws_data_mcp_demo.engine.projection import is_projected, projected_partitions
+from aws_data_mcp_demo.engine.resource_links import follow_link
 from aws_data_mcp_demo.engine.s3_tables import is_s3_table, is_s3_tables_catalog, s3_table_definition
 from aws_data_mcp_demo.engine.trino_semantics import (
     TrinoRefusal,
@@ -75,6 +76,9 @@ class Access(Protocol):
 
     def row_filter(self, database: str, table: str) -> str | None:
         """The rows Lake Formation lets the caller read (a data cells filter's expression); None: every row."""
+
+    def shared(self, database: str, link: str, target: dict[str, Any], definition: dict[str, Any]) -> frozenset[str]:
+        """A resource link's checks (DESCRIBE on it, SELECT on its target): the target's readable columns."""
 
     def s3_table(self, catalog: str, database: str, table: str, bucket_arn: str, table_arn: str) -> None:
         """Glue's reads in an S3 table bucket's catalog and S3 Tables' of the table (``engine.s3_tables``)."""
@@ -220,13 +224,17 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
         raise QueryFailure(f"TABLE_NOT_FOUND: {position(sql, first_identifier(table))}Table "
                            f"'{_CATALOG}.{schema}.{table.name.lower()}' does not exist", error_type=1000) from None
     definition = found.as_dict()
+    readable, link = None, definition.get("TargetTable")
+    if link:  # a resource link: Athena reads the shared table it names, as Lake Formation allows
+        found, readable = follow_link(definition, schema, account_id, region, access,
+                                      position(sql, first_identifier(table)))
+        definition = found.as_dict()
     keys = definition.get("PartitionKeys") or []
-    readable = None
-    if access is not None:
+    if access is not None and not link:
         if keys and not is_projected(definition):  # a projected table's partitions are computed, not read
             access.catalog(schema, found.name, partitioned=True)
         readable = access.columns(schema, found.name, definition)
-    view_name, arrow = found.name, None
+    view_name, arrow = (name if link else found.name), None  # a link is read by its own name
     if needs_iceberg(table, definition):
         iceberg = read_iceberg(table, sql, schema, definition, account_id)
         view_name, definition, objects, counts, arrow = (iceberg.name, iceberg.definition, iceberg.objects,
@@ -245,7 +253,8 @@ def _resolve(table: exp.Table, sql: str, database: str | None, account_id: str, 
             account_id, definition["StorageDescriptor"]["Location"]))
         counts = [_row_count(definition.get("Parameters"))]
     rows = None if None in counts else sum(count or 0 for count in counts)
-    rows_kept = access.row_filter(schema, found.name) if access is not None else None
+    kept_for = (link["DatabaseName"], found.name) if link else (schema, found.name)
+    rows_kept = access.row_filter(*kept_for) if access is not None else None
     return Source(exp.table_(exp.to_identifier(view_name, quoted=True), db=exp.to_identifier(schema, quoted=True)),
                   definition, objects, rows, readable, rows_kept, arrow)
 

@@ -155,9 +155,11 @@ def test_glue_catalog(caller: ClientFactory) -> None:
     assert len(all_tables) >= 10
     buckets = {bucket["Name"] for bucket in caller("s3").list_buckets()["Buckets"]}
     views = [table for table in all_tables if table.get("TableType") == "VIRTUAL_VIEW"]
-    hive = [table for table in all_tables
-            if table.get("Parameters", {}).get("table_type") != "ICEBERG" and table not in views]
-    iceberg = [table for table in all_tables if table not in hive and table not in views]
+    links = [table for table in all_tables if table.get("TargetTable")]  # no columns or files of their own
+    assert [(t["DatabaseName"], t["Name"]) for t in links] == [("enterprise", enterprise_lake.LINK)]
+    hive = [table for table in all_tables if table.get("Parameters", {}).get("table_type") != "ICEBERG"
+            and table not in views and table not in links]
+    iceberg = [table for table in all_tables if table not in hive and table not in views and table not in links]
     assert sorted(t["Name"] for t in views) == ["orders_by_channel", "returns_summary"]
     assert [(t["DatabaseName"], t["Name"]) for t in iceberg] == [("lakehouse", "orders_iceberg")]
     for table in iceberg:  # as pyiceberg registers it: its metadata file, its columns (no Hive format)

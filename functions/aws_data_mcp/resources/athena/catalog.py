@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from aws_data_mcp.resources.athena.column_stats import ColumnStatistics
     from aws_data_mcp.resources.athena.first_query import FirstQuery
     from aws_data_mcp.resources.athena.freshness import Freshness
+    from aws_data_mcp.resources.athena.shared_tables import ResourceLink
 
 T = TypeVar("T")
 
@@ -140,6 +141,8 @@ class Table(TypedDict):
     """The newest partition and when written, the partition indexes, Glue Data Quality's latest result."""
     first_query: NotRequired[FirstQuery]
     """One cheap sample query (the newest partition, a few columns, LIMIT 10) and the call that estimates it."""
+    resource_link: NotRequired[ResourceLink]
+    """A resource link: the shared table it names, with that table's columns and location where readable."""
 
 
 def in_catalog(catalog_id: str | None) -> dict[str, str]:
@@ -250,7 +253,7 @@ def databases(request: ResourceRequest) -> Databases:
     return Databases(catalogs=catalog_entries, catalogs_error=catalogs_error, databases=entries)
 
 
-def _columns(raw: Sequence[Mapping[str, Any]]) -> list[Column]:
+def columns_of(raw: Sequence[Mapping[str, Any]]) -> list[Column]:
     columns = []
     for column in raw:
         entry = Column(name=column["Name"], type=column.get("Type"))
@@ -338,7 +341,7 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
     """The table resource's answer, in the default catalog or in `catalog` (Glue's id: `catalog_id`). Column access
     is read from Lake Formation for the default catalog; in another it is said to be unknown, never guessed."""
     from aws_data_mcp.lakehouse import views
-    from aws_data_mcp.resources.athena import column_stats, first_query, freshness, open_tables
+    from aws_data_mcp.resources.athena import column_stats, first_query, freshness, open_tables, shared_tables
 
     where = f"Glue database {database!r}" + (f" of catalog {catalog!r}" if catalog else "")
     found = glue_call(lambda: open_tables.get_table(request.client("glue"), database, name, **in_catalog(catalog_id)),
@@ -350,16 +353,18 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
         c["Name"]: c.get("Type") for c in descriptor.get("Columns") or []}
     fresh_calls = {} if catalog or views.is_view(found) else freshness.freshness_calls(
         request.client("glue"), database, found["Name"], found)
-    wave = side_by_side(request, lake=[] if catalog else _lake_formation_calls(request, database, name),
+    target = None if catalog else shared_tables.link_target(found)
+    wave = side_by_side(request, lake=[] if catalog or target else _lake_formation_calls(request, database, name),
+                        link=shared_tables.target_calls(request, target),
                         format=open_tables.format_calls(request, found, kind),
                         stats=column_stats.statistics_calls(request.client("glue"), database, found["Name"],
                                                             data_columns, catalog_id),
                         **{f"fresh.{part}": calls for part, calls in fresh_calls.items()})
     parameters = found.get("Parameters") or {}
     view_sql = found.get("ViewOriginalText")
-    columns, keys = _columns(descriptor.get("Columns") or []), _columns(found.get("PartitionKeys") or [])
-    access = _other_catalog_access(catalog, database, found["Name"]) if catalog else _column_access(
-        request, database, found, wave["lake"])
+    columns, keys = columns_of(descriptor.get("Columns") or []), columns_of(found.get("PartitionKeys") or [])
+    access = _other_catalog_access(catalog, database, found["Name"]) if catalog else \
+        _link_access(database, found["Name"]) if target else _column_access(request, database, found, wave["lake"])
     for column in [*columns, *keys]:
         if column["name"] in access["hidden_columns"]:
             column["readable"] = False
@@ -374,6 +379,9 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
     )
     if catalog:
         answer["catalog"] = catalog
+    if target is not None:
+        answer["resource_link"] = shared_tables.resource_link(request, database, found["Name"], target,
+                                                              wave["link"][0], columns_of)
     if data_columns:  # a column the caller may not read shows no statistics either (its range is its data)
         shown = {name: kind for name, kind in data_columns.items() if name not in access["hidden_columns"]}
         answer["column_statistics"] = column_stats.column_statistics(database, found["Name"], shown, wave["stats"])
@@ -387,7 +395,9 @@ def described_table(request: ResourceRequest, database: str, name: str, catalog:
         answer["freshness"] = freshness.freshness(found, fresh, result)
     if not catalog:
         newest = (answer.get("freshness") or {}).get("newest_partition") or {}
-        if sample := first_query.first_query(database, found["Name"], columns, keys, newest.get("values")):
+        shared = answer.get("resource_link") or {}  # a link's sample names the target's columns
+        if sample := first_query.first_query(database, found["Name"], shared.get("columns", columns),
+                                             shared.get("partition_keys", keys), newest.get("values")):
             answer["first_query"] = sample
     names = (*([catalog] if catalog else []), database, found["Name"])
     return answer | open_tables.format_details(found, kind, names, wave["format"])  # type: ignore[return-value]
@@ -400,6 +410,15 @@ def _other_catalog_access(catalog: str, database: str, name: str) -> ColumnAcces
     return ColumnAccess(known=False, decided_by=None, hidden_columns=[], explain=explain,
                         note=f"Whether every column is readable is not read here for catalog {catalog!r}: the "
                              "caller's Lake Formation grants are read for the default catalog only.")
+
+
+def _link_access(database: str, name: str) -> ColumnAccess:
+    """A resource link's: the grants on its target decide, which its explainer reads (not this resource)."""
+    from aws_data_mcp.explainer.uris import table_uri
+
+    return ColumnAccess(known=False, decided_by="lake_formation", hidden_columns=[], explain=table_uri(database, name),
+                        note="A resource link: Lake Formation's grants on its target decide the columns the caller "
+                             "reads; its explainer checks DESCRIBE on the link and SELECT on the target.")
 
 
 def _lake_formation_calls(request: ResourceRequest, database: str, name: str) -> list[Call[Any]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
+from urllib.parse import quote
 
 SAMPLE_COLUMNS = 5
 SAMPLE_ROWS = 10
@@ -21,6 +22,8 @@ class FirstQuery(TypedDict):
     database: str
     estimate: dict[str, Any]
     """The `athena_query` tool and arguments that estimate the sample's scan without reading data."""
+    estimated: str
+    """The sub-resource that runs that estimate and answers it (a read of it starts the EXPLAIN)."""
     note: str
 
 
@@ -52,6 +55,8 @@ def first_query(database: str, table: str, columns: Sequence[Mapping[str, Any]],
             "No partition to filter on: Athena may read every file of the table (LIMIT stops the rows, not the scan "
             "of text formats)." if not keys else
             "The newest partition is unknown: filter on a partition key before running it.")
+    estimated = f"athena://databases/{quote(database, safe='')}/tables/{quote(table, safe='')}/first-query"
     return FirstQuery(sql=sql, database=database, note=note + " Estimate it first (no data read), then run it.",
+                      estimated=estimated,
                       estimate={"tool": "athena_query",
                                 "arguments": {"sql": sql, "database": database, "estimate_only": True}})
