@@ -352,11 +352,12 @@ def test_local_http_still_rejects_foreign_host(http_server: Any) -> None:
 # --- Fail closed: hosted, every AWS-reading request is refused without a single AWS call -----------
 
 def aws_reading_uris() -> list[str]:
-    """Every resource that calls AWS or needs a caller, templates filled with a harmless value."""
+    """Every resource that calls AWS or needs a caller, templates filled with their own example (a value their
+    argument checks take, so the refusal is the caller's), else a harmless value."""
     uris = []
     for spec in registry:
         if spec.aws_calls or spec.requires != "none":
-            uri = spec.uri
+            uri = spec.example or spec.uri
             for name in spec.template.variable_names if spec.template else ():
                 uri = uri.replace("{" + name + "}", "example")
             uris.append(re.sub(r"\{\?([^,}]+)[^}]*\}", r"?\1=example", uri))  # a query expression: its first value
