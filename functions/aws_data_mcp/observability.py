@@ -29,8 +29,8 @@ _JSON_STARTS = frozenset('{["-0123456789tfnNI')
 
 
 def _json_line(log: dict[str, Any]) -> str:
-    """A hosted line: pydantic's encoder, a sixth of the standard library's time; `str` for anything else, as
-    Powertools' default serializer does."""
+    """A hosted line: pydantic's encoder, a sixth of the standard library's time. Dates are ISO text; anything
+    else JSON cannot hold is its `str`, as with Powertools' default serializer."""
     return to_json(log, fallback=str).decode()
 
 
