@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -25,7 +25,7 @@ def _formatted(message: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, objec
 
 
 def test_a_hosted_line_writes_what_json_cannot_hold_as_its_text() -> None:
-    when = datetime(2026, 12, 2, 15, 0, tzinfo=timezone.utc)
+    when = datetime(2026, 12, 2, 15, 0, tzinfo=UTC)
     line = json.loads(observability._json_line({"message": "mcp call", "thing": _Named(), "when": when,
                                                 "text": "é\nend", "count": 3, "ratio": 0.5}))
     assert line == {"message": "mcp call", "thing": "named thing", "when": "2026-12-02T15:00:00Z",
