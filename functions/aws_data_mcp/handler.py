@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import gc
 
-# Init keeps nearly all it builds: a collection during it found about 1,000 cyclic objects of 100,000, and the
-# collections that found them took about a seventh of the imports' CPU. Resumed once init is done (below).
+# Init keeps nearly all it builds: its collections found about 1,000 cyclic objects of 100,000,
+# and took about a seventh of the imports' CPU. Resumed once init is done (below).
 gc.disable()
 
 import os

@@ -187,10 +187,10 @@ def once_per_read(key: Hashable, compute: Callable[[], T]) -> T:
 
 
 def _copied(value: Any) -> Any:
-    """A parsed answer's own copy: its dicts and lists new, its leaves (text, numbers, dates, bytes) shared.
+    """A parsed answer's own copy: new dicts and lists, shared leaves (text, numbers, dates, bytes).
 
-    Botocore's parsers build nothing else that can change. `copy.deepcopy` takes six times as long, and every call
-    a read makes pays it: each answer is kept before botocore's handlers change it."""
+    Botocore's parsers build nothing else that can change. `copy.deepcopy` takes six times as long,
+    and every call a read makes pays it: each answer is kept before botocore's handlers edit it."""
     if isinstance(value, dict):
         return {key: _copied(item) for key, item in value.items()}
     if isinstance(value, list):

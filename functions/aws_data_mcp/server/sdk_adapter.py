@@ -61,18 +61,24 @@ def _refuse_unknown_arguments(tool: Tool) -> None:
     tool.parameters = {"additionalProperties": False, **tool.parameters}
 
 
+_BUILDING = threading.RLock()
+"""One server built at a time while the SDK's `configure_logging` is swapped out.
+Two at once could leave the stand-in in place."""
+
+
 @contextmanager
 def _logging_left_to_us() -> Iterator[None]:
-    """`MCPServer`'s constructor without its `configure_logging`: a `basicConfig` with a handler of `rich`.
+    """`MCPServer`'s constructor without `configure_logging`: a `basicConfig` with `rich`'s handler.
 
-    This server configures logging itself (`observability.configure`) before any server is built, so that
-    `basicConfig` does nothing: only its import of `rich` was left, paid by every cold start."""
-    configure = mcpserver_module.configure_logging
-    mcpserver_module.configure_logging = _configured_already  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        mcpserver_module.configure_logging = configure
+    This server configures logging itself (`observability.configure`) before any server is built.
+    So `basicConfig` did nothing: only its import of `rich` was left, paid by every cold start."""
+    with _BUILDING:
+        configure = mcpserver_module.configure_logging
+        mcpserver_module.configure_logging = _configured_already  # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            mcpserver_module.configure_logging = configure
 
 
 def _configured_already(*_: Any, **__: Any) -> None:
