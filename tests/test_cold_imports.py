@@ -22,6 +22,7 @@ LEFT_FOR_LATER = {
     "aws_data_mcp.explainer.bucket_chain": "the first read of a bucket's explainer",
     "aws_data_mcp.resources.athena.open_tables": "the first read of a table (its format's description)",
     "aws_data_mcp.lakehouse.iceberg": "the first read of an Iceberg table",
+    "rich": "the SDK's log handler, which this server never installs (it configures logging itself)",
 }
 
 

@@ -6,9 +6,15 @@ init phase (SnapStart's, provisioned concurrency's), it also builds the tools' m
 models every caller's clients are built from, so no first request pays for them.
 """
 
+# ruff: noqa: E402  (the imports below run with the collector paused, so they follow its call)
 from __future__ import annotations
 
 import gc
+
+# Init keeps nearly all it builds: its collections found about 1,000 cyclic objects of 100,000,
+# and took about a seventh of the imports' CPU. Resumed once init is done (below).
+gc.disable()
+
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +52,7 @@ NOT_AN_HTTP_EVENT: dict[str, Any] = {
 
 # Everything built so far is shared by every caller: keep it out of the collector's scans.
 gc.freeze()
+gc.enable()
 
 
 def lambda_handler(event: Any, context: LambdaContext) -> dict[str, Any]:

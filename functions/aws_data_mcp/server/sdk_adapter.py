@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
@@ -18,6 +19,7 @@ from mcp.server.connection import Connection
 from mcp.server.context import HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import server as mcpserver_module
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import ListenHandler
@@ -59,12 +61,37 @@ def _refuse_unknown_arguments(tool: Tool) -> None:
     tool.parameters = {"additionalProperties": False, **tool.parameters}
 
 
+_BUILDING = threading.RLock()
+"""One server built at a time while the SDK's `configure_logging` is swapped out.
+Two at once could leave the stand-in in place."""
+
+
+@contextmanager
+def _logging_left_to_us() -> Iterator[None]:
+    """`MCPServer`'s constructor without `configure_logging`: a `basicConfig` with `rich`'s handler.
+
+    This server configures logging itself (`observability.configure`) before any server is built.
+    So `basicConfig` did nothing: only its import of `rich` was left, paid by every cold start."""
+    with _BUILDING:
+        configure = mcpserver_module.configure_logging
+        mcpserver_module.configure_logging = _configured_already  # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            mcpserver_module.configure_logging = configure
+
+
+def _configured_already(*_: Any, **__: Any) -> None:
+    """Stands in for the SDK's `configure_logging` while a server is built."""
+
+
 class SdkServer(MCPServer[Any], ABC):
     """`MCPServer` whose list, read and tool-call methods are answered by the subclass (`answer_*`), and
     whose `initialize` advertises the subclass's `capabilities`."""
 
     def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+        with _logging_left_to_us():
+            super().__init__(**options)
         # The SDK's HTTP and stdio runners ask the lowlevel server for `initialize`'s options.
         self._lowlevel_server.create_initialization_options = self._initialization_options  # type: ignore[method-assign]
         self._unregistered_tools: list[Callable[[], None]] = []

@@ -186,7 +186,8 @@ class McpHttpApp:
             return
         if on_endpoint and scope["method"] == "POST":
             if BODY_SCOPE_KEY not in scope:  # on Lambda: the body is in the event, whole
-                received = await receive_body_within(receive, send, self.settings.max_request_body_bytes)
+                received = await receive_body_within(receive, send, self.settings.max_request_body_bytes,
+                                                     timed=False)
                 if received is None:
                     return
                 body, receive = received
