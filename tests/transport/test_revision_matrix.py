@@ -368,13 +368,20 @@ def assert_progress(seen: list[tuple[float, str | None]]) -> None:
     assert [done for done, _ in seen] == sorted(done for done, _ in seen)
 
 
-@pytest.mark.parametrize("revision", [REVISION_2025, REVISION_2026])
 @pytest.mark.usefixtures("quick_queries")
 async def test_on_local_http_a_waiting_querys_progress_reaches_the_client(
-        demo_query_http: ServerThread, demo_caller: DemoAccount, revision: str) -> None:
-    """2025-11-25: in the client's session, answered as an SSE stream; 2026-07-28: streamed once one is sent."""
-    async with Client(demo_query_http.url, mode=MODE[revision]) as client:
+        demo_query_http: ServerThread, demo_caller: DemoAccount) -> None:
+    """2026-07-28: a call of no session that asks for progress is streamed once one is sent."""
+    async with Client(demo_query_http.url, mode=MODE[REVISION_2026]) as client:
         assert_progress(await call_with_progress(client))
+
+
+@pytest.mark.usefixtures("quick_queries")
+async def test_in_a_local_2025_session_a_call_is_answered_in_json_without_progress(
+        demo_query_http: ServerThread, demo_caller: DemoAccount) -> None:
+    """A 2025-11-25 session's answers are JSON (docs/protocol.md says why): the call answers, no progress comes."""
+    async with Client(demo_query_http.url, mode=MODE[REVISION_2025]) as client:
+        assert await call_with_progress(client) == []
 
 
 @pytest.mark.parametrize("revision", [REVISION_2025, REVISION_2026])
