@@ -25,8 +25,11 @@ from anyio.streams.text import TextReceiveStream
 from mcp import Client, StdioServerParameters
 from mcp.client.extension import ClientExtension
 from mcp.client.stdio import stdio_client
+from mcp.server.apps import APP_MIME_TYPE
+from mcp.server.apps import EXTENSION_ID as APPS
 from mcp.shared.exceptions import MCPError
 
+from aws_data_mcp.resources.views import QUERY_RESULTS
 from aws_data_mcp.server.mcp_server import LIST_TTL_MS
 from aws_data_mcp.server.trust_marks import EXTENSION_ID as TRUST
 from aws_data_mcp_demo.account.emulated import CONFLICTING_ENVIRONMENT, DemoAccount
@@ -399,3 +402,26 @@ async def test_on_stdio_a_long_query_is_a_task_polled_to_the_tools_answer(tmp_pa
         resolved = await client.call_tool("athena_query", {"sql": LONG_QUERY, "database": "sales", "wait_seconds": 0})
     assert tasks.polls >= 1, "answered as a task, and polled"
     assert answer(resolved)["state"] == "SUCCEEDED"
+
+
+# --- MCP Apps views on Lambda: declared per request, or not at all -------------------------------
+
+@pytest.mark.parametrize("revision", [REVISION_2025, REVISION_2026])
+def test_on_lambda_the_views_reach_a_host_that_declares_them_in_the_request(
+        lambda_handler: Callable[[dict[str, Any]], dict[str, Any]], revision: str) -> None:
+    """A 2026-07-28 host declares MCP Apps in each request's `_meta` and gets the bound tools stamped. A 2025-11-25
+    host declares it in `initialize`, which a container answering each request alone does not keep, so it gets the
+    plain tools there (docs/views.md): the local server's sessions and stdio keep it."""
+    declared = {"extensions": {APPS: {"mimeTypes": [APP_MIME_TYPE]}}}
+    if revision == REVISION_2025:
+        opened = rpc("initialize", {"protocolVersion": REVISION_2025, "capabilities": declared,
+                                    "clientInfo": {"name": "pytest", "version": "1"}}, 0)
+        assert body_json(lambda_handler(http_api_event(opened)))["result"]["protocolVersion"] == REVISION_2025
+        body = rpc("tools/list", {}, 5)
+    else:
+        body = modern("tools/list", {}, 5)
+        body["params"]["_meta"] = {**MODERN_META, "io.modelcontextprotocol/clientCapabilities": declared}
+    tools = {tool["name"]: tool for tool in body_json(lambda_handler(http_api_event(body, revision=revision)))[
+        "result"]["tools"]}
+    stamped = (tools["athena_query"].get("_meta") or {}).get("ui")
+    assert stamped == (None if revision == REVISION_2025 else {"resourceUri": QUERY_RESULTS}), stamped
