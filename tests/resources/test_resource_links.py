@@ -69,3 +69,20 @@ def test_the_explainer_names_describe_on_the_link_with_its_grant(links: None) ->
     assert [entry["check"] for entry in target] == ["glue:GetTable", "lakeformation:SELECT"], target
     assert target[0]["verdict"] == "denied" and target[0]["resource"].split(":")[4] == OTHER_ACCOUNT
     assert checks["s3:GetObject"]["verdict"] == "unknown" and checks["s3:GetObject"]["governed_by"] == "lake_formation"
+
+
+def test_describe_granted_to_a_group_the_caller_may_be_in_is_unknown(links: None) -> None:
+    """Lake Formation lets a group (or an account) hold DESCRIBE: the caller's side cannot read its membership."""
+    lakeformation = boto3.client("lakeformation", region_name="us-east-1")
+    group = "arn:aws:identitystore:::group/data-readers"
+    grant = {"Principal": {"DataLakePrincipalIdentifier": group},
+             "Resource": {"Table": {"DatabaseName": "linked", "Name": "to_other"}}, "Permissions": ["DESCRIBE"]}
+    lakeformation.grant_permissions(**grant)
+    try:
+        explained = direct_read("permissions://tables/linked/to_other")
+    finally:
+        lakeformation.revoke_permissions(**grant)
+    describe = next(entry for entry in explained["links"] if entry["check"] == "lakeformation:DESCRIBE")
+    assert describe["verdict"] == "unknown" and describe["evidence"]["granted_to_groups"] == [group], describe
+    assert group in describe["settle"]
+    assert explained["query"] != "allowed"

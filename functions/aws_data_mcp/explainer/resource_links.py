@@ -45,8 +45,17 @@ def _describes(grants: Sequence[Mapping[str, Any]], identities: Sequence[str], d
     return False
 
 
+def _describing_groups(grants: Sequence[Mapping[str, Any]], identities: Sequence[str]) -> list[str]:
+    """Grantees of DESCRIBE that may include the caller without naming it: a group, an account, an organization."""
+    return [who for grant in grants
+            if _DESCRIBES & set(grant.get("Permissions") or [])
+            and (who := (grant.get("Principal") or {}).get("DataLakePrincipalIdentifier") or "")
+            and who not in (*identities, IAM_ALLOWED_PRINCIPALS) and ":role/" not in who and ":user/" not in who]
+
+
 def describe_link(subject: Subject, database: str, name: str, arn: str, lake: LakeAnswers) -> Link:
-    """DESCRIBE on the link, from the grants listed on it."""
+    """DESCRIBE on the link, from the grants listed on it; a grant to a group or an account the caller may be in
+    leaves it `unknown` (its membership cannot be read from the caller's side)."""
     grants = lake.grants
     if grants.error is not None:
         return link(DESCRIBE, arn, "unknown", answered(grants), governed_by="lake_formation",
@@ -54,6 +63,10 @@ def describe_link(subject: Subject, database: str, name: str, arn: str, lake: La
     evidence = {"answered": "lakeformation:ListPermissions"}
     if _describes(grants.value or [], subject.identities, database, name):
         return link(DESCRIBE, arn, "allowed", evidence, governed_by="lake_formation")
+    if groups := _describing_groups(grants.value or [], subject.identities):
+        return link(DESCRIBE, arn, "unknown", evidence | {"granted_to_groups": groups}, governed_by="lake_formation",
+                    settle="A data lake administrator checks whether the caller belongs to " + ", ".join(groups)
+                    + " (aws lakeformation list-permissions --resource on the link)")
     fix = grant_fix(subject.principal, database, name, subject.account, permissions=["DESCRIBE"])
     return link(DESCRIBE, arn, "denied", evidence, governed_by="lake_formation", fix=[fix])
 
