@@ -19,14 +19,11 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from aws_data_mcp.config import Settings
 from aws_data_mcp_demo.account import enterprise
 from aws_data_mcp_demo.account.emulated import DemoAccount
-from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
-from support.events import load_event
 from support.queries import answer, query
 from support.reading import read_everywhere
-from support.servers import ServerThread, demo_query_server, lambda_container, start_demo
+from support.servers import ServerThread, demo_query_server, start_demo
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
 LINK = f"athena://databases/{enterprise.DATABASE}/tables/{enterprise.LINK}"
@@ -123,19 +120,12 @@ def query_server(demo: DemoAccount) -> Iterator[ServerThread]:
         yield server
 
 
-@pytest.fixture(scope="module")
-def demo_handler(demo: DemoAccount) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    host = load_event("http-api-v2/resources-read-static.json")["headers"]["host"]
-    # the query server's workgroups: the explainer picks among them on every path alike
-    return lambda_container(Settings(mode="demo", allowed_hosts=(host,), query_workgroups=QUERY_WORKGROUPS))
-
-
 async def test_the_plain_demo_callers_link_read_every_way_agrees_with_athena_query(
-        query_server: ServerThread, demo_handler: Callable[[dict[str, Any]], dict[str, Any]],
+        query_server: ServerThread, demo_query_lambda: Callable[[dict[str, Any]], dict[str, Any]],
         demo_caller: DemoAccount) -> None:
-    table = await read_everywhere(query_server.url, demo_handler, LINK)
+    table = await read_everywhere(query_server.url, demo_query_lambda, LINK)
     _link_of(table)
-    explained = await read_everywhere(query_server.url, demo_handler, EXPLAIN)
+    explained = await read_everywhere(query_server.url, demo_query_lambda, EXPLAIN)
     result = await query(query_server, "2026-07-28", sql=SQL, database=enterprise.DATABASE,
                          workgroup=explained["workgroup"])
     _agrees(explained, bool(result.is_error), answer(result))

@@ -10,13 +10,10 @@ from typing import Any
 
 import pytest
 
-from aws_data_mcp.config import Settings
 from aws_data_mcp_demo.account.emulated import DemoAccount
-from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
-from support.events import load_event
 from support.queries import answer, query
 from support.reading import read_everywhere
-from support.servers import ServerThread, demo_query_server, lambda_container
+from support.servers import ServerThread, demo_query_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quick_queries")]
 
@@ -27,21 +24,15 @@ def query_server(demo: DemoAccount) -> Iterator[ServerThread]:
         yield server
 
 
-@pytest.fixture(scope="module")
-def demo_handler(demo: DemoAccount) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    host = load_event("http-api-v2/resources-read-static.json")["headers"]["host"]
-    return lambda_container(Settings(mode="demo", allowed_hosts=(host,), query_workgroups=QUERY_WORKGROUPS))
-
-
 @pytest.mark.parametrize("name", ["sales.orders", "enterprise.shared_invoices"])
 async def test_the_first_query_estimate_is_what_athena_query_estimates(
-        query_server: ServerThread, demo_handler: Callable[[dict[str, Any]], dict[str, Any]],
+        query_server: ServerThread, demo_query_lambda: Callable[[dict[str, Any]], dict[str, Any]],
         demo_caller: DemoAccount, name: str) -> None:
     database, table = name.split(".")
-    described = await read_everywhere(query_server.url, demo_handler, f"athena://databases/{database}/tables/{table}")
+    described = await read_everywhere(query_server.url, demo_query_lambda, f"athena://databases/{database}/tables/{table}")
     sample = described["first_query"]
     assert sample["estimated"] == f"athena://databases/{database}/tables/{table}/first-query", sample
-    got = await read_everywhere(query_server.url, demo_handler, sample["estimated"])
+    got = await read_everywhere(query_server.url, demo_query_lambda, sample["estimated"])
     assert got["sql"] == sample["sql"] and got["database"] == database, got
     tool = answer(await query(query_server, "2026-07-28", sql=got["sql"], database=database, estimate_only=True))
     assert got["estimate"] == tool["estimate"] and got["estimate"]["available"] is True, (got, tool)
@@ -54,7 +45,7 @@ async def test_the_first_query_estimate_is_what_athena_query_estimates(
 
 
 async def test_an_unknown_table_has_no_first_query_and_starts_none(
-        query_server: ServerThread, demo_handler: Callable[[dict[str, Any]], dict[str, Any]],
+        query_server: ServerThread, demo_query_lambda: Callable[[dict[str, Any]], dict[str, Any]],
         demo_caller: DemoAccount) -> None:
     from mcp import Client
     from mcp.shared.exceptions import MCPError

@@ -11,7 +11,7 @@ in per test.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -72,6 +72,19 @@ def demo_query_http(demo: DemoAccount) -> Iterator[ServerThread]:
     """A demo-mode HTTP server over the module's demo account whose query tool waits up to 10 s for a query."""
     with demo_query_server(query_wait_seconds=10) as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def demo_query_lambda(demo: DemoAccount) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A warm Lambda container in demo mode over the module's demo account, with the demo's query workgroups (the
+    explainer and the query tool pick among the same ones on every path)."""
+    from aws_data_mcp.config import Settings
+    from aws_data_mcp_demo.account.seed_data import QUERY_WORKGROUPS
+    from support.events import load_event
+    from support.servers import lambda_container
+
+    host = load_event("http-api-v2/resources-read-static.json")["headers"]["host"]
+    return lambda_container(Settings(mode="demo", allowed_hosts=(host,), query_workgroups=QUERY_WORKGROUPS))
 
 
 @pytest.fixture
