@@ -21,6 +21,7 @@ from aws_data_mcp import audit
 from aws_data_mcp.config import Settings
 from aws_data_mcp.errors import ECHO_LIMIT, MESSAGE_LIMIT, echo
 from aws_data_mcp.guard.catalog_patterns import GLUE_CATALOG
+from aws_data_mcp.observability import bind_request
 from aws_data_mcp.reading.deadlines import request_scope
 from aws_data_mcp.server.sdk_adapter import client_connection
 
@@ -45,15 +46,19 @@ def catalog_of(uri: str | None) -> str | None:
     return GLUE_CATALOG if uri.startswith(_GLUE_URIS) else None
 
 
-def _target(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
-    """The resource URI or the tool (with the URI it reads, for get_resource) the request is about."""
-    params = ctx.params or {}
-    found: dict[str, str] = {}
-    if isinstance(params.get("name"), str) and ctx.method == "tools/call":
-        found["tool"] = echo(params["name"], ECHO_LIMIT)
+def requested_uri(params: Mapping[str, Any]) -> str | None:
+    """The resource URI a request is about: a read's `uri`, or the `uri` argument of a tool that reads one."""
     arguments = params.get("arguments")
     uri = params.get("uri") or (arguments.get("uri") if isinstance(arguments, Mapping) else None)
-    if isinstance(uri, str) and uri:
+    return uri if isinstance(uri, str) and uri else None
+
+
+def _target(method: str, params: Mapping[str, Any], uri: str | None) -> dict[str, str]:
+    """The resource URI or the tool (with the URI it reads, for get_resource) the request is about."""
+    found: dict[str, str] = {}
+    if isinstance(params.get("name"), str) and method == "tools/call":
+        found["tool"] = echo(params["name"], ECHO_LIMIT)
+    if uri is not None:
         found["uri"] = echo(uri, URI_CHARS)
         catalog = catalog_of(uri)
         if catalog is not None:
@@ -99,8 +104,7 @@ def _client(ctx: ServerRequestContext[Any, Any]) -> str | None:
     return echo(f"{info['name']}/{info.get('version', '')}".rstrip("/"), CLIENT_CHARS)
 
 
-def _transport(ctx: ServerRequestContext[Any, Any]) -> str:
-    scope = request_scope(ctx)
+def _transport(scope: Mapping[str, Any] | None) -> str:
     if scope is None:
         return "stdio"
     return "lambda" if "aws.event" in scope else "http"
@@ -132,16 +136,21 @@ def _protocol_error(exc: MCPError) -> str:
 
 class AuditTrail:
     """`(ctx, call_next)` middleware: opens the call's record, lets the request run, writes the line however it
-    ended. Notifications are not calls: they pass unrecorded."""
+    ended. Notifications are not calls: they pass unrecorded, yet their log lines, like every request's, carry
+    the MCP method and URI (one middleware, not two: it reads the URI once)."""
 
     def __init__(self, settings: Settings) -> None:
         self._sql_mode = settings.audit_sql
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        params = ctx.params or {}
+        uri = requested_uri(params)
+        bind_request(ctx.method, uri)
         if ctx.request_id is None:
             return await call_next(ctx)
-        record = audit.opened(ctx.method, ctx.request_id, _target(ctx), _transport(ctx), self._sql_mode,
-                              edge_caller(request_scope(ctx)), _client(ctx))
+        scope = request_scope(ctx)
+        record = audit.opened(ctx.method, ctx.request_id, _target(ctx.method, params, uri), _transport(scope),
+                              self._sql_mode, edge_caller(scope), _client(ctx))
         try:
             result = await call_next(ctx)
         except MCPError as exc:

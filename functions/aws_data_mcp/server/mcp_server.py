@@ -7,7 +7,7 @@ Everything else stays the SDK's. Its private members are reached only through `s
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 from urllib.parse import urlencode
 
@@ -57,7 +57,6 @@ from aws_data_mcp.errors import ECHO_LIMIT, ErrorCode, ResourceFailure, echo, in
 from aws_data_mcp.identity import accounts
 from aws_data_mcp.identity.accounts import caller_in
 from aws_data_mcp.identity.resolve import Caller, resolve_caller
-from aws_data_mcp.observability import bind_request
 from aws_data_mcp.query.tasks import AthenaTasks
 from aws_data_mcp.reading.deadlines import request_scope, seconds_to_edge_deadline
 from aws_data_mcp.reading.reader import Reading, ResourceReader
@@ -130,15 +129,6 @@ def _resource_template(spec: ResourceSpec) -> ResourceTemplate:
                             mime_type=spec.mime_type, _meta={"requires": spec.requires, "category": spec.category})
 
 
-async def _bind_log_context(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-    """Every log line of a request carries its MCP method and the URI it is about."""
-    params = ctx.params or {}
-    arguments = params.get("arguments")
-    uri = params.get("uri") or (arguments.get("uri") if isinstance(arguments, Mapping) else None)
-    bind_request(ctx.method, uri if isinstance(uri, str) else None)
-    return await call_next(ctx)
-
-
 async def _bound_echoes(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
     """The SDK's own errors quote the client's input whole (an unknown method is its -32601's `data`): bounded
     as this server's errors bound it, on every transport and revision."""
@@ -183,7 +173,7 @@ class DataMCPServer(SdkServer):
         self.config = settings
         self.reader = ResourceReader(registry, settings)
         self.live_updates = LiveUpdates(self, self.reader)
-        self.middleware.extend([_bound_echoes, _bind_log_context, AuditTrail(settings)])
+        self.middleware.extend([_bound_echoes, AuditTrail(settings)])
         self.add_request_handler("completion/complete", CompleteRequestParams, self._complete)
         self.add_request_handler("logging/setLevel", SetLevelRequestParams, _set_log_level)
         self.add_request_handler("server/discover", RequestParams, self._discover)

@@ -8,10 +8,10 @@ HTTP 400) on both, before the SDK sees the request.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from mcp_types import INVALID_REQUEST
+from pydantic_core import from_json
 from starlette.types import Send
 
 from aws_data_mcp.transport.json_errors import send_error
@@ -31,9 +31,9 @@ def has_invalid_id(body: bytes) -> bool:
     A body that does not parse is left to the SDK's parse error; an object without `id` is a notification."""
     if b'"id"' not in body:  # cheap test first: a notification, or no object at all
         return False
-    try:
-        message = json.loads(body)
-    except (ValueError, RecursionError):
+    try:  # pydantic's parser: the standard library's result (NaN, big integers, the last of duplicate keys) sooner
+        message = from_json(body)
+    except ValueError:  # not JSON, not UTF-8, or nested past the parser's limit
         return False
     return is_request_with_invalid_id(message)
 
